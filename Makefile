@@ -1,0 +1,33 @@
+# dealloctrace: the two quick-start commands are `make demo` and `make test`.
+SWIFT ?= swift
+# Warnings are errors for every Swift and C target.
+STRICT := -Xswiftc -warnings-as-errors -Xcc -Werror
+OUT := out
+
+.PHONY: setup build demo test lint bench clean
+
+setup:
+	@scripts/setup
+
+build: setup
+	$(SWIFT) build $(STRICT)
+
+# Trace the example program and print its report.
+demo: setup
+	$(SWIFT) build $(STRICT) --product FeedDemo
+	$(SWIFT) run FeedDemo
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples
+
+# The whole test suite: a strict build, the format lint, then every test.
+test: setup
+	$(SWIFT) build $(STRICT) --build-tests
+	$(MAKE) lint
+	$(SWIFT) test $(STRICT)
+
+bench: setup
+	$(SWIFT) run -c release dealloctrace-bench
+
+clean:
+	rm -rf .build $(OUT)

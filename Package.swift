@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// dealloctrace: a background deallocation queue for Swift on Linux, a recorder that
+/// traces what it does, and a CLI that explains the resulting "leaks".
+let package = Package(
+    name: "dealloctrace",
+    products: [
+        .library(name: "DeallocQueue", targets: ["DeallocQueue"]),
+        .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
+        .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
+        .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
+        .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
+    ],
+    targets: [
+        // Recording half.
+        .target(
+            name: "CUnwind",
+            linkerSettings: [.linkedLibrary("unwind")]
+        ),
+        .target(name: "DeallocTrace", dependencies: ["CUnwind"]),
+        .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
+        .target(name: "DeallocTesting", dependencies: ["DeallocQueue", "DeallocTrace"]),
+
+        // Analysis half.
+        .target(name: "DeallocAnalysis"),
+        .executableTarget(
+            name: "dealloctrace-cli",
+            dependencies: ["DeallocAnalysis"]
+        ),
+
+        // Benchmarks and examples.
+        .executableTarget(
+            name: "dealloctrace-bench",
+            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind"]
+        ),
+        .executableTarget(
+            name: "FeedDemo",
+            dependencies: ["DeallocQueue", "DeallocTrace"],
+            path: "Examples/FeedDemo"
+        ),
+        // A small traced program that the tracing tests run as a child process.
+        .executableTarget(
+            name: "TraceProbe",
+            dependencies: ["DeallocQueue", "DeallocTrace"],
+            path: "Examples/TraceProbe"
+        ),
+
+        // Tests.
+        .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
+        .testTarget(
+            name: "DeallocTraceTests",
+            dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe"]
+        ),
+        .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis"]),
+        .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting"]),
+        // Runs the built executables (the CLI, the demo) as child processes.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
+        ),
+    ]
+)

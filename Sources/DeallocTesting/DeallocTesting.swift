@@ -1,0 +1,2 @@
+/// Leak assertions for test suites that know about `DeallocQueue`.
+public enum DeallocTesting {}

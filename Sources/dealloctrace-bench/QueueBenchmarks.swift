@@ -1,0 +1,2 @@
+/// Figures for the queue itself.
+func queueFigures(into figures: inout BenchFigures) {}

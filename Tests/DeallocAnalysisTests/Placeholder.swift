@@ -1,0 +1,1 @@
+// DeallocAnalysisTests: replaced by the real tests.

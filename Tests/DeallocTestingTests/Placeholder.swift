@@ -1,0 +1,1 @@
+// DeallocTestingTests: replaced by the real tests.

@@ -1,0 +1,1 @@
+// DeallocTraceTests: replaced by the real tests.

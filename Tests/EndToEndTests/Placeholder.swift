@@ -1,0 +1,1 @@
+// EndToEndTests: replaced by the real tests.
