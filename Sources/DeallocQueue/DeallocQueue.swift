@@ -48,6 +48,10 @@ public final class DeallocQueue: Sendable {
     self.label = label
     self.delay = delay
     self.target = target
+    QueueRegistry.all.withLock { boxes in
+      boxes.removeAll { $0.queue == nil }
+      boxes.append(WeakQueue(queue: self))
+    }
   }
 
   /// Takes over the caller's strong reference and sets the caller's variable to `nil`.
@@ -105,6 +109,22 @@ public final class DeallocQueue: Sendable {
     state.withLock { $0.scheduledDrains }
   }
 
+  /// The tracer's id for `object` while it waits in this queue, so that a leak assertion's
+  /// `check` record can name it; `nil` when it is not queued here or was queued untraced.
+  package func traceID(of object: AnyObject) -> UInt64? {
+    let id = ObjectIdentifier(object)
+    return state.withLock { state in
+      state.entries.first { ObjectIdentifier($0.object) == id && $0.traceID != 0 }?.traceID
+    }
+  }
+
+  /// Every queue alive in the process, `shared` included, so that leak assertions can ask
+  /// whether an object is waiting in any of them. Registration happens in `init`, once per
+  /// queue, never on the enqueue path.
+  package static var liveQueues: [DeallocQueue] {
+    QueueRegistry.all.withLock { boxes in boxes.compactMap(\.queue) }
+  }
+
   private func scheduleDrain() {
     let (seconds, attoseconds) = delay.components
     let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
@@ -155,4 +175,13 @@ private struct State: ~Copyable {
   var entries: [Entry] = []
   /// How many timed drains this queue has scheduled; one per batch.
   var scheduledDrains = 0
+}
+
+/// Weak references to every queue created, for `DeallocQueue.liveQueues`.
+private enum QueueRegistry {
+  static let all = Mutex<[WeakQueue]>([])
+}
+
+private struct WeakQueue: Sendable {
+  weak var queue: DeallocQueue?
 }
