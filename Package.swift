@@ -18,7 +18,9 @@ let package = Package(
             name: "CUnwind",
             linkerSettings: [.linkedLibrary("unwind")]
         ),
-        .target(name: "DeallocTrace", dependencies: ["CUnwind"]),
+        // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
+        .target(name: "CSanitizer"),
+        .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
         .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
         .target(name: "DeallocTesting", dependencies: ["DeallocQueue", "DeallocTrace"]),
 

@@ -32,7 +32,7 @@ public final class DeallocQueue: Sendable {
   public let delay: Duration
 
   private let target: DispatchQueue
-  private let state = Mutex(State())
+  private let state = AnnotatedMutex(State())
 
   /// Creates a private queue.
   ///
@@ -179,7 +179,7 @@ private struct State: ~Copyable {
 
 /// Weak references to every queue created, for `DeallocQueue.liveQueues`.
 private enum QueueRegistry {
-  static let all = Mutex<[WeakQueue]>([])
+  static let all = AnnotatedMutex<[WeakQueue]>([])
 }
 
 private struct WeakQueue: Sendable {
