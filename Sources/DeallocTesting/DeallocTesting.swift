@@ -1,2 +1,0 @@
-/// Leak assertions for test suites that know about `DeallocQueue`.
-public enum DeallocTesting {}

@@ -1,0 +1,79 @@
+/// An object a leak assertion watched and found still alive after every queue let it go.
+///
+/// Its `description` is the failure message: the type, the address, the state and where
+/// the enqueue stack is, so that a CI log alone says what leaked and where to look next.
+public struct LeakFinding: Sendable, CustomStringConvertible {
+  /// Why the object is still alive, as far as the queues can tell.
+  public enum State: Sendable, Hashable {
+    /// No queue held it at the end of the test: it was never handed to a `DeallocQueue`
+    /// (a plain leak), or a queue released it earlier and something else still holds it.
+    case notQueued
+    /// It waited in the queues named, the leak check drained them, and it survived that
+    /// release: something else holds a strong reference (a real leak, not a delayed one).
+    case survivedRelease(queues: [String])
+  }
+
+  /// The fully qualified type name, `String(reflecting:)`.
+  public let typeName: String
+  /// The object's address in lower-case hex, `0x…`, as the trace log writes it.
+  public let address: String
+  public let state: State
+  /// The strong references still holding it, not counting the leak check's own.
+  public let otherStrongReferences: Int
+  /// The tracer's id for the object, when a queue knew it; it names the object in the log.
+  public let traceID: UInt64?
+  /// The frames of the stack that enqueued it, innermost first, when the recorder has them.
+  public let enqueueStack: [String]?
+  /// Where the test started watching the object.
+  public let callSite: CallSite
+  /// The test (or scope) that watched it; the `check` records carry the same label.
+  public let label: String
+
+  public var description: String {
+    var lines = [
+      "\(typeName) at \(address) is still alive at the end of \(label) (watched at \(callSite))",
+      "  state: \(stateDescription)",
+      "  enqueue stack: \(stackDescription)",
+    ]
+    if let enqueueStack {
+      lines += enqueueStack.map { "    \($0)" }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private var references: String {
+    switch otherStrongReferences {
+    case ..<1: "no strong reference is counted; an unowned or unbalanced retain keeps it"
+    case 1: "1 other strong reference holds it"
+    default: "\(otherStrongReferences) other strong references hold it"
+    }
+  }
+
+  private var stateDescription: String {
+    switch state {
+    case .notQueued:
+      "leaked: it waits in no DeallocQueue (never handed to one, or released by one earlier) "
+        + "and \(references)"
+    case .survivedRelease(let queues):
+      "survived its release: DeallocQueue "
+        + queues.map { "\"\($0)\"" }.joined(separator: ", ")
+        + " let it go when the leak check drained it, and \(references)"
+    }
+  }
+
+  private var stackDescription: String {
+    switch (traceID, enqueueStack) {
+    case (.some(let id), .some):
+      return "object id \(id) in the trace log"
+    case (.some(let id), nil):
+      let log = CheckRecording.logDestination.map { " \($0)" } ?? ""
+      return "object id \(id) in the trace log\(log); `dealloctrace report` shows it"
+    case (nil, _) where CheckRecording.isRecording:
+      return "not in the trace log under a queue: no DeallocQueue held it at the end of the test"
+    case (nil, _) where state == .notQueued:
+      return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record every enqueue)"
+    case (nil, _):
+      return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it)"
+    }
+  }
+}

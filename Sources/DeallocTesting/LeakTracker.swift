@@ -1,0 +1,207 @@
+import DeallocQueue
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Watches objects during a test and, at its end, tells which ones are still alive.
+///
+/// It knows `DeallocQueue`: an object still waiting in a queue is a *delayed dealloc*, not
+/// a leak. `verify()` drains the queues that hold watched objects, on the calling thread,
+/// and looks again, so the result is deterministic and needs no sleep. What survives that
+/// release, or was never in a queue, is a finding.
+///
+/// Objects released on other threads (a task finishing, a timer) get a bounded grace
+/// period, `settleTimeout`, polled through a weak reference: the trade-off is that a real
+/// leak that no queue holds costs up to that long before it is reported.
+///
+/// Each observation writes a `check` record when tracing is on (label: the test's name),
+/// so that `dealloctrace report` can tell a delayed dealloc from a leak afterwards.
+///
+/// Most tests use the conveniences: `XCTestCase.expectDeallocated(_:file:line:)`, the
+/// Swift Testing trait `.leakTracking` or `withLeakTracking(_:)`.
+public final class LeakTracker: Sendable {
+  /// The tracker of the current Swift Testing scope (`.leakTracking`, `withLeakTracking`).
+  @TaskLocal public static var current: LeakTracker?
+
+  /// The test (or scope) name written to `check` records and failure messages.
+  public let label: String
+
+  /// How long `verify()` waits, at most, for objects that no queue holds to go away.
+  public let settleTimeout: Duration
+
+  private let watched = Mutex<[Watched]>([])
+
+  /// - Parameters:
+  ///   - label: the test's name; `check` records and failure messages carry it.
+  ///   - settleTimeout: how long to wait for objects released on other threads that no
+  ///     queue holds. Queued objects never wait: their queue is drained.
+  public init(label: String, settleTimeout: Duration = .milliseconds(500)) {
+    self.label = label
+    self.settleTimeout = settleTimeout
+  }
+
+  /// Starts watching `object` without keeping it alive; failures point at the caller.
+  public func track(
+    _ object: AnyObject,
+    fileID: String = #fileID,
+    filePath: String = #filePath,
+    line: Int = #line,
+    column: Int = #column
+  ) {
+    track(object, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Starts watching `object`, with XCTest's `file` and `line` for failures; for helpers
+  /// that forward their caller's location.
+  public func track(_ object: AnyObject, file: StaticString, line: UInt) {
+    track(object, at: CallSite(file: file, line: line))
+  }
+
+  /// Starts watching `object`; failures point at `callSite`.
+  func track(_ object: AnyObject, at callSite: CallSite) {
+    let entry = Watched(
+      object: object,
+      typeName: String(reflecting: type(of: object)),
+      address: hexAddress(of: object),
+      callSite: callSite
+    )
+    watched.withLock { $0.append(entry) }
+  }
+
+  /// How many objects are being watched and not yet verified.
+  public var watchedCount: Int {
+    watched.withLock { $0.count }
+  }
+
+  /// Looks at every watched object and returns those still alive after the queues let
+  /// them go; stops watching them all.
+  ///
+  /// For each object: if it is gone, fine. If it waits in a `DeallocQueue`, that queue is
+  /// drained now, on this thread (its other objects are released too, as the next timer
+  /// would have), and the object is looked at again. If no queue holds it, it gets up to
+  /// `settleTimeout` to go away. A `check` record is written for every look.
+  public func verify() -> [LeakFinding] {
+    let entries = watched.withLock { entries in
+      var taken: [Watched] = []
+      swap(&taken, &entries)
+      return taken
+    }
+    var findings: [LeakFinding] = []
+    var queued: [(Watched, QueueLookup)] = []
+    var unqueued: [Watched] = []
+    for entry in entries {
+      guard let lookup = firstLook(at: entry) else { continue }
+      if lookup.isPending {
+        queued.append((entry, lookup))
+      } else {
+        unqueued.append(entry)
+      }
+    }
+
+    drainOnce(queued.flatMap { $0.1.queues })
+    for (entry, lookup) in queued {
+      if let survivor = lookAgain(at: entry, traceID: lookup.traceID) {
+        let labels = lookup.queues.map(\.label)
+        findings.append(finding(entry, survivor, state: .survivedRelease(queues: labels)))
+      }
+    }
+
+    waitUntilGone(unqueued)
+    for entry in unqueued {
+      if let survivor = lookAgain(at: entry, traceID: nil) {
+        findings.append(finding(entry, survivor, state: .notQueued))
+      }
+    }
+    return findings
+  }
+
+  /// The first look: `nil` when the object is gone, else what the queues know about it.
+  private func firstLook(at entry: Watched) -> QueueLookup? {
+    guard let object = entry.object else {
+      recordCheck(entry, alive: false, id: nil)
+      return nil
+    }
+    let lookup = QueueLookup(for: object)
+    recordCheck(entry, alive: true, id: lookup.traceID)
+    return lookup
+  }
+
+  /// The final look; records it and returns what a finding needs when still alive.
+  private func lookAgain(at entry: Watched, traceID: UInt64?) -> Survivor? {
+    guard let object = entry.object else {
+      recordCheck(entry, alive: false, id: traceID)
+      return nil
+    }
+    // A queue may have taken it since the first look (another thread); name it if so.
+    let id = traceID ?? QueueLookup(for: object).traceID
+    recordCheck(entry, alive: true, id: id)
+    // `object` is one strong reference of ours; the call's argument is borrowed.
+    let count = Int(_getRetainCount(object)) - 1
+    return Survivor(traceID: id, otherStrongReferences: count)
+  }
+
+  private func finding(_ entry: Watched, _ survivor: Survivor, state: LeakFinding.State)
+    -> LeakFinding
+  {
+    LeakFinding(
+      typeName: entry.typeName,
+      address: entry.address,
+      state: state,
+      otherStrongReferences: survivor.otherStrongReferences,
+      traceID: survivor.traceID,
+      enqueueStack: survivor.traceID.flatMap(CheckRecording.enqueueStack(id:)),
+      callSite: entry.callSite,
+      label: label
+    )
+  }
+
+  private func recordCheck(_ entry: Watched, alive: Bool, id: UInt64?) {
+    guard CheckRecording.isRecording else { return }
+    CheckRecording.record(
+      address: entry.address, type: entry.typeName, alive: alive, label: label, id: id)
+  }
+
+  /// Drains each queue once, even when it holds several watched objects.
+  private func drainOnce(_ queues: [DeallocQueue]) {
+    var drained: Set<ObjectIdentifier> = []
+    for queue in queues where drained.insert(ObjectIdentifier(queue)).inserted {
+      queue.drain()
+    }
+  }
+
+  /// Polls the weak references until every object is gone or `settleTimeout` passed.
+  private func waitUntilGone(_ entries: [Watched]) {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: settleTimeout)
+    while entries.contains(where: { $0.object != nil }) && clock.now < deadline {
+      usleep(1_000)
+    }
+  }
+}
+
+/// One watched object: a weak reference and what a message needs once it is gone.
+///
+/// `@unchecked Sendable`: the tracker loads the weak reference only to learn whether the
+/// object lives, its identity and its retain count; it never touches the object's state,
+/// so sharing the reference across threads cannot race with the object's own users.
+private struct Watched: @unchecked Sendable {
+  weak var object: AnyObject?
+  let typeName: String
+  let address: String
+  let callSite: CallSite
+}
+
+/// What the last look at a still-alive object found.
+private struct Survivor {
+  let traceID: UInt64?
+  let otherStrongReferences: Int
+}
+
+/// `0x…` in lower-case hex, the way the trace log writes addresses.
+func hexAddress(of object: AnyObject) -> String {
+  "0x" + String(UInt(bitPattern: ObjectIdentifier(object)), radix: 16)
+}

@@ -1,0 +1,42 @@
+import XCTest
+
+extension XCTestCase {
+  /// Watches `object` and fails this test in teardown if it is still alive then.
+  ///
+  /// Call it while the test still holds the object, then let go of it however the code
+  /// under test does (`releaseInBackground`, a dismissed screen). An object waiting in a
+  /// `DeallocQueue` at teardown is a delayed dealloc: its queue is drained and the object
+  /// looked at again, so the check is deterministic without sleeping. The failure points
+  /// at this call's `file` and `line`.
+  public func expectDeallocated(
+    _ object: AnyObject,
+    file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    makeLeakTracker().track(object, file: file, line: line)
+  }
+
+  /// A tracker for many objects, labelled with this test's name and verified in teardown.
+  ///
+  /// Every `track` call's line becomes the location of that object's failure.
+  public func makeLeakTracker(settleTimeout: Duration = .milliseconds(500)) -> LeakTracker {
+    let tracker = LeakTracker(label: name, settleTimeout: settleTimeout)
+    addTeardownBlock { [unowned self] in
+      assertNoLeaks(in: tracker)
+    }
+    return tracker
+  }
+
+  /// Verifies `tracker` now and records one failure per object still alive, at the line
+  /// that started watching it.
+  public func assertNoLeaks(in tracker: LeakTracker) {
+    for finding in tracker.verify() {
+      recordFailure(
+        withDescription: "leak: \(finding)",
+        inFile: finding.callSite.filePath,
+        atLine: finding.callSite.line,
+        expected: true
+      )
+    }
+  }
+}

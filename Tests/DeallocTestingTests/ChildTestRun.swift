@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// One run of this test binary as a child process, with some of its tests selected.
+struct ChildTestRun {
+  var status: Int32
+  /// Standard output and standard error, interleaved as written.
+  var output: String
+
+  enum Library: String {
+    case xctest
+    case swiftTesting = "swift-testing"
+  }
+
+  /// Runs the tests matching `filter` of `library` in a child copy of this binary, with
+  /// the leak samples enabled and `environment` added.
+  static func run(
+    _ library: Library,
+    filter: String,
+    environment: [String: String] = [:]
+  ) throws -> ChildTestRun {
+    let process = Process()
+    process.executableURL = try testBinary()
+    switch library {
+    case .xctest: process.arguments = ["--testing-library", "xctest", filter]
+    case .swiftTesting:
+      process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+    }
+    var childEnvironment = ProcessInfo.processInfo.environment
+    childEnvironment["DEALLOCTESTING_SAMPLES"] = "1"
+    childEnvironment["NO_COLOR"] = "1"
+    childEnvironment["DEALLOCTRACE_LOG"] = nil
+    childEnvironment.merge(environment) { _, new in new }
+    process.environment = childEnvironment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ChildTestRun(
+      status: process.terminationStatus,
+      output: String(decoding: data, as: UTF8.self)
+    )
+  }
+
+  /// The running test binary (`…PackageTests.xctest` on Linux).
+  private static func testBinary() throws -> URL {
+    let path = try XCTUnwrap(Bundle.main.executablePath, "no executable path for this process")
+    return URL(fileURLWithPath: path)
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// Runs the leak samples (`LeakSamples.swift`) in child copies of this test binary, the
+/// way CI runs a suite, and judges them by exit status and output.
+final class LeakAssertionChildProcessTests: XCTestCase {
+  override func setUpWithError() throws {
+    try XCTSkipIf(samplesEnabled, "this process is itself a sample run")
+  }
+
+  func testXCTestDelayedDeallocPasses() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testDelayedDeallocPasses")
+
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 0 failures"), run.output)
+  }
+
+  func testXCTestRetainCycleFailsWithAClearMessage() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleFails")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 1 failure"), run.output)
+    let failure = try XCTUnwrap(failureLine(in: run.output, test: "testRetainCycleFails"))
+    assertMatches(
+      failure,
+      #"LeakSamples\.swift:\d+: error: XCTestLeakSamples\.testRetainCycleFails : "#
+        + #"leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end "#
+        + #"of XCTestLeakSamples\.testRetainCycleFails \(watched at LeakSamples\.swift:\d+\)"#)
+    XCTAssertTrue(run.output.contains("state: leaked: it waits in no DeallocQueue"), run.output)
+    XCTAssertTrue(run.output.contains("enqueue stack: not recorded: tracing is off"), run.output)
+  }
+
+  func testXCTestCachedScreenFailsAsASurvivorOfItsQueue() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testCachedScreenHandedToQueueFails")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "state: survived its release: DeallocQueue \"samples\" let it go when the leak check "
+          + "drained it, and 1 other strong reference holds it"),
+      run.output)
+  }
+
+  func testSwiftTestingDelayedDeallocPasses() throws {
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/delayedDeallocPasses")
+
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("Test run with 1 test"), run.output)
+    XCTAssertTrue(run.output.contains("passed"), run.output)
+  }
+
+  func testSwiftTestingTraitFailsAClosureCycleWithAClearMessage() throws {
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    assertMatches(
+      run.output,
+      #"closureCycleFails\(\) recorded an issue at LeakSamples\.swift:\d+:\d+: "#
+        + #"Issue recorded\n↳ leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end of "#
+        + #"DeallocTestingTests\.SwiftTestingLeakSamples\.closureCycleFails\(\)"#)
+    XCTAssertTrue(run.output.contains("1 other strong reference holds it"), run.output)
+  }
+
+  func testSwiftTestingWithLeakTrackingFailsACachedScreen() throws {
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/cachedScreenInWithLeakTrackingFails")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("survived its release: DeallocQueue \"samples\""), run.output)
+  }
+
+  private func failureLine(in output: String, test: String) -> String? {
+    output.split(separator: "\n").map(String.init).first {
+      $0.contains(": error: ") && $0.contains(test)
+    }
+  }
+
+  private func assertMatches(
+    _ text: String, _ pattern: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let matches = text.range(of: pattern, options: .regularExpression) != nil
+    XCTAssertTrue(matches, "no match for /\(pattern)/ in:\n\(text)", file: file, line: line)
+  }
+}

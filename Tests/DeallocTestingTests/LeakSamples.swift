@@ -1,0 +1,67 @@
+import DeallocQueue
+import DeallocTesting
+import Foundation
+import Testing
+import XCTest
+
+// Sample test suites that `LeakAssertionChildProcessTests` runs in a child copy of this
+// test binary, one test at a time, and judges by exit status and output. Two of them
+// leak on purpose, so they are skipped unless `DEALLOCTESTING_SAMPLES=1`.
+
+/// Whether this process is a child run of the samples.
+let samplesEnabled = ProcessInfo.processInfo.environment["DEALLOCTESTING_SAMPLES"] == "1"
+
+/// A private queue that never drains on its own during a test: an object still in it at
+/// the end of a test can only be released by the leak check's drain.
+let sampleQueue = DeallocQueue(label: "samples", delay: .seconds(60))
+
+final class XCTestLeakSamples: XCTestCase {
+  override func setUpWithError() throws {
+    try XCTSkipUnless(samplesEnabled, "set DEALLOCTESTING_SAMPLES=1 to run the leak samples")
+  }
+
+  /// A screen handed to a queue is still alive at teardown: a delayed dealloc, which passes.
+  func testDelayedDeallocPasses() {
+    var screen: Node? = Node()
+    expectDeallocated(screen!)
+    sampleQueue.releaseInBackground(&screen)
+  }
+
+  /// Two nodes that hold each other, never queued: a plain leak, which fails.
+  func testRetainCycleFails() {
+    let cycle = makeRetainCycle()
+    expectDeallocated(cycle)
+  }
+
+  /// A screen handed to a queue while a cache still holds it: it survives the drain.
+  func testCachedScreenHandedToQueueFails() {
+    var screen: Node? = Node()
+    ForgetfulCache.insert(screen!)
+    let tracker = makeLeakTracker()
+    tracker.track(screen!)
+    sampleQueue.releaseInBackground(&screen)
+  }
+}
+
+@Suite(.enabled(if: samplesEnabled, "set DEALLOCTESTING_SAMPLES=1 to run the leak samples"))
+struct SwiftTestingLeakSamples {
+  @Test(.leakTracking) func delayedDeallocPasses() {
+    var screen: Node? = Node()
+    expectDeallocated(screen!)
+    sampleQueue.releaseInBackground(&screen)
+  }
+
+  @Test(.leakTracking) func closureCycleFails() {
+    let model = makeClosureCycle()
+    expectDeallocated(model)
+  }
+
+  @Test func cachedScreenInWithLeakTrackingFails() {
+    withLeakTracking { tracker in
+      var screen: Node? = Node()
+      ForgetfulCache.insert(screen!)
+      tracker.track(screen!)
+      sampleQueue.releaseInBackground(&screen)
+    }
+  }
+}

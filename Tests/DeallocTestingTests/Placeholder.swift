@@ -1,1 +1,0 @@
-// DeallocTestingTests: replaced by the real tests.
