@@ -1,0 +1,21 @@
+/// The knobs of an analysis.
+public struct AnalysisOptions: Sendable, Equatable {
+  /// The default stuck threshold: one second, ten times the shared queue's default delay.
+  public static let defaultStuckAfter: Int64 = 1_000_000_000
+
+  /// An unreleased object older than this (at its session's last record, in a session with
+  /// no `end`) is stuck rather than pending.
+  public var stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter
+  /// Checks with a verdict kept in ``Report/checks``; all are counted.
+  public var maximumListedChecks = 1000
+  /// Marks kept per session.
+  public var maximumListedMarks = 1000
+  /// Members kept per finding.
+  public var maximumExamples = 5
+  /// Warnings kept; the rest are counted in ``Report/omittedWarnings``.
+  public var maximumWarnings = 200
+
+  public init(stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) {
+    self.stuckAfter = stuckAfter
+  }
+}

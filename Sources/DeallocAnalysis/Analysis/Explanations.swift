@@ -1,0 +1,99 @@
+/// The sentences a tired engineer reads: one per check verdict and one per finding.
+///
+/// Kept in the library, not in a renderer, so that text, Markdown, HTML, JUnit and GitHub
+/// annotations all say the same thing.
+enum Explanations {
+  typealias T = TimeFormatting
+
+  static func check(
+    _ verdict: CheckVerdict.Verdict, _ check: CheckRecord, _ facts: ObjectFacts?,
+    sessionEnd: Int64, ended: Bool
+  ) -> String {
+    let who = check.label.isEmpty ? "A leak check" : check.label
+    var text = "\(who) saw \(check.type) alive at \(T.format(check.t))."
+    guard let facts else {
+      return text + " It was not waiting in any queue (it was never handed to one): a real leak."
+    }
+    let by = facts.enqueuedBy.map { " by \($0.shortName)" } ?? ""
+    switch verdict {
+    case .falseLeak:
+      text +=
+        " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.t - facts.enqueuedAt))"
+        + " earlier\(by)."
+      guard let releasedAt = facts.releasedAt else {
+        switch facts.state {
+        case .neverReleased?:
+          return text
+            + " The queue never released it before the session ended at \(T.format(sessionEnd))."
+            + " Not a leak at the check, but the queue held it to the end."
+        case .stuck?:
+          return text
+            + " The queue had still not released it at the last record (\(T.format(sessionEnd))):"
+            + " the queue looks stuck."
+        default:
+          return text + " It was still waiting at the last record (\(T.format(sessionEnd)))."
+            + " Not a leak: a delayed dealloc."
+        }
+      }
+      let after =
+        "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.t)))"
+      if facts.freedByRelease == true {
+        return text + " \(after) and it was freed. Not a leak: a delayed dealloc."
+      }
+      if let deallocAt = facts.deallocAt {
+        return text
+          + " \(after); something else still held it\(rc(facts)), and it was freed at"
+          + " \(T.format(deallocAt)). Not a leak: a delayed dealloc."
+      }
+      return text
+        + " \(after), but something else still holds it\(rc(facts)): the check was early,"
+        + " yet the object leaked anyway (see the leaked findings)."
+    case .trueLeak:
+      if let releasedAt = facts.releasedAt, releasedAt <= check.t {
+        return text
+          + " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
+          + " (enqueued\(by) at \(T.format(facts.enqueuedAt))), but something else still held"
+          + " it\(rc(facts)): a real leak."
+      }
+      return text
+        + " It was not in a queue at that moment (queue '\(facts.queue)' received it at"
+        + " \(T.format(facts.enqueuedAt))\(by)): a real leak at the time of the check."
+    }
+  }
+
+  private static func rc(_ facts: ObjectFacts) -> String {
+    facts.retainCountAfterRelease.map { " (retain count \($0))" } ?? ""
+  }
+
+  static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
+    let first = finding.examples[0]
+    let n = finding.count
+    let objects =
+      n == 1 ? "1 \(finding.signature.type) object" : "\(n) \(finding.signature.type) objects"
+    let by = finding.signature.frames.first.map { " by \($0.shortName)" } ?? ""
+    let queue = first.queue.map { "queue '\($0)'" } ?? "a queue"
+    switch finding.kind {
+    case .leaked:
+      let rc = first.retainCount.map { " (retain count \($0) after the release)" } ?? ""
+      return
+        "\(objects) enqueued\(by) \(n == 1 ? "was" : "were") released by \(queue) but stayed alive"
+        + " to the end of the session\(rc): something else still holds \(n == 1 ? "it" : "them")."
+        + " A real leak."
+    case .trueLeak:
+      let checks = n == 1 ? "" : " (\(n) checks with this signature; the first:)"
+      return (firstCheck?.explanation ?? "\(objects) seen alive by a leak check: a real leak.")
+        + checks
+    case .stuck:
+      let oldest = finding.examples.compactMap(\.age).max() ?? 0
+      return
+        "\(objects) enqueued\(by) waited in \(queue) longer than the stuck threshold"
+        + " (the first for \(T.format(oldest))) and the session did not end: the queue stalled, or"
+        + " the process was killed before it drained."
+    case .neverReleased:
+      return
+        "\(objects) enqueued\(by) \(n == 1 ? "was" : "were") still in \(queue) when the session"
+        + " ended: the process exited before the queue released \(n == 1 ? "it" : "them"),"
+        + " so the queue held that memory to the end."
+    }
+  }
+}

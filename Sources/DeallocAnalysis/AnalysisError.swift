@@ -1,0 +1,51 @@
+/// Everything that makes the analysis input or output unusable, with a one-line description.
+///
+/// Why one enum: the CLI maps every case to an exit status in one place, and every message
+/// names the file (and line, when there is one) so that a user can go straight to the cause.
+/// Problems that leave the input usable (a malformed line, a cut-off tail) are not errors:
+/// they are ``LogWarning``s and the report is still produced.
+public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The input path does not exist.
+  case inputNotFound(path: String)
+  /// The input exists but could not be opened or read.
+  case inputUnreadable(path: String, reason: String)
+  /// The input file holds no bytes at all.
+  case inputEmpty(path: String)
+  /// A directory given as input holds no `*.jsonl` file.
+  case noLogsInDirectory(path: String)
+  /// The input has no `session` record, so none of its records can be placed in a session.
+  case noSession(path: String)
+  /// A `session` record declares a log version this reader does not know.
+  case unsupportedVersion(path: String, line: Int, version: String)
+  /// No input was named.
+  case noInput
+  /// A duration option could not be read (`1s`, `250ms`, `2.5s` are valid).
+  case invalidDuration(String)
+  /// The report could not be written.
+  case outputUnwritable(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .inputNotFound(let path):
+      return "\(path): no such file or directory"
+    case .inputUnreadable(let path, let reason):
+      return "\(path): cannot read: \(reason)"
+    case .inputEmpty(let path):
+      return "\(path): empty log (no records)"
+    case .noLogsInDirectory(let path):
+      return "\(path): directory holds no *.jsonl log"
+    case .noSession(let path):
+      return "\(path): no 'session' record; is this a dealloctrace log?"
+    case .unsupportedVersion(let path, let line, let version):
+      return
+        "\(path):\(line): log version \(version) is not supported (this dealloctrace reads v1);"
+        + " upgrade dealloctrace"
+    case .noInput:
+      return "no log given; pass files, directories or '-' for standard input"
+    case .invalidDuration(let text):
+      return "invalid duration '\(text)'; use a number with a unit: 1s, 250ms, 2.5s, 500us"
+    case .outputUnwritable(let path, let reason):
+      return "\(path): cannot write: \(reason)"
+    }
+  }
+}

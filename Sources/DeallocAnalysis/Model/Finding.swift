@@ -1,0 +1,168 @@
+import Foundation
+
+/// A group of problem objects that share a ``Signature``: the unit a person acts on, a gate
+/// counts and a suppression matches.
+public struct Finding: Sendable, Equatable {
+  /// What is wrong, most serious first (the order findings are reported in).
+  public enum Kind: String, Sendable, CaseIterable, Codable, Comparable {
+    /// Released by the queue but still alive at the end of the session: someone else holds it.
+    case leaked
+    /// A leak check saw the object alive while it was not waiting in any queue.
+    case trueLeak
+    /// Still in a queue, older than the stuck threshold, in a session that did not end.
+    case stuck
+    /// Still in a queue when the session ended cleanly.
+    case neverReleased
+
+    public static func < (lhs: Kind, rhs: Kind) -> Bool {
+      allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// A short human title.
+    public var title: String {
+      switch self {
+      case .leaked: return "leaked after release"
+      case .trueLeak: return "true leak"
+      case .stuck: return "stuck in queue"
+      case .neverReleased: return "never released"
+      }
+    }
+  }
+
+  public var kind: Kind
+  public var signature: Signature
+  /// The full enqueue stack of the first object of the group (empty when unknown), for display
+  /// and for `frame:GLOB` suppressions.
+  public var stack: [Frame]
+  /// How many objects (or checks, for true leaks) the group holds.
+  public var count: Int
+  /// The first few members, in log order.
+  public var examples: [FindingExample]
+  /// A plain-language explanation of the group.
+  public var explanation: String
+
+  /// The first frame with a source location, for annotations that want `file:line`.
+  public var sourceFrame: Frame? {
+    signature.frames.first { $0.file != nil } ?? stack.first { $0.file != nil }
+  }
+}
+
+/// One member of a finding.
+public struct FindingExample: Sendable, Equatable {
+  public var session: Int
+  /// The object's id, when it was ever enqueued.
+  public var id: UInt64?
+  public var address: Address
+  public var type: String
+  public var queue: String?
+  public var enqueuedAt: Int64?
+  public var releasedAt: Int64?
+  /// The strong retain count left after the release, for survivors.
+  public var retainCount: Int?
+  /// For true leaks: when the check ran and its label.
+  public var checkedAt: Int64?
+  public var checkLabel: String?
+  /// How long it has been in the queue at the session's last record (stuck, never released).
+  public var age: Int64?
+  /// Where the record that made it a finding is (the enqueue, release or check line).
+  public var location: LogLocation
+}
+
+/// What groups findings: the type plus the first frames of the enqueue stack outside the
+/// queue, the tracer and the Swift runtime.
+///
+/// Why those frames: every enqueue stack starts inside `DeallocQueue.enqueue` and the
+/// recorder; the first frames after them name the caller that let the object go, which is
+/// what differs between two bugs of the same type.
+public struct Signature: Sendable, Hashable {
+  /// The number of caller frames kept.
+  public static let depth = 3
+
+  public var type: String
+  public var frames: [Frame]
+
+  /// A stable text key: the type, then each frame's display name.
+  public var key: String {
+    ([type] + frames.map(\.displayName)).joined(separator: " | ")
+  }
+
+  /// The type and the innermost caller, for titles.
+  public var title: String {
+    guard let first = frames.first else { return type }
+    return "\(type) from \(first.shortName)"
+  }
+
+  public init(type: String, frames: [Frame]) {
+    self.type = type
+    self.frames = frames
+  }
+
+  /// The signature of an enqueue stack: skips frames of the queue, the tracer, the unwinder
+  /// and the Swift runtime, then keeps ``depth`` frames.
+  public init(type: String, stack: [Frame]) {
+    self.type = type
+    self.frames = Array(stack.lazy.filter { !Self.isMachinery($0) }.prefix(Self.depth))
+  }
+
+  /// Whether a frame belongs to the machinery rather than to the program.
+  public static func isMachinery(_ frame: Frame) -> Bool {
+    if let module = frame.module {
+      let base = module.split(separator: "/").last ?? Substring(module)
+      if base.hasPrefix("libswiftCore") || base.hasPrefix("libunwind")
+        || base.hasPrefix("libswift_Concurrency") || base.hasPrefix("libdispatch")
+      {
+        return frame.symbol == nil || isMachinerySymbol(frame.symbol!)
+      }
+    }
+    guard let symbol = frame.symbol else { return false }
+    return isMachinerySymbol(symbol)
+  }
+
+  private static let machineryModules = ["DeallocQueue", "DeallocTrace", "CUnwind"]
+
+  private static func isMachinerySymbol(_ symbol: String) -> Bool {
+    if symbol.hasPrefix("swift_") || symbol.hasPrefix("_swift_") || symbol.hasPrefix("cunwind_")
+      || symbol.hasPrefix("unw_") || symbol.hasPrefix("_U") || symbol.hasPrefix("__swift")
+    {
+      return true
+    }
+    let context = owningContext(of: Substring(symbol))
+    for module in machineryModules {
+      if context.hasPrefix(module + ".") || context.hasPrefix("(extension in \(module))") {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Strips the wrappers a demangled name puts before its owner: "closure #1 () -> () in ",
+  /// "generic specialization <…> of ", "partial apply for ", "merged "…
+  private static func owningContext(of symbol: Substring) -> Substring {
+    var rest = symbol
+    let wrappers = [
+      "partial apply for ", "merged ", "outlined ", "thunk for ",
+      "function signature specialization ",
+    ]
+    var changed = true
+    while changed {
+      changed = false
+      for wrapper in wrappers where rest.hasPrefix(wrapper) {
+        rest = rest.dropFirst(wrapper.count)
+        changed = true
+      }
+      if rest.hasPrefix("closure #") || rest.hasPrefix("implicit closure #"),
+        let range = rest.range(of: " in ")
+      {
+        rest = rest[range.upperBound...]
+        changed = true
+      }
+      if rest.hasPrefix("generic specialization <") || rest.hasPrefix("specialized "),
+        let range = rest.range(of: " of ")
+      {
+        rest = rest[range.upperBound...]
+        changed = true
+      }
+    }
+    return rest
+  }
+}

@@ -1,0 +1,105 @@
+/// A latency distribution in bounded memory: exact below ``exactLimit`` samples, then a
+/// log-linear histogram with about 3 % resolution.
+///
+/// Why both: fixtures and small runs get exact percentiles (stable golden files), and a log
+/// of a billion objects still costs a few kilobytes. The histogram buckets are also what the
+/// HTML report draws.
+public struct LatencyDistribution: Sendable, Equatable {
+  /// The default number of samples kept exactly.
+  public static let defaultExactLimit = 100_000
+  /// Sub-buckets per power of two.
+  static let subBuckets = 32
+
+  public private(set) var count = 0
+  public private(set) var sum: Int64 = 0
+  public private(set) var minimum: Int64 = .max
+  public private(set) var maximum: Int64 = .min
+  private var exact: [Int64] = []
+  private var buckets: [Int] = []
+  /// Up to this many samples, percentiles are exact.
+  public let exactLimit: Int
+
+  public init(exactLimit: Int = LatencyDistribution.defaultExactLimit) {
+    self.exactLimit = exactLimit
+  }
+
+  public mutating func add(_ nanoseconds: Int64) {
+    let value = max(0, nanoseconds)
+    count += 1
+    sum &+= value
+    minimum = min(minimum, value)
+    maximum = max(maximum, value)
+    if count <= exactLimit {
+      exact.append(value)
+    } else if !exact.isEmpty {
+      exact = []
+    }
+    let index = Self.bucketIndex(value)
+    if index >= buckets.count { buckets += Array(repeating: 0, count: index + 1 - buckets.count) }
+    buckets[index] += 1
+  }
+
+  /// Whether percentiles are exact.
+  public var isExact: Bool { count <= exactLimit }
+
+  /// The value at `fraction` (0…1) by the nearest-rank method; `nil` when empty.
+  public func percentile(_ fraction: Double) -> Int64? {
+    guard count > 0 else { return nil }
+    let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
+    if isExact {
+      return exact.sorted()[min(rank, count) - 1]
+    }
+    var seen = 0
+    for (index, n) in buckets.enumerated() {
+      seen += n
+      if seen >= rank { return min(maximum, max(minimum, Self.bucketMiddle(index))) }
+    }
+    return maximum
+  }
+
+  /// The distribution's summary: count, min, p50, p90, p99, max, mean.
+  public var stats: LatencyStats? {
+    guard count > 0 else { return nil }
+    return LatencyStats(
+      count: count, min: minimum, p50: percentile(0.5)!, p90: percentile(0.9)!,
+      p99: percentile(0.99)!, max: maximum, mean: sum / Int64(count))
+  }
+
+  /// The histogram as (lower bound, upper bound, count), skipping empty buckets.
+  public var histogram: [(lower: Int64, upper: Int64, count: Int)] {
+    buckets.enumerated().compactMap { index, n in
+      n == 0 ? nil : (Self.bucketLower(index), Self.bucketLower(index + 1) - 1, n)
+    }
+  }
+
+  static func bucketIndex(_ value: Int64) -> Int {
+    if value < Int64(subBuckets) { return Int(value) }
+    let exponent = 63 - value.leadingZeroBitCount  // >= 5
+    let shift = exponent - 5
+    let mantissa = Int(value >> shift) - subBuckets  // 0..<32
+    return subBuckets + (exponent - 5) * subBuckets + mantissa
+  }
+
+  static func bucketLower(_ index: Int) -> Int64 {
+    if index < subBuckets { return Int64(index) }
+    let step = (index - subBuckets) / subBuckets
+    let mantissa = (index - subBuckets) % subBuckets
+    return Int64(subBuckets + mantissa) << step
+  }
+
+  static func bucketMiddle(_ index: Int) -> Int64 {
+    let lower = bucketLower(index)
+    return lower + (bucketLower(index + 1) - lower) / 2
+  }
+}
+
+/// Percentiles of one latency, in nanoseconds.
+public struct LatencyStats: Sendable, Equatable, Codable {
+  public var count: Int
+  public var min: Int64
+  public var p50: Int64
+  public var p90: Int64
+  public var p99: Int64
+  public var max: Int64
+  public var mean: Int64
+}

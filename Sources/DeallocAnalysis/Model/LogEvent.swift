@@ -1,0 +1,68 @@
+/// Where a record came from: the input's display name and its 1-based line.
+public struct LogLocation: Sendable, Hashable, CustomStringConvertible {
+  /// The path as the user named it, or `<stdin>`.
+  public var file: String
+  public var line: Int
+
+  public init(file: String, line: Int) {
+    self.file = file
+    self.line = line
+  }
+
+  public var description: String { "\(file):\(line)" }
+}
+
+/// What a ``LogReader`` hands a ``LogVisitor``: session boundaries and the records between.
+///
+/// The reader resolves session boundaries (a new `session` record or the end of a file ends
+/// the current session) so that every visitor sees `sessionBegan`, records, `sessionEnded`,
+/// in that order, for every session of every input.
+public enum LogEvent: Sendable {
+  case sessionBegan(SessionInfo)
+  /// Any known record but `session`. Unknown kinds are counted, not delivered.
+  case record(LogRecord)
+  case sessionEnded(SessionEnding)
+}
+
+/// A session as its `session` record introduced it.
+public struct SessionInfo: Sendable, Equatable {
+  /// 0-based, across all inputs in reading order.
+  public var index: Int
+  public var file: String
+  /// The line of the `session` record.
+  public var line: Int
+  public var record: SessionRecord
+}
+
+/// How a session ended: cleanly (`end` record) or not, and what the reader skipped in it.
+public struct SessionEnding: Sendable, Equatable {
+  public var index: Int
+  /// The largest `t` of any record in the session.
+  public var lastTime: Int64
+  /// The `end` record, when the session closed cleanly.
+  public var end: EndRecord?
+  /// The last line of the input was cut short inside this session.
+  public var truncated: Bool
+  /// Records of kinds this reader does not know, by kind.
+  public var unknownKinds: [String: Int]
+  /// Lines that were skipped because they could not be read.
+  public var malformedLines: Int
+  /// Records of the session that were delivered.
+  public var records: Int
+  /// The last line that belonged to the session.
+  public var lastLine: Int
+}
+
+/// A consumer of a log stream: the analyzer, `explain`, exporters.
+///
+/// Implementation requirements: a visitor must keep only what it needs (memory must not grow
+/// with the log's size), and must not assume that a record it refers to exists: logs can be
+/// cut short or contain records the recorder never should have written. Report such
+/// inconsistencies through the `warnings` sink rather than trapping.
+public protocol LogVisitor {
+  /// Receives one event. Throwing stops the reading (for example when an exporter's output
+  /// fails); the error is rethrown by ``LogReader/read(_:into:)``.
+  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError)
+  /// Receives a problem the reader found in the input (malformed line, cut-off tail…).
+  mutating func warn(_ warning: LogWarning)
+}

@@ -1,0 +1,93 @@
+/// Everything a renderer, an exporter's header or a gate needs from an analysis.
+///
+/// A value type so that renderers are pure functions of it. Its size is bounded: per-object
+/// detail survives only in capped lists (``Finding/examples``, ``checks``), everything else
+/// is counts, distributions and downsampled series.
+public struct Report: Sendable, Equatable {
+  /// The inputs as named on the command line (after directory expansion).
+  public var inputs: [String]
+  public var options: AnalysisOptions
+  public var summary: Summary
+  public var sessions: [SessionReport]
+  /// Grouped by kind and signature, most serious first, then largest first.
+  public var findings: [Finding]
+  /// Every `check` that saw its object alive, with its verdict, in log order (capped at
+  /// ``AnalysisOptions/maximumListedChecks``; the summary counts all).
+  public var checks: [CheckVerdict]
+  public var latency: LatencySection
+  /// Objects per type, by enqueue count (largest first).
+  public var types: [TypeRow]
+  public var warnings: [LogWarning]
+  /// Warnings beyond the cap that were counted but not kept.
+  public var omittedWarnings: Int
+
+  /// The deepest any queue got, across sessions.
+  public var peak: QueuePeak? {
+    sessions.flatMap(\.queues).max { a, b in
+      (a.peakDepth, b.session, b.peakTime) < (b.peakDepth, a.session, a.peakTime)
+    }.map { QueuePeak(queue: $0.queue, session: $0.session, depth: $0.peakDepth, at: $0.peakTime) }
+  }
+
+  /// The false leaks among ``checks``.
+  public var falseLeaks: [CheckVerdict] { checks.filter { $0.verdict == .falseLeak } }
+  /// The true leaks among ``checks``.
+  public var trueLeaks: [CheckVerdict] { checks.filter { $0.verdict == .trueLeak } }
+
+  /// Whether any session is incomplete (no `end`, or a cut-off tail).
+  public var hasIncompleteSession: Bool { sessions.contains { !$0.isComplete } }
+}
+
+/// The latencies a report shows.
+public struct LatencySection: Sendable, Equatable {
+  /// Enqueue to release, every released object.
+  public var enqueueToRelease = LatencyDistribution()
+  /// Release to dealloc, late objects.
+  public var releaseToDealloc = LatencyDistribution()
+}
+
+/// The deepest point of one queue.
+public struct QueuePeak: Sendable, Equatable {
+  public var queue: String
+  public var session: Int
+  public var depth: Int
+  public var at: Int64
+}
+
+/// One session: where it came from, how it ended, its queues and marks.
+public struct SessionReport: Sendable, Equatable {
+  public var index: Int
+  public var file: String
+  public var line: Int
+  public var header: SessionRecord
+  public var end: EndRecord?
+  public var truncated: Bool
+  /// The largest `t` in the session.
+  public var lastTime: Int64
+  public var summary: Summary
+  public var unknownKinds: [String: Int]
+  public var malformedLines: Int
+  public var queues: [QueueTimeline]
+  /// Marks in time order, capped at ``AnalysisOptions/maximumListedMarks``.
+  public var marks: [MarkRecord]
+  public var omittedMarks: Int
+  public var threads: [Int64: String]
+
+  /// Ended with an `end` record and no cut-off line.
+  public var isComplete: Bool { end != nil && !truncated }
+}
+
+/// One row of the per-type table.
+public struct TypeRow: Sendable, Equatable {
+  public var type: String
+  public var enqueued = 0
+  public var states: [ObjectState: Int] = [:]
+  public var falseLeaks = 0
+  public var trueLeaks = 0
+  public var enqueueToRelease = LatencyDistribution(exactLimit: 1000)
+
+  public init(type: String) {
+    self.type = type
+  }
+
+  public subscript(state: ObjectState) -> Int { states[state] ?? 0 }
+}

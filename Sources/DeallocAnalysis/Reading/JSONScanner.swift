@@ -1,0 +1,330 @@
+/// A forward-only scanner over the bytes of one JSON line.
+///
+/// Why hand-written: the reader's throughput is dominated by parsing, and a generic JSON
+/// decoder allocates a dictionary per line. This scanner reads only the shapes the log
+/// contract uses (flat objects, plus arrays of flat objects for stack frames), allocates
+/// nothing for numbers, hex strings and keys, and skips anything else without recursion.
+/// It is robust to arbitrary bytes: every read is bounds-checked and failures are values.
+struct JSONScanner {
+  let base: UnsafePointer<UInt8>
+  let end: Int
+  var index: Int = 0
+
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    // An empty buffer may have a nil base; any non-nil pointer does, since every read is
+    // checked against `end` (0) first and none is ever made.
+    self.base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+    self.end = bytes.count
+  }
+
+  /// Why a line is not a record, in words for a warning.
+  struct Failure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+  }
+
+  var isAtEnd: Bool { index >= end }
+
+  @inline(__always)
+  func peek() -> UInt8? {
+    index < end ? base[index] : nil
+  }
+
+  @inline(__always)
+  mutating func skipWhitespace() {
+    while index < end {
+      let byte = base[index]
+      if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+        index += 1
+      } else {
+        return
+      }
+    }
+  }
+
+  @inline(__always)
+  mutating func consume(_ byte: UInt8) -> Bool {
+    skipWhitespace()
+    if index < end && base[index] == byte {
+      index += 1
+      return true
+    }
+    return false
+  }
+
+  mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+    if !consume(byte) { throw Failure("expected \(what) at byte \(index + 1)") }
+  }
+
+  /// A string's raw bytes without the quotes, and whether it contains escapes.
+  /// The range stays valid as long as the line's buffer.
+  mutating func readRawString() throws(Failure) -> (start: Int, count: Int, escaped: Bool) {
+    skipWhitespace()
+    guard index < end, base[index] == UInt8(ascii: "\"") else {
+      throw Failure("expected a string at byte \(index + 1)")
+    }
+    index += 1
+    let start = index
+    var escaped = false
+    while index < end {
+      let byte = base[index]
+      if byte == UInt8(ascii: "\"") {
+        let count = index - start
+        index += 1
+        return (start, count, escaped)
+      }
+      if byte == UInt8(ascii: "\\") {
+        escaped = true
+        index += 2
+        continue
+      }
+      index += 1
+    }
+    throw Failure("unterminated string")
+  }
+
+  /// Decodes a string with escapes; invalid UTF-8 becomes U+FFFD, never a failure.
+  func decodeString(start: Int, count: Int, escaped: Bool) throws(Failure) -> String {
+    let bytes = UnsafeBufferPointer(start: base + start, count: count)
+    if !escaped { return String(decoding: bytes, as: UTF8.self) }
+    var out: [UInt8] = []
+    out.reserveCapacity(count)
+    var i = 0
+    var pendingHighSurrogate: UInt32?
+    func appendScalar(_ value: UInt32, to out: inout [UInt8]) {
+      let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+      out.append(contentsOf: Array(String(Character(scalar)).utf8))
+    }
+    while i < count {
+      let byte = bytes[i]
+      if byte != UInt8(ascii: "\\") {
+        if let high = pendingHighSurrogate {
+          appendScalar(high, to: &out)
+          pendingHighSurrogate = nil
+        }
+        out.append(byte)
+        i += 1
+        continue
+      }
+      guard i + 1 < count else { throw Failure("bad escape in string") }
+      let code = bytes[i + 1]
+      i += 2
+      if code == UInt8(ascii: "u") {
+        guard i + 4 <= count, let unit = Self.hex4(bytes, i) else {
+          throw Failure("bad \\u escape in string")
+        }
+        i += 4
+        if (0xD800...0xDBFF).contains(unit) {
+          if pendingHighSurrogate != nil { appendScalar(0xFFFD, to: &out) }
+          pendingHighSurrogate = unit
+          continue
+        }
+        if (0xDC00...0xDFFF).contains(unit), let high = pendingHighSurrogate {
+          pendingHighSurrogate = nil
+          appendScalar(0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00), to: &out)
+          continue
+        }
+        if pendingHighSurrogate != nil {
+          appendScalar(0xFFFD, to: &out)
+          pendingHighSurrogate = nil
+        }
+        appendScalar((0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit, to: &out)
+        continue
+      }
+      if pendingHighSurrogate != nil {
+        appendScalar(0xFFFD, to: &out)
+        pendingHighSurrogate = nil
+      }
+      switch code {
+      case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+      case UInt8(ascii: "/"): out.append(UInt8(ascii: "/"))
+      case UInt8(ascii: "b"): out.append(0x08)
+      case UInt8(ascii: "f"): out.append(0x0C)
+      case UInt8(ascii: "n"): out.append(0x0A)
+      case UInt8(ascii: "r"): out.append(0x0D)
+      case UInt8(ascii: "t"): out.append(0x09)
+      default: throw Failure("bad escape in string")
+      }
+    }
+    if pendingHighSurrogate != nil { appendScalar(0xFFFD, to: &out) }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32? {
+    var value: UInt32 = 0
+    for k in 0..<4 {
+      guard let digit = hexDigit(bytes[at + k]) else { return nil }
+      value = value << 4 | UInt32(digit)
+    }
+    return value
+  }
+
+  @inline(__always)
+  static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
+    default: return nil
+    }
+  }
+
+  /// Reads a string value.
+  mutating func readString() throws(Failure) -> String {
+    let raw = try readRawString()
+    return try decodeString(start: raw.start, count: raw.count, escaped: raw.escaped)
+  }
+
+  /// Reads `"0x…"` (at most 16 hex digits) as an integer.
+  mutating func readHexString() throws(Failure) -> UInt64 {
+    let raw = try readRawString()
+    guard raw.count >= 3, raw.count <= 18, !raw.escaped,
+      base[raw.start] == UInt8(ascii: "0"),
+      base[raw.start + 1] == UInt8(ascii: "x") || base[raw.start + 1] == UInt8(ascii: "X")
+    else { throw Failure("expected a hex string like \"0x1f\"") }
+    var value: UInt64 = 0
+    for k in (raw.start + 2)..<(raw.start + raw.count) {
+      guard let digit = Self.hexDigit(base[k]) else {
+        throw Failure("expected a hex string like \"0x1f\"")
+      }
+      value = value << 4 | UInt64(digit)
+    }
+    return value
+  }
+
+  /// Reads an integer. A fraction or exponent is a failure: the contract's integers are
+  /// integers, and rounding one silently would hide a writer bug.
+  mutating func readInteger() throws(Failure) -> Int64 {
+    skipWhitespace()
+    var negative = false
+    if index < end && base[index] == UInt8(ascii: "-") {
+      negative = true
+      index += 1
+    }
+    let start = index
+    var value: Int64 = 0
+    while index < end {
+      let digit = base[index] &- UInt8(ascii: "0")
+      if digit > 9 { break }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit))
+      if overflow1 || overflow2 { throw Failure("integer out of range") }
+      value = sum
+      index += 1
+    }
+    if index == start { throw Failure("expected an integer at byte \(index + 1)") }
+    if index < end {
+      let next = base[index]
+      if next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+        throw Failure("expected an integer, found a fraction")
+      }
+    }
+    return negative ? -value : value
+  }
+
+  /// Reads any JSON number as a `Double` (for `delay_ms`).
+  mutating func readNumber() throws(Failure) -> Double {
+    skipWhitespace()
+    let start = index
+    while index < end {
+      switch base[index] {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+        UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+        index += 1
+        continue
+      default: break
+      }
+      break
+    }
+    let text = String(
+      decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
+    guard let value = Double(text), value.isFinite else {
+      throw Failure("expected a number at byte \(start + 1)")
+    }
+    return value
+  }
+
+  /// Reads `true` or `false`.
+  mutating func readBool() throws(Failure) -> Bool {
+    skipWhitespace()
+    if matchLiteral("true") { return true }
+    if matchLiteral("false") { return false }
+    throw Failure("expected true or false at byte \(index + 1)")
+  }
+
+  /// Consumes `null` when it is next.
+  mutating func consumeNull() -> Bool {
+    skipWhitespace()
+    return matchLiteral("null")
+  }
+
+  private mutating func matchLiteral(_ literal: StaticString) -> Bool {
+    let count = literal.utf8CodeUnitCount
+    guard index + count <= end else { return false }
+    let bytes = literal.utf8Start
+    for k in 0..<count where base[index + k] != bytes[k] { return false }
+    index += count
+    return true
+  }
+
+  /// Skips one value of any shape, nesting included, without recursion.
+  mutating func skipValue() throws(Failure) {
+    skipWhitespace()
+    var depth = 0
+    repeat {
+      guard index < end else { throw Failure("unexpected end of line") }
+      let byte = base[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        _ = try readRawString()
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        depth += 1
+        index += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        guard depth > 0 else { throw Failure("unexpected '\(Character(Unicode.Scalar(byte)))'") }
+        depth -= 1
+        index += 1
+      case UInt8(ascii: ","), UInt8(ascii: ":"):
+        guard depth > 0 else { throw Failure("unexpected separator") }
+        index += 1
+      case 0x20, 0x09, 0x0A, 0x0D:
+        index += 1
+      default:
+        // A number or literal: consume its characters.
+        let start = index
+        while index < end {
+          let c = base[index]
+          if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]")
+            || c == 0x20 || c == 0x09 || c == UInt8(ascii: ":")
+          {
+            break
+          }
+          index += 1
+        }
+        if index == start { throw Failure("unexpected byte") }
+      }
+      if depth > 0 { skipWhitespace() }
+    } while depth > 0
+  }
+
+  /// Reads an object key and the `:` after it; returns its bytes packed into an integer
+  /// (keys longer than 8 bytes, or with escapes, pack to 0: the contract has none).
+  mutating func readKey() throws(Failure) -> UInt64 {
+    let raw = try readRawString()
+    try expect(UInt8(ascii: ":"), "':'")
+    if raw.escaped || raw.count > 8 || raw.count == 0 { return 0 }
+    return Self.pack(base + raw.start, raw.count)
+  }
+
+  @inline(__always)
+  static func pack(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+    var value: UInt64 = 0
+    for k in 0..<count { value |= UInt64(pointer[k]) << (8 * UInt64(k)) }
+    return value
+  }
+
+  static func pack(_ text: StaticString) -> UInt64 {
+    pack(text.utf8Start, text.utf8CodeUnitCount)
+  }
+}

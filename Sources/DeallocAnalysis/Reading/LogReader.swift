@@ -1,0 +1,149 @@
+/// Streams v1 logs to a ``LogVisitor``, one record at a time.
+///
+/// Why a visitor: the reader never holds more than one line, so every consumer (the
+/// analyzer, `explain`, an exporter) decides what to keep, and memory grows only with
+/// what it keeps. A consumer that needs two passes (for example an exporter that needs the
+/// report's totals first) simply reads the inputs twice; standard input can be read once.
+///
+/// Tolerance, per the contract: a malformed line is a warning and is skipped; a cut-off
+/// last line is a warning and marks its session truncated; unknown kinds are counted per
+/// session. Unusable input (missing, unreadable, empty, no `session` record, an unsupported
+/// `v`) throws ``AnalysisError``.
+public struct LogReader {
+  /// The log versions this reader understands.
+  public static let supportedVersions: ClosedRange<Int> = 1...1
+
+  /// Bytes read so far, across inputs.
+  public private(set) var bytesRead = 0
+  /// Sessions started so far, across inputs.
+  public private(set) var sessionCount = 0
+
+  private var parser = RecordParser()
+
+  public init() {}
+
+  /// Reads every input in order and delivers its events to `visitor`.
+  public mutating func read<V: LogVisitor>(_ inputs: [LogInput], into visitor: inout V)
+    throws(AnalysisError)
+  {
+    for input in inputs {
+      try read(input, into: &visitor)
+    }
+  }
+
+  /// Reads one input.
+  public mutating func read<V: LogVisitor>(_ input: LogInput, into visitor: inout V)
+    throws(AnalysisError)
+  {
+    let source = try LineSource(input)
+    let file = input.displayName
+    var lineNumber = 0
+    var session: SessionEnding?
+    var recordsBeforeSession = 0
+    var firstLineBeforeSession = 0
+    var sawAnyLine = false
+    let firstSessionIndex = sessionCount
+
+    func endSession(_ visitor: inout V) throws(AnalysisError) {
+      guard let ending = session else { return }
+      if !ending.unknownKinds.isEmpty {
+        let list = ending.unknownKinds.sorted { $0.key < $1.key }
+          .map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        let total = ending.unknownKinds.values.reduce(0, +)
+        visitor.warn(
+          LogWarning(
+            .unknownKinds, at: nil,
+            "\(file): session \(ending.index + 1): skipped \(total) record(s) of unknown kinds: \(list)"
+          ))
+      }
+      if let end = ending.end, end.lost > 0 {
+        visitor.warn(
+          LogWarning(
+            .lostRecords, at: nil,
+            "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
+              + " counts may be off"))
+      }
+      try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
+      session = nil
+    }
+
+    while let line = try source.next() {
+      lineNumber += 1
+      sawAnyLine = true
+      let location = LogLocation(file: file, line: lineNumber)
+      let bytes: UnsafeBufferPointer<UInt8>
+      var isLast = false
+      switch line {
+      case .complete(let b): bytes = b
+      case .unterminated(let b):
+        bytes = b
+        isLast = true
+      case .tooLong:
+        session?.malformedLines += 1
+        visitor.warn(LogWarning(.malformedLine, at: location, "line longer than 64 MiB; skipped"))
+        continue
+      }
+      if isBlank(bytes) { continue }
+      let record: LogRecord
+      do {
+        record = try parser.parse(bytes)
+      } catch {
+        if isLast {
+          session?.truncated = true
+          visitor.warn(
+            LogWarning(
+              .truncatedLine, at: location,
+              "the last line is cut short (the process stopped mid-write); its session is incomplete"
+            ))
+        } else {
+          session?.malformedLines += 1
+          visitor.warn(
+            LogWarning(.malformedLine, at: location, "malformed line skipped: \(error.message)"))
+        }
+        continue
+      }
+      if case .session(let header) = record {
+        guard Self.supportedVersions.contains(header.v) else {
+          throw .unsupportedVersion(path: file, line: lineNumber, version: String(header.v))
+        }
+        try endSession(&visitor)
+        let info = SessionInfo(index: sessionCount, file: file, line: lineNumber, record: header)
+        session = SessionEnding(
+          index: sessionCount, lastTime: header.t, end: nil, truncated: false, unknownKinds: [:],
+          malformedLines: 0, records: 0, lastLine: lineNumber)
+        sessionCount += 1
+        try visitor.visit(.sessionBegan(info), at: location)
+        continue
+      }
+      guard session != nil else {
+        if recordsBeforeSession == 0 { firstLineBeforeSession = lineNumber }
+        recordsBeforeSession += 1
+        continue
+      }
+      session!.lastLine = lineNumber
+      if case .unknown(let kind) = record {
+        session!.unknownKinds[kind, default: 0] += 1
+        continue
+      }
+      if let t = record.time, t > session!.lastTime { session!.lastTime = t }
+      if case .end(let end) = record { session!.end = end }
+      session!.records += 1
+      try visitor.visit(.record(record), at: location)
+    }
+    bytesRead += source.bytesRead
+    if !sawAnyLine { throw .inputEmpty(path: file) }
+    if sessionCount == firstSessionIndex { throw .noSession(path: file) }
+    if recordsBeforeSession > 0 {
+      visitor.warn(
+        LogWarning(
+          .recordBeforeSession, at: LogLocation(file: file, line: firstLineBeforeSession),
+          "\(recordsBeforeSession) record(s) before the first 'session' record skipped"))
+    }
+    try endSession(&visitor)
+  }
+
+  private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+    return true
+  }
+}

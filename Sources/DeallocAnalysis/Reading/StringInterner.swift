@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Turns repeated byte strings (type names, queue names, module paths) into one shared
+/// `String` each, without allocating when the string was seen before.
+///
+/// Why: a log repeats a handful of type and queue names millions of times; decoding each
+/// into a fresh `String` would dominate the reader's time. The trade-off is memory bounded
+/// by ``capacity`` distinct strings; past it, strings are decoded without interning, so a
+/// log full of unique labels costs time, never unbounded memory.
+struct StringInterner {
+  static let capacity = 1 << 16
+
+  private var slots: [Int32]  // entry index + 1, 0 when empty
+  private var hashes: [UInt64] = []
+  private var offsets: [Int] = []
+  private var storage: [UInt8] = []
+  private(set) var strings: [String] = []
+
+  init() {
+    slots = Array(repeating: 0, count: 1024)
+  }
+
+  /// The shared string for `count` bytes at `pointer` (UTF-8; invalid bytes become U+FFFD).
+  mutating func intern(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
+    let hash = Self.hash(pointer, count)
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let entry = Int(slots[slot])
+      if entry == 0 { break }
+      let e = entry - 1
+      if hashes[e] == hash && offsets[e + 1] - offsets[e] == count {
+        let same = storage.withUnsafeBufferPointer { buffer in
+          memcmp(buffer.baseAddress! + offsets[e], pointer, count) == 0
+        }
+        if same { return strings[e] }
+      }
+      slot = (slot + 1) & mask
+    }
+    let string = String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    guard strings.count < Self.capacity else { return string }
+    if offsets.isEmpty { offsets.append(0) }
+    storage.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+    offsets.append(storage.count)
+    hashes.append(hash)
+    strings.append(string)
+    slots[slot] = Int32(strings.count)
+    if strings.count * 2 > slots.count { grow() }
+    return string
+  }
+
+  private mutating func grow() {
+    var bigger = [Int32](repeating: 0, count: slots.count * 2)
+    let mask = bigger.count - 1
+    for e in 0..<strings.count {
+      var slot = Int(truncatingIfNeeded: hashes[e]) & mask
+      while bigger[slot] != 0 { slot = (slot + 1) & mask }
+      bigger[slot] = Int32(e + 1)
+    }
+    slots = bigger
+  }
+
+  /// FNV-1a, 64-bit: short keys, no need for a stronger hash (inputs are not adversarial
+  /// beyond a slow log, and the table is capped).
+  @inline(__always)
+  private static func hash(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for k in 0..<count {
+      h = (h ^ UInt64(pointer[k])) &* 0x100_0000_01b3
+    }
+    return h ^ (h >> 29)
+  }
+}
