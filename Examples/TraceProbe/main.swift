@@ -1,5 +1,37 @@
-import DeallocQueue
+// TraceProbe: a small traced program that the tracing tests run as a child process.
+//
+// Run it with `DEALLOCTRACE_LOG=PATH` (the scenario turns tracing on with no code change)
+// or with `--explicit PATH` (through `DeallocTrace.start(path:)`). Its first argument picks
+// a mode; see `ProbeMode`.
 
-var object: AnyObject? = [1, 2, 3] as AnyObject
-DeallocQueue.shared.releaseInBackground(&object)
-DeallocQueue.shared.drain()
+import DeallocQueue
+import DeallocTrace
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let mode = ProbeMode(rawValue: arguments.first ?? "scenario") ?? .scenario
+
+switch mode {
+case .scenario:
+  runScenario()
+case .explicit:
+  let path = arguments.count > 1 ? arguments[1] : "trace-probe.jsonl"
+  do {
+    try DeallocTrace.start(path: path)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+  }
+  runScenario()
+  DeallocTrace.finish()
+case .forever:
+  runForever()
+case .fork:
+  runForkScenario()
+case .deleteLog:
+  runDeletingLog()
+}
+exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

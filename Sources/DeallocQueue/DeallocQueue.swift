@@ -52,6 +52,9 @@ public final class DeallocQueue: Sendable {
       boxes.removeAll { $0.queue == nil }
       boxes.append(WeakQueue(queue: self))
     }
+    // `DEALLOCTRACE_LOG` / `DEALLOCTRACE` turn tracing on with no code change: every
+    // enqueue needs a queue, so checking once at the first queue's creation covers them all.
+    QueueTracing.bootstrapFromEnvironment()
   }
 
   /// Takes over the caller's strong reference and sets the caller's variable to `nil`.
@@ -61,8 +64,20 @@ public final class DeallocQueue: Sendable {
   /// no-op. If something else still holds the object, the release does not free it; with
   /// tracing on, that shows up as a *survivor* (`freed: false`).
   public func releaseInBackground<T: AnyObject>(_ object: inout T?) {
+    enqueue(&object, hooked: true)
+  }
+
+  /// The same enqueue with no tracing hook compiled in at all: the benchmark's baseline for
+  /// what the hook costs when tracing is off.
+  package func releaseInBackgroundWithoutTracingHook<T: AnyObject>(_ object: inout T?) {
+    enqueue(&object, hooked: false)
+  }
+
+  /// `hooked` is a constant at both call sites, so the unhooked copy has no tracing code.
+  @inline(__always)
+  private func enqueue<T: AnyObject>(_ object: inout T?, hooked: Bool) {
     guard let taken = object.take() else { return }
-    let traced = QueueTracing.isRecording
+    let traced = hooked && QueueTracing.isRecording
     let pending = traced ? QueueTracing.prepareEnqueue(taken) : QueueTracing.PendingEnqueue(id: 0)
     let entry = Entry(object: taken, traceID: pending.id)
     let isFirstEntry = state.withLock { state in
@@ -134,14 +149,16 @@ public final class DeallocQueue: Sendable {
   }
 
   private func drain(why: QueueTracing.DrainReason) {
-    let batch = state.withLock { state in
+    var batch = state.withLock { state in
       var batch: [Entry] = []
       swap(&batch, &state.entries)
       return Batch(entries: batch)
     }
     guard !batch.entries.isEmpty else { return }
     if QueueTracing.isRecording || batch.entries.contains(where: { $0.traceID != 0 }) {
-      releaseTraced(batch.entries, why: why)
+      // Moved out, not copied: the tracer's release must drop the last reference the
+      // queue holds, or `freed` would see the batch's copy keeping the object alive.
+      releaseTraced(batch.takeEntries(), why: why)
     }
     // Untraced: dropping `batch` here releases every object on this thread.
   }
@@ -149,8 +166,11 @@ public final class DeallocQueue: Sendable {
   private func releaseTraced(_ entries: consuming [Entry], why: QueueTracing.DrainReason) {
     QueueTracing.recordDrain(queue: label, count: entries.count, why: why)
     while let entry = entries.popLast() {
-      if entry.traceID != 0 {
-        QueueTracing.release(entry.object, id: entry.traceID)
+      let id = entry.traceID
+      if id != 0 {
+        // The entry is consumed so that the tracer holds the queue's only reference: its
+        // release is the queue's release, and `freed` observes exactly that one.
+        QueueTracing.release((consume entry).takeObject(), id: id)
       }
     }
   }
@@ -164,11 +184,22 @@ public final class DeallocQueue: Sendable {
 private struct Entry: @unchecked Sendable {
   let object: AnyObject
   let traceID: UInt64
+
+  /// The object, with the entry's own reference gone (the entry is consumed).
+  consuming func takeObject() -> AnyObject {
+    object
+  }
 }
 
 /// A swapped-out batch, carried out of the lock.
 private struct Batch: @unchecked Sendable {
   var entries: [Entry]
+
+  mutating func takeEntries() -> [Entry] {
+    var taken: [Entry] = []
+    swap(&taken, &entries)
+    return taken
+  }
 }
 
 private struct State: ~Copyable {

@@ -13,8 +13,82 @@ extern "C" {
 /// The corresponding C function is libunwind's `unw_backtrace` (local-only fast path).
 int cunwind_backtrace(void **buffer, int capacity);
 
-/// The calling thread's OS thread id (`gettid`).
+/// Captures the stack of the caller's caller's ... caller: the frames above the Swift
+/// function that called this one, minus `skip_above_caller` more frames, up to `capacity`
+/// return addresses. The cut is found by address (`__builtin_return_address`), so it does
+/// not depend on how the compiler inlined the shim. Returns the number written.
+/// The corresponding C function is libunwind's `unw_backtrace`.
+int cunwind_backtrace_above_caller(uintptr_t *buffer, int capacity, int skip_above_caller);
+
+/// The calling thread's OS thread id (`gettid`), cached per thread (and reset in a forked
+/// child), so the hot path pays no system call.
 int64_t cunwind_thread_id(void);
+
+/// The calling thread's name (`pthread_getname_np`), at most 15 bytes plus NUL.
+void cunwind_thread_name(char *buffer, size_t capacity);
+
+/// Names the calling thread (`pthread_setname_np`; at most 15 bytes are kept).
+void cunwind_set_thread_name(const char *name);
+
+/// The strong retain count of the Swift object at `object`, read without retaining it.
+/// The corresponding C function is the runtime's `swift_retainCount`.
+intptr_t cunwind_retain_count(const void *object);
+
+/// Monotonic clock in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`).
+uint64_t cunwind_monotonic_ns(void);
+
+/// The per-thread scratch array the enqueue path captures into between its two halves
+/// (`prepare` outside the queue lock, `commit` inside it). 256 entries.
+uintptr_t *cunwind_thread_scratch(void);
+
+/// The session generation this thread last announced itself in (a `thread` record), and
+/// the setter. Per-thread, so the hot path checks it without a lock.
+uint64_t cunwind_thread_announced(void);
+void cunwind_set_thread_announced(uint64_t generation);
+
+/// Whether this thread is the tracer's writer thread (which must never wait for itself).
+int cunwind_is_writer_thread(void);
+void cunwind_set_writer_thread(int flag);
+
+/// The tracing switch: one relaxed load, inlined into the queue's enqueue path.
+extern int cunwind_tracing_flag;
+static inline int cunwind_tracing_is_on(void) {
+  return __atomic_load_n(&cunwind_tracing_flag, __ATOMIC_RELAXED);
+}
+void cunwind_set_tracing(int on);
+
+/// Registers (once) a fork handler that switches tracing off in the child and resets the
+/// cached thread id: a forked child must never write into its parent's log.
+void cunwind_install_fork_handler(void);
+
+/// How many times this process has forked a child that then ran (counted in the child).
+int cunwind_forked_child(void);
+
+/// Looks up the symbol for code address `ip` (use `ip - 1` for return addresses) through
+/// libunwind, which reads `.symtab` as well as the dynamic symbols, then demangles Swift
+/// names with the runtime's `swift_demangle`. Writes a NUL-terminated name into `name` and
+/// returns 1, or returns 0 when no symbol is known.
+/// The corresponding C functions are `unw_get_proc_name` and `swift_demangle`.
+int cunwind_symbol_name(uintptr_t ip, char *name, size_t capacity);
+
+/// Finds the loaded object containing `ip`: writes its path into `path` (the executable's
+/// path for the main program) and its load base into `base`. Returns 0 when none contains it.
+/// The corresponding C function is `dl_iterate_phdr`.
+int cunwind_module_of(uintptr_t ip, char *path, size_t capacity, uintptr_t *base);
+
+/// Takes an exclusive, non-blocking `flock` on `fd`: 1 on success, 0 when another open
+/// file description holds it, -1 on other errors.
+int cunwind_try_lock(int fd);
+
+/// Opens `path` for appending with `O_CREAT | O_CLOEXEC | O_NOFOLLOW` (and `O_EXCL` when
+/// `exclusive`), mode 0600. Returns the descriptor or -1 with `errno` set.
+int cunwind_open_log(const char *path, int exclusive);
+
+/// `errno` of the last failed call on this thread.
+int cunwind_errno(void);
+
+/// Writes all of `length` bytes, retrying on short writes and `EINTR`. 0 or -1 (errno set).
+int cunwind_write_all(int fd, const void *bytes, size_t length);
 
 #ifdef __cplusplus
 }

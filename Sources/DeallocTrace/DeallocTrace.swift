@@ -1,0 +1,102 @@
+import CUnwind
+import Glibc
+
+/// The recorder: a JSON-lines log of what every `DeallocQueue` does, with backtraces.
+///
+/// Setting `DEALLOCTRACE_LOG=PATH` (or `DEALLOCTRACE=1`) turns it on in any process that
+/// creates a queue, with no code change; this API is for programs and tests that want to
+/// choose the moment or add checkpoints. The log follows `docs/log-format.md` (v1).
+///
+/// The trade-off: recording costs the enqueuing thread one `unw_backtrace` (about 8 ns a
+/// frame) and a copy into a buffer; names, symbols and I/O happen on a writer thread. No
+/// record is dropped: when the writer falls behind, recording threads wait for it.
+public enum DeallocTrace {
+  /// The default backtrace depth (`DEALLOCTRACE_FRAMES` overrides it; 0 turns stacks off).
+  public static let defaultFrames = TraceConfiguration.defaultFrames
+
+  /// Whether a session is recording in this process now.
+  public static var isEnabled: Bool {
+    Tracer.startFromEnvironmentOnce()
+    return Tracer.session() != nil
+  }
+
+  /// Where the current session writes, or nil when not recording. It can differ from the
+  /// path asked for when another process holds that file (then it is `PATH.<pid>`).
+  public static var logPath: String? {
+    Tracer.session()?.file.path
+  }
+
+  /// Starts a session writing to `path` (appended to; `%p` is not expanded here).
+  ///
+  /// - Parameters:
+  ///   - path: the log file, created with mode 0600 if missing.
+  ///   - frames: the backtrace depth for enqueues; 0 records no stacks.
+  /// - Throws: `DeallocTraceError` when the file cannot be opened or written, or a session
+  ///   is already recording. Tracing then stays as it was.
+  public static func start(path: String, frames: Int = defaultFrames) throws(DeallocTraceError) {
+    Tracer.control.withLock { $0.environmentChecked = true }
+    try Tracer.start(path: path, frames: frames)
+  }
+
+  /// Ends the current session: writes `end` with the `pending` count, flushes and closes
+  /// the log. Safe to call when not recording. A later `start` begins a new session.
+  public static func finish() {
+    Tracer.finish(why: .explicit)
+  }
+
+  /// Records a checkpoint, and looks at the survivors (a mark is a moment a test cares
+  /// about, so deaths up to here get their `dealloc`).
+  public static func mark(_ label: String) {
+    guard let session = Tracer.session() else { return }
+    session.announceCurrentThread()
+    var event = TraceEvent(kind: .mark)
+    event.time = session.now()
+    event.threadID = cunwind_thread_id()
+    event.text = label
+    session.buffer.push(event)
+    Tracer.checkSurvivors(session)
+  }
+
+  /// Records what a leak assertion saw about `object` (a `check` record).
+  ///
+  /// - Parameters:
+  ///   - object: the object looked at.
+  ///   - alive: whether the assertion found it alive.
+  ///   - label: the assertion's name, typically the test's.
+  ///   - id: the tracer's id for the object when the caller knows it (for an object still
+  ///     in a queue, `DeallocQueue.traceID(of:)`). When nil, the tracer fills it in if the
+  ///     object is a survivor it watches; otherwise the record has no `id` and readers
+  ///     match it by address.
+  public static func recordCheck(_ object: AnyObject, alive: Bool, label: String, id: UInt64? = nil)
+  {
+    guard let session = Tracer.session() else { return }
+    var event = TraceEvent(kind: .check)
+    event.address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+    event.metatype = unsafeBitCast(type(of: object), to: UnsafeRawPointer.self)
+    record(&event, alive: alive, label: label, id: id, in: session)
+  }
+
+  /// Records a check on an object that may be gone: by address and type name, for an
+  /// assertion that held only a weak reference.
+  public static func recordCheck(
+    address: UInt, typeName: String, alive: Bool, label: String, id: UInt64? = nil
+  ) {
+    guard let session = Tracer.session() else { return }
+    var event = TraceEvent(kind: .check)
+    event.address = address
+    event.typeName = typeName
+    record(&event, alive: alive, label: label, id: id, in: session)
+  }
+
+  private static func record(
+    _ event: inout TraceEvent, alive: Bool, label: String, id: UInt64?, in session: TraceSession
+  ) {
+    session.announceCurrentThread()
+    event.objectID = id ?? Tracer.survivorID(at: event.address, in: session) ?? 0
+    event.flag = alive
+    event.text = label
+    event.time = session.now()
+    event.threadID = cunwind_thread_id()
+    session.buffer.push(event)
+  }
+}

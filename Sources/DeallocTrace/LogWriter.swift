@@ -1,0 +1,205 @@
+import CUnwind
+import Dispatch
+import Glibc
+
+/// The writer thread: formats the recorded events as JSON lines and writes them.
+///
+/// It wakes when the buffer is half full and at least every 50 ms, and writes each batch
+/// with one `write`, so a killed process loses at most the last 50 ms (the contract allows
+/// 100). Type names, stack interning and symbols are resolved here, once each, so the
+/// recording threads never pay for them. On an I/O error it says so once on stderr and
+/// stops the session; the host program carries on untraced.
+final class LogWriter: @unchecked Sendable {
+  private let session: TraceSession
+  private var line = JSONLine()
+  private var stacks = StackTable()
+  private var symbols = Symbolizer()
+  private var typeNames: [UnsafeRawPointer: String] = [:]
+  private var enqueued = 0
+  private var released = 0
+  private var lastSurvivorCheck: UInt64 = 0
+
+  /// How long the writer sleeps when nothing arrives; the flush interval.
+  static let flushIntervalNanoseconds: UInt64 = 50_000_000
+
+  init(session: TraceSession) {
+    self.session = session
+  }
+
+  /// Starts the writer on a thread of its own (not a dispatch worker: it blocks).
+  static func spawn(for session: TraceSession) {
+    let writer = Unmanaged.passRetained(LogWriter(session: session))
+    var thread = pthread_t()
+    let status = pthread_create(
+      &thread, nil,
+      { context in
+        let writer = Unmanaged<LogWriter>.fromOpaque(context!).takeRetainedValue()
+        writer.run()
+        return nil
+      }, writer.toOpaque())
+    if status == 0 {
+      pthread_detach(thread)
+    } else {
+      writer.takeRetainedValue().run()
+    }
+  }
+
+  private func run() {
+    cunwind_set_writer_thread(1)
+    cunwind_set_thread_name("dealloctrace")
+    var batch: [TraceEvent] = []
+    var frames: [UInt] = []
+    batch.reserveCapacity(session.buffer.capacity + 64)
+    frames.reserveCapacity((session.buffer.capacity + 64) * max(session.frames, 1))
+    while true {
+      let state = session.buffer.take(
+        into: &batch, frames: &frames, waitingAtMost: Self.flushIntervalNanoseconds)
+      for event in batch {
+        format(event, frames: frames)
+      }
+      batch.removeAll(keepingCapacity: true)
+      frames.removeAll(keepingCapacity: true)
+      if state == .closing {
+        writeEnd()
+      }
+      do throws(DeallocTraceError) {
+        if !line.bytes.isEmpty {
+          try session.file.write(line.bytes)
+          line.bytes.removeAll(keepingCapacity: true)
+        }
+        try session.file.checkStillLinked()
+      } catch {
+        Tracer.stop(session, failure: error)
+        session.writerFinished.signal()
+        return
+      }
+      if state != .open {
+        session.file.close()
+        session.writerFinished.signal()
+        return
+      }
+      scheduleSurvivorCheckIfDue()
+    }
+  }
+
+  /// Survivors are checked off this thread: loading a weak reference can end up releasing
+  /// the object last, and its `deinit` (user code) must never run on the writer.
+  private func scheduleSurvivorCheckIfDue() {
+    guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
+    let now = session.now()
+    guard now &- lastSurvivorCheck >= 100_000_000 else { return }
+    lastSurvivorCheck = now
+    let session = self.session
+    DispatchQueue.global().async { Tracer.checkSurvivors(session) }
+  }
+
+  private func writeEnd() {
+    line.begin("end")
+    line.field("t", session.now())
+    line.field(
+      "why",
+      (TraceSession.EndReason(rawValue: session.endReason.load(ordering: .acquiring)) ?? .explicit)
+        .name)
+    line.field("pending", max(0, enqueued - released))
+    line.field("lost", 0)
+    line.end()
+  }
+
+  private func format(_ event: TraceEvent, frames: [UInt]) {
+    switch event.kind {
+    case .thread:
+      line.begin("thread")
+      line.field("tid", event.threadID)
+      line.field("name", event.text)
+      line.end()
+    case .enqueue:
+      var stackID: Int?
+      if event.frameCount > 0 {
+        let slice = frames[event.frameStart..<event.frameStart + event.frameCount]
+        let interned = stacks.intern(slice)
+        if interned.isNew { writeStack(interned.id, slice) }
+        stackID = interned.id
+      }
+      enqueued += 1
+      line.begin("enqueue")
+      line.field("t", event.time)
+      line.field("id", event.objectID)
+      line.field("obj", hex: event.address)
+      line.field("type", typeName(of: event))
+      line.field("q", event.text)
+      line.field("tid", event.threadID)
+      line.field("depth", event.count)
+      if let stackID { line.field("stack", stackID) }
+      line.field("rc", event.retainCount)
+      line.end()
+    case .drain:
+      line.begin("drain")
+      line.field("t", event.time)
+      line.field("q", event.text)
+      line.field("n", event.count)
+      line.field("tid", event.threadID)
+      line.field("why", event.flag ? "timer" : "explicit")
+      line.end()
+    case .release:
+      released += 1
+      line.begin("release")
+      line.field("t", event.time)
+      line.field("id", event.objectID)
+      line.field("tid", event.threadID)
+      line.field("freed", event.flag)
+      if !event.flag { line.field("rc", event.count) }
+      line.end()
+    case .dealloc:
+      line.begin("dealloc")
+      line.field("t", event.time)
+      line.field("id", event.objectID)
+      line.end()
+    case .mark:
+      line.begin("mark")
+      line.field("t", event.time)
+      line.field("label", event.text)
+      line.field("tid", event.threadID)
+      line.end()
+    case .check:
+      line.begin("check")
+      line.field("t", event.time)
+      line.field("obj", hex: event.address)
+      line.field("type", typeName(of: event))
+      line.field("alive", event.flag)
+      line.field("label", event.text)
+      if event.objectID != 0 { line.field("id", event.objectID) }
+      line.field("tid", event.threadID)
+      line.end()
+    }
+  }
+
+  private func writeStack(_ id: Int, _ frames: ArraySlice<UInt>) {
+    line.begin("stack")
+    line.field("id", id)
+    line.beginField("frames")
+    line.raw("[")
+    var first = true
+    for address in frames {
+      if !first { line.raw(",") }
+      first = false
+      let frame = symbols.frame(forReturnAddress: address)
+      line.object { object in
+        object.field("ip", hex: address)
+        if let module = frame.module { object.field("mod", module) }
+        if let offset = frame.offset { object.field("off", hex: offset) }
+        if let symbol = frame.symbol { object.field("sym", symbol) }
+      }
+    }
+    line.raw("]")
+    line.end()
+  }
+
+  private func typeName(of event: TraceEvent) -> String {
+    if let name = event.typeName { return name }
+    guard let metatype = event.metatype else { return "" }
+    if let known = typeNames[metatype] { return known }
+    let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
+    typeNames[metatype] = name
+    return name
+  }
+}

@@ -1,0 +1,133 @@
+import CUnwind
+import Dispatch
+import Glibc
+import Synchronization
+
+/// One recording: a log file, its event buffer, its writer thread and its survivors.
+///
+/// Sessions are never deallocated (the recording threads reach the current one through a
+/// lock-free pointer and may still hold it after `finish()`); only their shell of a few
+/// hundred bytes stays behind, the buffers are emptied when the writer ends.
+final class TraceSession: @unchecked Sendable {
+  enum EndReason: UInt8 {
+    case exit = 1
+    case explicit = 2
+
+    var name: String { self == .exit ? "exit" : "explicit" }
+  }
+
+  let file: LogFile
+  let frames: Int
+  let pid: Int32
+  /// The session's start on the monotonic clock; every `t` is relative to it.
+  let startNanoseconds: UInt64
+  /// Distinguishes sessions for the per-thread "already announced" mark.
+  let generation: UInt64
+  /// Object ids below this belong to an earlier session and are not recorded in this one.
+  let firstID: UInt64
+  let buffer: EventBuffer
+  /// Objects that survived their release, watched until they die.
+  let survivors = Mutex<[Survivor]>([])
+  let survivorCount = Atomic<Int>(0)
+  let endReason = Atomic<UInt8>(EndReason.explicit.rawValue)
+  /// Signalled once by the writer when it has written `end` (or given up).
+  let writerFinished = DispatchSemaphore(value: 0)
+
+  init(file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64) {
+    self.file = file
+    self.frames = frames
+    self.pid = pid
+    self.generation = generation
+    self.firstID = firstID
+    self.startNanoseconds = cunwind_monotonic_ns()
+    self.buffer = EventBuffer(capacity: 8192, maxFrames: frames)
+  }
+
+  /// Nanoseconds since the session started.
+  @inline(__always)
+  func now() -> UInt64 {
+    cunwind_monotonic_ns() &- startNanoseconds
+  }
+
+  /// Writes this thread's `thread` record the first time the thread records in this
+  /// session. The name is read here, on the thread itself, once.
+  @inline(__always)
+  func announceCurrentThread() {
+    if cunwind_thread_announced() != generation {
+      announceCurrentThreadSlowly()
+    }
+  }
+
+  @inline(never)
+  private func announceCurrentThreadSlowly() {
+    cunwind_set_thread_announced(generation)
+    var event = TraceEvent(kind: .thread)
+    event.threadID = cunwind_thread_id()
+    if event.threadID == Int64(getpid()) {
+      event.text = "main"
+    } else {
+      var name = [CChar](repeating: 0, count: 32)
+      cunwind_thread_name(&name, name.count)
+      event.text = String(
+        decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    buffer.push(event)
+  }
+
+  /// The `session` record, written synchronously by `start` so that an unusable file is
+  /// reported at once.
+  func headerLine(frames: Int, delayMilliseconds: Int) -> [UInt8] {
+    var line = JSONLine()
+    line.begin("session")
+    line.field("v", 1)
+    line.field("t", 0)
+    line.field("pid", pid)
+    line.field("exe", Self.executablePath())
+    line.field("wall", Self.wallClockISO8601())
+    line.field("delay_ms", delayMilliseconds)
+    line.field("frames", frames)
+    line.end()
+    return line.bytes
+  }
+
+  private static func executablePath() -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return "" }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  private static func wallClockISO8601() -> String {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    var seconds = now.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func pad(_ value: Int, _ width: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+      + pad(Int(parts.tm_mday), 2) + "T" + pad(Int(parts.tm_hour), 2) + ":"
+      + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2) + "."
+      + pad(now.tv_nsec / 1000, 6) + "Z"
+  }
+}
+
+/// An object the queue released while someone else still held it.
+struct Survivor: @unchecked Sendable {
+  weak var object: AnyObject?
+  let id: UInt64
+  let address: UInt
+}
+
+extension Survivor {
+  /// A weak reference to `object`, taken without keeping a strong copy in the caller.
+  @inline(never)
+  static func watching(_ object: AnyObject, id: UInt64) -> Survivor {
+    var survivor = Survivor(
+      object: nil, id: id, address: UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+    survivor.object = object
+    return survivor
+  }
+}
