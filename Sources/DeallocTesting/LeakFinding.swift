@@ -62,18 +62,20 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   }
 
   private var stackDescription: String {
-    switch (traceID, enqueueStack) {
-    case (.some(let id), .some):
+    let log = CheckRecording.logDestination
+    switch (traceID, enqueueStack, log) {
+    case (.some(let id), .some, _):
       return "object id \(id) in the trace log"
-    case (.some(let id), nil):
-      let log = CheckRecording.logDestination.map { " \($0)" } ?? ""
-      return "object id \(id) in the trace log\(log); `dealloctrace report` shows it"
-    case (nil, _) where CheckRecording.isRecording:
-      return "not in the trace log under a queue: no DeallocQueue held it at the end of the test"
-    case (nil, _) where state == .notQueued:
-      return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record every enqueue)"
-    case (nil, _):
+    case (.some(let id), nil, .some(let log)):
+      return "object id \(id) in the trace log \(log); `dealloctrace report \(log)` shows it"
+    case (.some(let id), nil, nil):
+      return "object id \(id) in the trace log; `dealloctrace report` shows it"
+    case (nil, _, .some(let log)):
+      return "no queue held it at the end of the test; any earlier enqueue of \(address) "
+        + "is in the trace log \(log)"
+    case (nil, _, nil):
       return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it)"
     }
   }
+
 }

@@ -14,9 +14,10 @@ import Synchronization
 /// and looks again, so the result is deterministic and needs no sleep. What survives that
 /// release, or was never in a queue, is a finding.
 ///
-/// Objects released on other threads (a task finishing, a timer) get a bounded grace
-/// period, `settleTimeout`, polled through a weak reference: the trade-off is that a real
-/// leak that no queue holds costs up to that long before it is reported.
+/// Objects released on other threads (a task finishing, a timer, a queue's own timed
+/// drain caught halfway) get a bounded grace period, `settleTimeout`, polled through a weak
+/// reference: the trade-off is that each `verify()` that finds a real leak costs up to that
+/// long before it reports it. Passing checks never wait.
 ///
 /// Each observation writes a `check` record when tracing is on (label: the test's name),
 /// so that `dealloctrace report` can tell a delayed dealloc from a leak afterwards.
@@ -66,7 +67,7 @@ public final class LeakTracker: Sendable {
     let entry = Watched(
       object: object,
       typeName: String(reflecting: type(of: object)),
-      address: hexAddress(of: object),
+      address: UInt(bitPattern: ObjectIdentifier(object)),
       callSite: callSite
     )
     watched.withLock { $0.append(entry) }
@@ -83,7 +84,8 @@ public final class LeakTracker: Sendable {
   /// For each object: if it is gone, fine. If it waits in a `DeallocQueue`, that queue is
   /// drained now, on this thread (its other objects are released too, as the next timer
   /// would have), and the object is looked at again. If no queue holds it, it gets up to
-  /// `settleTimeout` to go away. A `check` record is written for every look.
+  /// `settleTimeout` to go away. A `check` record is written for every look that tells
+  /// something (see `firstLook`).
   public func verify() -> [LeakFinding] {
     let entries = watched.withLock { entries in
       var taken: [Watched] = []
@@ -103,6 +105,9 @@ public final class LeakTracker: Sendable {
     }
 
     drainOnce(queued.flatMap { $0.1.queues })
+    // A timer drain on another thread may have taken the batch out of the queue just
+    // before our drain and still be releasing it: those objects get the settle wait too.
+    waitUntilGone(unqueued + queued.map(\.0))
     for (entry, lookup) in queued {
       if let survivor = lookAgain(at: entry, traceID: lookup.traceID) {
         let labels = lookup.queues.map(\.label)
@@ -110,7 +115,6 @@ public final class LeakTracker: Sendable {
       }
     }
 
-    waitUntilGone(unqueued)
     for entry in unqueued {
       if let survivor = lookAgain(at: entry, traceID: nil) {
         findings.append(finding(entry, survivor, state: .notQueued))
@@ -120,13 +124,19 @@ public final class LeakTracker: Sendable {
   }
 
   /// The first look: `nil` when the object is gone, else what the queues know about it.
+  ///
+  /// A queued object gets a `check` record now (alive, in its queue: what a report calls a
+  /// false leak) and another after the drain. An object no queue holds gets one record,
+  /// after the settle wait, so that a plain leak is one `alive` check, not two.
   private func firstLook(at entry: Watched) -> QueueLookup? {
     guard let object = entry.object else {
       recordCheck(entry, alive: false, id: nil)
       return nil
     }
     let lookup = QueueLookup(for: object)
-    recordCheck(entry, alive: true, id: lookup.traceID)
+    if lookup.isPending {
+      recordCheck(entry, alive: true, id: lookup.traceID)
+    }
     return lookup
   }
 
@@ -149,7 +159,7 @@ public final class LeakTracker: Sendable {
   {
     LeakFinding(
       typeName: entry.typeName,
-      address: entry.address,
+      address: hexAddress(entry.address),
       state: state,
       otherStrongReferences: survivor.otherStrongReferences,
       traceID: survivor.traceID,
@@ -191,7 +201,8 @@ public final class LeakTracker: Sendable {
 private struct Watched: @unchecked Sendable {
   weak var object: AnyObject?
   let typeName: String
-  let address: String
+  /// The object's address, kept for messages and for `check` records once it is gone.
+  let address: UInt
   let callSite: CallSite
 }
 
@@ -203,5 +214,9 @@ private struct Survivor {
 
 /// `0x…` in lower-case hex, the way the trace log writes addresses.
 func hexAddress(of object: AnyObject) -> String {
-  "0x" + String(UInt(bitPattern: ObjectIdentifier(object)), radix: 16)
+  hexAddress(UInt(bitPattern: ObjectIdentifier(object)))
+}
+
+func hexAddress(_ address: UInt) -> String {
+  "0x" + String(address, radix: 16)
 }

@@ -64,3 +64,28 @@ import Testing
     }
   }
 }
+
+/// A suite-wide `.leakTracking` gives every test in it (and nested suites) a tracker.
+@Suite(.leakTracking) struct LeakTrackingSuiteTraitTests {
+  @Test func eachTestGetsItsOwnTracker() {
+    #expect(
+      LeakTracker.current?.label
+        == "DeallocTestingTests.LeakTrackingSuiteTraitTests.eachTestGetsItsOwnTracker()")
+  }
+
+  @Test(arguments: [1, 2]) func eachTestCaseIsVerified(count: Int) {
+    let queue = DeallocQueue(label: "suite-trait", delay: .seconds(60))
+    for _ in 0..<count {
+      var node: Node? = Node()
+      expectDeallocated(node!)
+      queue.releaseInBackground(&node)
+    }
+    #expect(LeakTracker.current?.watchedCount == count)
+  }
+
+  @Suite struct Nested {
+    @Test func nestedTestsAreTrackedToo() {
+      #expect(LeakTracker.current != nil)
+    }
+  }
+}
