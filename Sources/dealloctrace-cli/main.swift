@@ -1,26 +1,57 @@
 import DeallocAnalysis
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
 #endif
+
+/// The subcommands, in the order `--help` lists them. Adding one is one line here.
+let commands: [any Command.Type] = [
+  ReportCommand.self,
+  ExplainCommand.self,
+]
 
 let usage = """
   USAGE: dealloctrace <command> [options]
 
   Reads dealloctrace logs (JSON lines, written by DeallocTrace) and explains them.
 
+  COMMANDS:
+  \(commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+  Run 'dealloctrace <command> --help' for a command's options.
+
   OPTIONS:
     -h, --help      Show this help.
     --version       Print the version.
+
+  EXIT STATUS:
+    0  a report was produced (with findings or without), or a gate passed
+    1  a gate failed
+    2  unusable input or a usage error
   """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "--version":
   print("dealloctrace \(DeallocAnalysis.toolVersion)")
-case nil, "-h", "--help":
+case nil, "-h", "--help", "help":
   print(usage)
-default:
-  FileHandleStandardError.write("dealloctrace: unknown command '\(arguments[0])'; see --help\n")
-  exit(2)
+case let name?:
+  guard let command = commands.first(where: { $0.name == name }) else {
+    FileHandleStandardError.write("dealloctrace: unknown command '\(name)'; see --help\n")
+    exit(ExitStatus.unusable.rawValue)
+  }
+  let rest = Array(arguments.dropFirst())
+  if rest.contains("-h") || rest.contains("--help") {
+    print(command.help)
+    exit(ExitStatus.success.rawValue)
+  }
+  do {
+    exit(try command.run(rest).rawValue)
+  } catch {
+    let (status, message) = ExitStatus.of(error)
+    FileHandleStandardError.write("dealloctrace \(name): \(message)\n")
+    exit(status.rawValue)
+  }
 }

@@ -1,0 +1,215 @@
+/// Everything the log says about one object: the input of `dealloctrace explain`.
+public struct ObjectHistory: Sendable, Equatable {
+  /// One record about the object, or about its queue while it waited (drains).
+  public struct Entry: Sendable, Equatable {
+    public var record: LogRecord
+    public var location: LogLocation
+    /// For `check` records: the verdict (alive checks only).
+    public var verdict: CheckVerdict.Verdict?
+  }
+
+  public var session: SessionInfo
+  /// `nil` for an object only a check saw (never enqueued).
+  public var id: UInt64?
+  public var address: Address
+  public var type: String
+  public var queue: String?
+  public var entries: [Entry] = []
+  /// The enqueue stack, symbolized when a symbolizer was given.
+  public var stack: [Frame] = []
+  /// The final state; `nil` for an object that was never enqueued.
+  public var state: ObjectState?
+  public var enqueuedAt: Int64?
+  public var releasedAt: Int64?
+  public var deallocAt: Int64?
+  /// The session's last time (for the age of unreleased objects).
+  public var sessionLastTime: Int64 = 0
+  /// Thread names of the session, for readable entries.
+  public var threads: [Int64: String] = [:]
+}
+
+/// What `explain` looks for.
+public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
+  /// An object id (ids are per session: every session's object with that id).
+  case id(UInt64)
+  /// Every object that had this address, and every check of it.
+  case address(Address)
+  /// Every object of this type (the fully qualified name, or its last component).
+  case type(String)
+
+  /// Reads a selector: `0x…` is an address, digits an id, anything else a type name.
+  public init(_ text: String) {
+    if text.hasPrefix("0x"), let value = UInt64(text.dropFirst(2), radix: 16) {
+      self = .address(Address(value))
+    } else if let value = UInt64(text) {
+      self = .id(value)
+    } else {
+      self = .type(text)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .id(let id): return "id \(id)"
+    case .address(let address): return "address \(address)"
+    case .type(let type): return "type \(type)"
+    }
+  }
+
+  func matches(type candidate: String) -> Bool {
+    guard case .type(let wanted) = self else { return false }
+    return candidate == wanted || candidate.hasSuffix("." + wanted)
+  }
+}
+
+/// A visitor that collects the ``ObjectHistory`` of every object a selector matches.
+///
+/// Memory grows with the matched objects only (capped at ``maximumObjects``; the rest are
+/// counted), and with the session's distinct stacks.
+public struct ObjectHistoryCollector: LogVisitor {
+  public let selector: ObjectSelector
+  public var maximumObjects = 1000
+  public var stuckAfter: Int64
+  public private(set) var histories: [ObjectHistory] = []
+  public private(set) var omitted = 0
+  public private(set) var warnings: [LogWarning] = []
+  private var symbolizer: (any FrameSymbolizer)?
+
+  private var session: SessionInfo?
+  private var stacks: [Int64: [Frame]] = [:]
+  private var threads: [Int64: String] = [:]
+  /// Matched objects of the current session, by id, as indices into `histories`.
+  private var open: [UInt64: Int] = [:]
+  private var byAddress: [Address: Int] = [:]
+  /// Matched objects still in their queue.
+  private var waiting: Set<Int> = []
+  private var firstOfSession = 0
+
+  public init(
+    _ selector: ObjectSelector, stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter,
+    symbolizer: (any FrameSymbolizer)? = nil
+  ) {
+    self.selector = selector
+    self.stuckAfter = stuckAfter
+    self.symbolizer = symbolizer
+  }
+
+  public mutating func warn(_ warning: LogWarning) {
+    if warnings.count < 200 { warnings.append(warning) }
+  }
+
+  public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
+    switch event {
+    case .sessionBegan(let info):
+      session = info
+      stacks = [:]
+      threads = [:]
+      open = [:]
+      byAddress = [:]
+      waiting = []
+      firstOfSession = histories.count
+    case .sessionEnded(let ending):
+      finish(ending)
+      session = nil
+    case .record(let record):
+      guard session != nil else { return }
+      apply(record, location)
+    }
+  }
+
+  private func wanted(_ enqueue: EnqueueRecord) -> Bool {
+    switch selector {
+    case .id(let id): return enqueue.id == id
+    case .address(let address): return enqueue.obj == address
+    case .type: return selector.matches(type: enqueue.type)
+    }
+  }
+
+  private mutating func apply(_ record: LogRecord, _ location: LogLocation) {
+    switch record {
+    case .stack(let stack): stacks[stack.id] = stack.frames
+    case .thread(let thread): threads[thread.tid] = thread.name
+    case .enqueue(let r):
+      // Checks without an id match the latest enqueue of their address.
+      byAddress[r.obj] = nil
+      guard wanted(r) else { return }
+      guard histories.count < maximumObjects else {
+        omitted += 1
+        return
+      }
+      var history = ObjectHistory(
+        session: session!, id: r.id, address: r.obj, type: r.type, queue: r.q)
+      history.enqueuedAt = r.t
+      history.stack = r.stack.flatMap { stacks[$0] } ?? []
+      if !history.stack.isEmpty, symbolizer != nil {
+        history.stack = symbolizer!.symbolize(history.stack)
+      }
+      history.entries.append(.init(record: record, location: location))
+      open[r.id] = histories.count
+      waiting.insert(histories.count)
+      byAddress[r.obj] = histories.count
+      histories.append(history)
+    case .release(let r):
+      guard let index = open[r.id] else { return }
+      waiting.remove(index)
+      histories[index].releasedAt = r.t
+      histories[index].entries.append(.init(record: record, location: location))
+      if r.freed { histories[index].state = .freed }
+    case .dealloc(let r):
+      guard let index = open[r.id] else { return }
+      histories[index].deallocAt = r.t
+      histories[index].state = .late
+      histories[index].entries.append(.init(record: record, location: location))
+    case .drain(let r):
+      // A drain of the object's queue while it waited explains when the queue acted.
+      for index in waiting.sorted()
+      where histories[index].queue == r.q && (histories[index].enqueuedAt ?? .max) <= r.t {
+        histories[index].entries.append(.init(record: record, location: location))
+      }
+    case .check(let r):
+      var index = r.id.flatMap { open[$0] }
+      if index == nil && r.id == nil { index = byAddress[r.obj] }
+      if index == nil {
+        let matches: Bool
+        switch selector {
+        case .id: matches = false
+        case .address(let address): matches = r.obj == address
+        case .type: matches = selector.matches(type: r.type)
+        }
+        guard matches, histories.count < maximumObjects else { return }
+        var history = ObjectHistory(
+          session: session!, id: r.id, address: r.obj, type: r.type, queue: nil)
+        history.entries.append(
+          .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil))
+        histories.append(history)
+        return
+      }
+      let h = histories[index!]
+      let inQueue = (h.enqueuedAt ?? .max) <= r.t && h.releasedAt == nil
+      histories[index!].entries.append(
+        .init(
+          record: record, location: location,
+          verdict: r.alive ? (inQueue ? .falseLeak : .trueLeak) : nil))
+    case .session, .mark, .end, .unknown:
+      break
+    }
+  }
+
+  private mutating func finish(_ ending: SessionEnding) {
+    for index in firstOfSession..<histories.count {
+      histories[index].sessionLastTime = ending.lastTime
+      histories[index].threads = threads
+      guard histories[index].state == nil, let enqueuedAt = histories[index].enqueuedAt else {
+        continue
+      }
+      if histories[index].releasedAt != nil {
+        histories[index].state = .leaked
+      } else if ending.end != nil {
+        histories[index].state = .neverReleased
+      } else {
+        histories[index].state =
+          ending.lastTime - enqueuedAt > stuckAfter ? .stuck : .pending
+      }
+    }
+  }
+}

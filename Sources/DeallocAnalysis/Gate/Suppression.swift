@@ -1,0 +1,53 @@
+/// One line of a suppressions file: a finding whose type, or one of whose enqueue frames,
+/// matches the glob is left out of the gate's counts, and shown apart with the reason.
+public struct Suppression: Sendable, Hashable {
+  /// What the glob is matched against.
+  public enum Target: String, Sendable, Hashable, Codable {
+    /// The finding's fully qualified type name.
+    case type
+    /// The symbols of the finding's enqueue stack (a frame without a symbol is matched by
+    /// its display name, `module+0xoffset`); any one matching frame is enough.
+    case frame
+  }
+
+  public var target: Target
+  public var glob: Glob
+  /// The text after the pattern (without a leading `#`), empty when none was written.
+  public var reason: String
+  /// The suppressions file and the 1-based line it was written on.
+  public var file: String
+  public var line: Int
+
+  public init(target: Target, glob: Glob, reason: String = "", file: String, line: Int) {
+    self.target = target
+    self.glob = glob
+    self.reason = reason
+    self.file = file
+    self.line = line
+  }
+
+  /// The suppression as written: `type:Feed.ImageCache*`.
+  public var pattern: String {
+    let text = glob.pattern
+    let needsQuotes = text.contains { $0 == " " || $0 == "\t" || $0 == "#" || $0 == "\"" }
+    return "\(target.rawValue):" + (needsQuotes ? "\"\(text)\"" : text)
+  }
+
+  /// `file:line`, for messages and annotations.
+  public var location: String { "\(file):\(line)" }
+
+  /// Whether the suppression covers `finding`.
+  ///
+  /// A `frame:` suppression looks at the finding's stack, which is the enqueue stack of its
+  /// first member; members of one finding share their type and their first caller frames
+  /// (the ``Signature``), so deeper frames may differ between them. A finding is suppressed
+  /// as a whole, never in part.
+  public func matches(_ finding: Finding) -> Bool {
+    switch target {
+    case .type:
+      return glob.matches(finding.signature.type)
+    case .frame:
+      return finding.stack.contains { glob.matches($0.symbol ?? $0.displayName) }
+    }
+  }
+}

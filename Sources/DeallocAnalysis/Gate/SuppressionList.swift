@@ -1,0 +1,130 @@
+import Foundation
+
+/// The suppressions of one file, in the order they were written.
+///
+/// The format, one suppression per line:
+///
+///     # a comment line
+///     type:Feed.ImageDecoder*          decoder pool keeps two decoders for the whole run
+///     frame:*ThirdPartySDK.Session*    # the SDK caches its session (FEED-812)
+///     frame:"closure #1 in Feed.*"     a pattern with spaces or '#' goes in double quotes
+///
+/// The pattern ends at the first space or tab unless it is quoted (`\"` is a quote inside
+/// quotes). Everything after it is the reason; a `#` right before the reason is dropped, so
+/// both styles above read the same. Blank lines and lines starting with `#` are skipped.
+///
+/// Why strict: a suppression that silently matches nothing (a typo in `typ:`) would hide
+/// nothing and be forgotten, so every line that is not a comment must parse, or the gate
+/// refuses to run (exit status 2) with the file and line.
+public struct SuppressionList: Sendable, Equatable {
+  public var suppressions: [Suppression]
+
+  public init(_ suppressions: [Suppression] = []) {
+    self.suppressions = suppressions
+  }
+
+  /// Reads and parses the file at `path`.
+  /// - Throws: ``GateError/suppressionsUnreadable(path:reason:)`` or
+  ///   ``GateError/badSuppression(file:line:message:)``.
+  public static func load(path: String) throws(GateError) -> SuppressionList {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw .suppressionsUnreadable(path: path, reason: "no such file")
+    }
+    guard !isDirectory.boolValue else {
+      throw .suppressionsUnreadable(path: path, reason: "is a directory")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw .suppressionsUnreadable(path: path, reason: "permission denied or I/O error")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw .suppressionsUnreadable(path: path, reason: "not UTF-8 text")
+    }
+    return try parse(text, file: path)
+  }
+
+  /// Parses the text of a suppressions file; `file` names it in errors.
+  /// - Throws: ``GateError/badSuppression(file:line:message:)`` for the first bad line.
+  public static func parse(_ text: String, file: String) throws(GateError) -> SuppressionList {
+    var suppressions: [Suppression] = []
+    var number = 0
+    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      number += 1
+      var line = Substring(rawLine)
+      if line.last == "\r" { line = line.dropLast() }
+      let trimmed = line.drop { $0 == " " || $0 == "\t" }
+      if trimmed.isEmpty || trimmed.first == "#" { continue }
+      do {
+        suppressions.append(try parseLine(trimmed, file: file, line: number))
+      } catch {
+        throw .badSuppression(file: file, line: number, message: error.message)
+      }
+    }
+    return SuppressionList(suppressions)
+  }
+
+  private struct LineError: Error {
+    var message: String
+  }
+
+  private static func parseLine(
+    _ text: Substring, file: String, line: Int
+  ) throws(LineError) -> Suppression {
+    guard let colon = text.firstIndex(of: ":") else {
+      throw LineError(
+        message: "'\(text)' is not a suppression; write type:GLOB or frame:GLOB, then a reason")
+    }
+    let kind = text[..<colon]
+    guard let target = Suppression.Target(rawValue: String(kind)) else {
+      throw LineError(
+        message: "unknown suppression kind '\(kind)'; use type:GLOB or frame:GLOB")
+    }
+    var rest = text[text.index(after: colon)...]
+    let pattern: String
+    if rest.first == "\"" {
+      (pattern, rest) = try quoted(rest.dropFirst())
+    } else {
+      let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+      pattern = String(rest[..<end])
+      rest = rest[end...]
+    }
+    guard !pattern.isEmpty else {
+      throw LineError(message: "empty pattern after '\(kind):'")
+    }
+    let glob: Glob
+    do {
+      glob = try Glob(pattern)
+    } catch {
+      throw LineError(message: "bad pattern '\(pattern)': \(error)")
+    }
+    if let first = rest.first, first != " " && first != "\t" {
+      throw LineError(message: "expected a space between the closing quote and the reason")
+    }
+    var reason = rest.drop { $0 == " " || $0 == "\t" }
+    if reason.first == "#" { reason = reason.dropFirst().drop { $0 == " " || $0 == "\t" } }
+    while let last = reason.last, last == " " || last == "\t" { reason = reason.dropLast() }
+    return Suppression(target: target, glob: glob, reason: String(reason), file: file, line: line)
+  }
+
+  /// Reads a quoted pattern (after its opening quote); returns it and the rest of the line.
+  private static func quoted(_ text: Substring) throws(LineError) -> (String, Substring) {
+    var pattern = ""
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      if character == "\"" {
+        return (pattern, text[text.index(after: index)...])
+      }
+      if character == "\\", text.index(after: index) < text.endIndex,
+        text[text.index(after: index)] == "\""
+      {
+        pattern.append("\"")
+        index = text.index(index, offsetBy: 2)
+        continue
+      }
+      pattern.append(character)
+      index = text.index(after: index)
+    }
+    throw LineError(message: "the quoted pattern is never closed by '\"'")
+  }
+}

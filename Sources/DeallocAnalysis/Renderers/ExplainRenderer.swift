@@ -1,0 +1,95 @@
+/// The text of `dealloctrace explain`: each object's records in order, with times, the
+/// verdict of each check, the timings that matter and the enqueue stack.
+public struct ExplainRenderer: Sendable {
+  public init() {}
+
+  public func render(_ histories: [ObjectHistory], selector: ObjectSelector, omitted: Int) -> String
+  {
+    typealias T = TimeFormatting
+    typealias S = RenderingSupport
+    guard !histories.isEmpty else {
+      return "No object matches \(selector).\n"
+    }
+    var out: [String] = []
+    out.append(
+      "\(S.plural(histories.count, "object")) \(histories.count == 1 ? "matches" : "match") \(selector)."
+    )
+    for history in histories {
+      out.append("")
+      let id = history.id.map { "id \($0)" } ?? "no id"
+      out.append(
+        "\(history.type) \(id) at \(history.address), session \(history.session.index + 1)"
+          + " (\(history.session.file))")
+      if let state = history.state {
+        out.append("  state: \(S.name(state)) (\(S.meaning(state)))")
+      } else {
+        out.append("  state: never handed to a queue")
+      }
+      for entry in history.entries {
+        let time = entry.record.time.map { T.format($0) } ?? ""
+        out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
+      }
+      var timings: [String] = []
+      if let enqueuedAt = history.enqueuedAt {
+        if let releasedAt = history.releasedAt {
+          timings.append("in queue \(T.format(releasedAt - enqueuedAt)) (enqueue → release)")
+          if let deallocAt = history.deallocAt {
+            timings.append("alive \(T.format(deallocAt - releasedAt)) after the release")
+          }
+        } else {
+          timings.append(
+            "in queue for \(T.format(history.sessionLastTime - enqueuedAt)) at the session's last record"
+          )
+        }
+      }
+      if !timings.isEmpty { out.append("  timings: " + timings.joined(separator: "; ")) }
+      if !history.stack.isEmpty {
+        out.append("  enqueue stack:")
+        for frame in history.stack {
+          let marker = Signature.isMachinery(frame) ? "  (queue/tracer)" : ""
+          out.append("    \(S.frameLine(frame))\(marker)")
+        }
+      }
+    }
+    if omitted > 0 {
+      out.append("")
+      out.append("… \(omitted) more matching objects not shown")
+    }
+    return out.joined(separator: "\n") + "\n"
+  }
+
+  private func describe(_ entry: ObjectHistory.Entry, _ history: ObjectHistory) -> String {
+    func thread(_ tid: Int64?) -> String {
+      guard let tid else { return "" }
+      if let name = history.threads[tid], !name.isEmpty { return " on thread \(tid) (\(name))" }
+      return " on thread \(tid)"
+    }
+    switch entry.record {
+    case .enqueue(let r):
+      var details: [String] = []
+      if let depth = r.depth { details.append("depth \(depth)") }
+      if let rc = r.rc { details.append("retain count \(rc)") }
+      let extra = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
+      return "enqueue into queue '\(r.q)'\(extra)\(thread(r.tid))"
+    case .drain(let r):
+      return "queue '\(r.q)' starts draining \(r.n) object\(r.n == 1 ? "" : "s")"
+        + (r.why.map { " (\($0))" } ?? "") + thread(r.tid)
+    case .release(let r):
+      if r.freed { return "release by the queue: freed\(thread(r.tid))" }
+      return "release by the queue: survived"
+        + (r.rc.map { ", retain count \($0) left" } ?? "") + thread(r.tid)
+    case .dealloc:
+      return "dealloc observed (freed after surviving its release)"
+    case .check(let r):
+      let label = r.label.isEmpty ? "leak check" : "check '\(r.label)'"
+      guard r.alive else { return "\(label): gone (passed)" }
+      switch entry.verdict {
+      case .falseLeak?:
+        return "\(label): alive, while waiting in its queue: a false leak (delayed dealloc)"
+      default: return "\(label): alive, not in a queue: a true leak"
+      }
+    default:
+      return "\(entry.record)"
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/// An HTML document under construction, with the escaping every piece of log text needs.
+///
+/// Why a buffer and not string interpolation: everything that comes from a log (type names
+/// such as `Array<Node>`, check labels, symbols, file names) goes through ``text(_:)`` or an
+/// attribute value, so forgetting to escape takes deliberate effort. The markup it produces is
+/// also well-formed XML (void elements self-closed, only the five XML entities), so a test can
+/// parse the whole report with an XML parser. The trade-off is a little ceremony per element.
+struct HTMLBuffer {
+  private(set) var output = ""
+
+  /// Appends markup written by the renderer itself (never log text).
+  mutating func raw(_ markup: String) {
+    output += markup
+  }
+
+  /// Appends escaped text.
+  mutating func text(_ text: String) {
+    Self.escape(text, into: &output)
+  }
+
+  /// Opens `tag` with escaped attribute values; `nil` values are left out.
+  mutating func open(_ tag: String, _ attributes: [(String, String?)] = []) {
+    output += "<" + tag
+    appendAttributes(attributes)
+    output += ">"
+  }
+
+  /// Closes `tag`.
+  mutating func close(_ tag: String) {
+    output += "</" + tag + ">"
+  }
+
+  /// Appends a self-closed element (`<rect … />`, `<br />`).
+  mutating func void(_ tag: String, _ attributes: [(String, String?)] = []) {
+    output += "<" + tag
+    appendAttributes(attributes)
+    output += "/>"
+  }
+
+  /// Appends `<tag …>escaped text</tag>`.
+  mutating func element(_ tag: String, _ attributes: [(String, String?)] = [], text: String) {
+    open(tag, attributes)
+    self.text(text)
+    close(tag)
+  }
+
+  /// Appends `<tag …>`, the content written by `body`, then `</tag>`.
+  mutating func element(
+    _ tag: String, _ attributes: [(String, String?)] = [], _ body: (inout HTMLBuffer) -> Void
+  ) {
+    open(tag, attributes)
+    body(&self)
+    close(tag)
+  }
+
+  private mutating func appendAttributes(_ attributes: [(String, String?)]) {
+    for (name, value) in attributes {
+      guard let value else { continue }
+      output += " " + name + "=\""
+      Self.escape(value, into: &output)
+      output += "\""
+    }
+  }
+
+  /// Escapes `&`, `<`, `>`, `"` and `'`, and replaces the control characters XML forbids
+  /// (a JSON string may hold them) with U+FFFD, so the result is safe as text and as an
+  /// attribute value in both HTML and XML.
+  static func escape(_ text: String, into output: inout String) {
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": output += "&amp;"
+      case "<": output += "&lt;"
+      case ">": output += "&gt;"
+      case "\"": output += "&quot;"
+      case "'": output += "&#39;"
+      case "\t", "\n", "\r": output.unicodeScalars.append(scalar)
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFE
+          || scalar.value == 0xFFFF
+        {
+          output += "\u{FFFD}"
+        } else {
+          output.unicodeScalars.append(scalar)
+        }
+      }
+    }
+  }
+
+  /// `text`, escaped.
+  static func escape(_ text: String) -> String {
+    var output = ""
+    escape(text, into: &output)
+    return output
+  }
+}

@@ -1,0 +1,86 @@
+/// Helpers shared by the renderers (internal: every renderer lives in this module).
+enum RenderingSupport {
+  /// Frames worth showing: the enqueue stack without its leading machinery frames (queue,
+  /// tracer, runtime), at most `limit`, and how many were left out at the end.
+  static func callerFrames(_ stack: [Frame], limit: Int = 8) -> (frames: [Frame], omitted: Int) {
+    let callers = Array(stack.drop { Signature.isMachinery($0) })
+    return (Array(callers.prefix(limit)), max(0, callers.count - limit))
+  }
+
+  /// A frame as one line: its name and, when known, `file:line`.
+  static func frameLine(_ frame: Frame) -> String {
+    if let location = frame.location { return "\(frame.displayName) at \(location)" }
+    return frame.displayName
+  }
+
+  /// "1 object" / "3 objects".
+  static func plural(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(count) \(count == 1 ? singular : (plural ?? singular + "s"))"
+  }
+
+  /// Pads `text` on the right to `width` characters.
+  static func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+  }
+
+  /// Pads `text` on the left to `width` characters.
+  static func padLeft(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+  }
+
+  /// The human name of a state.
+  static func name(_ state: ObjectState) -> String {
+    state == .neverReleased ? "never released" : state.rawValue
+  }
+
+  /// What a state means, in a few words.
+  static func meaning(_ state: ObjectState) -> String {
+    switch state {
+    case .freed: return "released by the queue and freed"
+    case .late: return "survived the release, freed later"
+    case .leaked: return "survived the release, never freed"
+    case .pending: return "still in a queue, within the stuck threshold"
+    case .stuck: return "still in a queue, older than the stuck threshold"
+    case .neverReleased: return "still in a queue when the session ended"
+    }
+  }
+
+  /// How a session ended, in words.
+  static func ending(_ session: SessionReport) -> String {
+    var text: String
+    if let end = session.end {
+      text = "ended (\(end.why)) at \(TimeFormatting.format(end.t))"
+    } else {
+      text = "no end record (incomplete), last record at \(TimeFormatting.format(session.lastTime))"
+    }
+    if session.truncated { text += ", last line cut short" }
+    return text
+  }
+
+  /// The session's one-line identity.
+  static func identity(_ session: SessionReport) -> String {
+    var parts = ["session \(session.index + 1)"]
+    if let exe = session.header.exe { parts.append(exe) }
+    if let pid = session.header.pid { parts.append("pid \(pid)") }
+    if let wall = session.header.wall { parts.append("started \(wall)") }
+    return parts.joined(separator: ", ") + " (\(session.file):\(session.line))"
+  }
+
+  /// The example line of a finding member.
+  static func example(_ example: FindingExample) -> String {
+    typealias T = TimeFormatting
+    var parts: [String] = []
+    if let id = example.id { parts.append("id \(id)") }
+    parts.append(example.address.description)
+    if let checkedAt = example.checkedAt {
+      let label = example.checkLabel.map { $0.isEmpty ? "" : " by \($0)" } ?? ""
+      parts.append("checked\(label) at \(T.format(checkedAt))")
+    }
+    if let enqueuedAt = example.enqueuedAt { parts.append("enqueued at \(T.format(enqueuedAt))") }
+    if let releasedAt = example.releasedAt { parts.append("released at \(T.format(releasedAt))") }
+    if let rc = example.retainCount { parts.append("retain count \(rc)") }
+    if let age = example.age { parts.append("waiting \(T.format(age))") }
+    return "session \(example.session + 1): " + parts.joined(separator: ", ")
+      + " (\(example.location))"
+  }
+}

@@ -1,0 +1,67 @@
+import DeallocAnalysis
+
+/// `dealloctrace report LOG...`: the report in the chosen format.
+enum ReportCommand: Command {
+  static let name = "report"
+  static let summary = "Report pending, stuck, never released and leaked objects, and false leaks."
+
+  /// The formats, by `--format` name. Adding one is one line here.
+  static let renderers: [(name: String, renderer: any ReportRenderer)] = [
+    ("text", TextRenderer()),
+    ("json", JSONRenderer()),
+    ("markdown", MarkdownRenderer()),
+  ]
+
+  static var help: String {
+    """
+    USAGE: dealloctrace report LOG... [options]
+
+    Reads every session of every LOG (files, directories of *.jsonl, '-' for standard input)
+    and reports each object's state, the leak checks that were false leaks (delayed
+    deallocs) or true leaks, latency, peak queue depth and a per-type table.
+
+    OPTIONS:
+      --format FORMAT       \(renderers.map(\.name).joined(separator: ", ")) (default: text)
+      --stuck-after DUR     an unreleased object older than this, in a session without an end,
+                            is stuck (default: 1s; e.g. 250ms, 2.5s)
+      -o, --output FILE     write the report to FILE instead of standard output
+      --symbolize           resolve file:line (and names) of frames that carry mod+off, with
+                            llvm-symbolizer and swift-demangle found on PATH
+
+    EXIT STATUS: 0 when a report was produced (with findings or without), 2 for unusable
+    input or a usage error.
+    """
+  }
+
+  static let spec = Arguments.Spec(
+    valued: [
+      "--format": "format", "--stuck-after": "stuck-after", "-o": "output", "--output": "output",
+    ],
+    flags: ["--symbolize": "symbolize"])
+
+  static func run(_ arguments: [String]) throws -> ExitStatus {
+    let parsed = try Arguments(arguments, spec: spec)
+    let format = parsed.value("format") ?? "text"
+    guard let renderer = renderers.first(where: { $0.name == format })?.renderer else {
+      throw UsageError(
+        "unknown format '\(format)'; use \(renderers.map(\.name).joined(separator: ", "))")
+    }
+    let report = try analyze(parsed)
+    if format != "text" || parsed.value("output") != nil {
+      Diagnostics.printWarnings(report)
+    }
+    try Output.write(renderer.render(report), to: parsed.value("output"))
+    return .success
+  }
+
+  /// Reads the logs named by `parsed` with the options every reading command shares
+  /// (`--stuck-after`, `--symbolize`). `check` and `export` use it too.
+  static func analyze(_ parsed: Arguments) throws -> Report {
+    var options = AnalysisOptions()
+    if let text = parsed.value("stuck-after") {
+      options.stuckAfter = try DurationParsing.nanoseconds(text)
+    }
+    let symbolizer: (any FrameSymbolizer)? = parsed.flag("symbolize") ? LLVMSymbolizer() : nil
+    return try DeallocAnalysis.analyze(parsed.positional, options: options, symbolizer: symbolizer)
+  }
+}
