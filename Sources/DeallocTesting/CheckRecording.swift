@@ -15,11 +15,6 @@ enum CheckRecording {
     DeallocTrace.recordCheck(address: address, typeName: type, alive: alive, label: label, id: id)
   }
 
-  /// The symbolized frames of the stack that enqueued object `id`, innermost first, when
-  /// the recorder can give them. The recorder has no such query yet: the stack is in the
-  /// log, and the failure message says where.
-  static func enqueueStack(id: UInt64) -> [String]? { nil }
-
   /// Where the trace log goes, for failure messages that send the reader to it.
   static var logDestination: String? { DeallocTrace.logPath }
 }

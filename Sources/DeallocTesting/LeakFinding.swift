@@ -22,23 +22,19 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   public let otherStrongReferences: Int
   /// The tracer's id for the object, when a queue knew it; it names the object in the log.
   public let traceID: UInt64?
-  /// The frames of the stack that enqueued it, innermost first, when the recorder has them.
-  public let enqueueStack: [String]?
   /// Where the test started watching the object.
   public let callSite: CallSite
   /// The test (or scope) that watched it; the `check` records carry the same label.
   public let label: String
+  /// The trace log the check records went to; `nil` when tracing was off.
+  public let traceLog: String?
 
   public var description: String {
-    var lines = [
+    [
       "\(typeName) at \(address) is still alive at the end of \(label) (watched at \(callSite))",
       "  state: \(stateDescription)",
       "  enqueue stack: \(stackDescription)",
-    ]
-    if let enqueueStack {
-      lines += enqueueStack.map { "    \($0)" }
-    }
-    return lines.joined(separator: "\n")
+    ].joined(separator: "\n")
   }
 
   private var references: String {
@@ -62,20 +58,16 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   }
 
   private var stackDescription: String {
-    let log = CheckRecording.logDestination
-    switch (traceID, enqueueStack, log) {
-    case (.some(let id), .some, _):
-      return "object id \(id) in the trace log"
-    case (.some(let id), nil, .some(let log)):
+    switch (traceID, traceLog) {
+    case (.some(let id), .some(let log)):
       return "object id \(id) in the trace log \(log); `dealloctrace report \(log)` shows it"
-    case (.some(let id), nil, nil):
+    case (.some(let id), nil):
       return "object id \(id) in the trace log; `dealloctrace report` shows it"
-    case (nil, _, .some(let log)):
+    case (nil, .some(let log)):
       return "no queue held it at the end of the test; any earlier enqueue of \(address) "
         + "is in the trace log \(log)"
-    case (nil, _, nil):
+    case (nil, nil):
       return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it)"
     }
   }
-
 }

@@ -92,35 +92,17 @@ public final class LeakTracker: Sendable {
       swap(&taken, &entries)
       return taken
     }
-    var findings: [LeakFinding] = []
-    var queued: [(Watched, QueueLookup)] = []
-    var unqueued: [Watched] = []
+    var looked: [(Watched, QueueLookup)] = []
     for entry in entries {
-      guard let lookup = firstLook(at: entry) else { continue }
-      if lookup.isPending {
-        queued.append((entry, lookup))
-      } else {
-        unqueued.append(entry)
+      if let lookup = firstLook(at: entry) {
+        looked.append((entry, lookup))
       }
     }
-
-    drainOnce(queued.flatMap { $0.1.queues })
-    // A timer drain on another thread may have taken the batch out of the queue just
-    // before our drain and still be releasing it: those objects get the settle wait too.
-    waitUntilGone(unqueued + queued.map(\.0))
-    for (entry, lookup) in queued {
-      if let survivor = lookAgain(at: entry, traceID: lookup.traceID) {
-        let labels = lookup.queues.map(\.label)
-        findings.append(finding(entry, survivor, state: .survivedRelease(queues: labels)))
-      }
-    }
-
-    for entry in unqueued {
-      if let survivor = lookAgain(at: entry, traceID: nil) {
-        findings.append(finding(entry, survivor, state: .notQueued))
-      }
-    }
-    return findings
+    drainOnce(looked.flatMap { $0.1.queues })
+    // Objects no queue holds may be released by another thread; so may queued ones, when a
+    // timer drain took their batch just before ours and is still releasing it.
+    waitUntilGone(looked.map(\.0))
+    return looked.compactMap { entry, lookup in lastLook(at: entry, after: lookup) }
   }
 
   /// The first look: `nil` when the object is gone, else what the queues know about it.
@@ -129,44 +111,50 @@ public final class LeakTracker: Sendable {
   /// false leak) and another after the drain. An object no queue holds gets one record,
   /// after the settle wait, so that a plain leak is one `alive` check, not two.
   private func firstLook(at entry: Watched) -> QueueLookup? {
-    guard let object = entry.object else {
+    guard let lookup = entry.object.map(QueueLookup.init(for:)) else {
       recordCheck(entry, alive: false, id: nil)
       return nil
     }
-    let lookup = QueueLookup(for: object)
     if lookup.isPending {
       recordCheck(entry, alive: true, id: lookup.traceID)
     }
     return lookup
   }
 
-  /// The final look; records it and returns what a finding needs when still alive.
-  private func lookAgain(at entry: Watched, traceID: UInt64?) -> Survivor? {
-    guard let object = entry.object else {
+  /// The last look, after the drain and the settle wait: `nil` when the object is gone.
+  private func lastLook(at entry: Watched, after first: QueueLookup) -> LeakFinding? {
+    var queues = first.queues.map(\.label)
+    var traceID = first.traceID
+    // Another thread handed it to a queue since the first look: a delayed dealloc after all.
+    if let late = entry.object.map(QueueLookup.init(for:)), late.isPending {
+      recordCheck(entry, alive: true, id: late.traceID)
+      queues += late.queues.map(\.label)
+      traceID = traceID ?? late.traceID
+      drainOnce(late.queues)
+      waitUntilGone([entry])
+    }
+    guard let strongReferences = otherStrongReferences(to: entry) else {
       recordCheck(entry, alive: false, id: traceID)
       return nil
     }
-    // A queue may have taken it since the first look (another thread); name it if so.
-    let id = traceID ?? QueueLookup(for: object).traceID
-    recordCheck(entry, alive: true, id: id)
-    // `object` is one strong reference of ours; the call's argument is borrowed.
-    let count = Int(_getRetainCount(object)) - 1
-    return Survivor(traceID: id, otherStrongReferences: count)
-  }
-
-  private func finding(_ entry: Watched, _ survivor: Survivor, state: LeakFinding.State)
-    -> LeakFinding
-  {
-    LeakFinding(
+    recordCheck(entry, alive: true, id: traceID)
+    return LeakFinding(
       typeName: entry.typeName,
       address: hexAddress(entry.address),
-      state: state,
-      otherStrongReferences: survivor.otherStrongReferences,
-      traceID: survivor.traceID,
-      enqueueStack: survivor.traceID.flatMap(CheckRecording.enqueueStack(id:)),
+      state: queues.isEmpty ? .notQueued : .survivedRelease(queues: queues),
+      otherStrongReferences: strongReferences,
+      traceID: traceID,
       callSite: entry.callSite,
-      label: label
+      label: label,
+      traceLog: CheckRecording.logDestination
     )
+  }
+
+  /// The strong references to the object besides the check's own; `nil` when it is gone.
+  private func otherStrongReferences(to entry: Watched) -> Int? {
+    guard let object = entry.object else { return nil }
+    // `object` is one strong reference of ours; the call's argument is borrowed.
+    return Int(_getRetainCount(object)) - 1
   }
 
   private func recordCheck(_ entry: Watched, alive: Bool, id: UInt64?) {
@@ -183,11 +171,16 @@ public final class LeakTracker: Sendable {
     }
   }
 
-  /// Polls the weak references until every object is gone or `settleTimeout` passed.
+  /// Polls the weak references until every object is gone or waits in a queue (to be
+  /// drained, not waited for), or `settleTimeout` passed.
   private func waitUntilGone(_ entries: [Watched]) {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: settleTimeout)
-    while entries.contains(where: { $0.object != nil }) && clock.now < deadline {
+    func isUnsettled(_ entry: Watched) -> Bool {
+      guard let object = entry.object else { return false }
+      return !QueueLookup(for: object).isPending
+    }
+    while entries.contains(where: isUnsettled) && clock.now < deadline {
       usleep(1_000)
     }
   }
@@ -204,12 +197,6 @@ private struct Watched: @unchecked Sendable {
   /// The object's address, kept for messages and for `check` records once it is gone.
   let address: UInt
   let callSite: CallSite
-}
-
-/// What the last look at a still-alive object found.
-private struct Survivor {
-  let traceID: UInt64?
-  let otherStrongReferences: Int
 }
 
 /// `0x…` in lower-case hex, the way the trace log writes addresses.

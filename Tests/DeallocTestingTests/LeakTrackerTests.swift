@@ -159,6 +159,26 @@ final class LeakTrackerTests: XCTestCase {
     XCTAssertTrue(gone.isSet)
   }
 
+  func testObjectHandedToAQueueByAnotherThreadDuringTheWaitIsDrainedAndPasses() {
+    let queue = DeallocQueue(label: "late", delay: .seconds(60))
+    let tracker = LeakTracker(label: name, settleTimeout: .seconds(30))
+    let gone = Flag()
+    let node = Node(onDeinit: gone.set)
+    tracker.track(node)
+    let handoff = Handoff(consume node)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+      var node = handoff.take()
+      queue.releaseInBackground(&node)
+    }
+    let start = ContinuousClock.now
+
+    XCTAssertEqual(tracker.verify().count, 0)
+    XCTAssertTrue(gone.isSet)
+    XCTAssertEqual(queue.pendingCount, 0)
+    XCTAssertLessThan(
+      ContinuousClock.now - start, .seconds(30), "a queued object is drained, not waited for")
+  }
+
   func testMessageSaysWhenTracingIsOff() throws {
     try XCTSkipIf(CheckRecording.isRecording, "this process is traced")
     let tracker = LeakTracker(label: name, settleTimeout: .milliseconds(10))

@@ -62,3 +62,18 @@ final class Flag: Sendable {
   func set() { value.withLock { $0 = true } }
   var isSet: Bool { value.withLock { $0 } }
 }
+
+/// Passes one object to another thread, which takes the last strong reference.
+///
+/// `@unchecked Sendable`: the object is only moved through the lock, never used.
+final class Handoff: @unchecked Sendable {
+  private let slot: Mutex<Node?>
+
+  init(_ node: sending Node) {
+    slot = Mutex(node)
+  }
+
+  func take() -> Node? {
+    slot.withLock { $0.take() }
+  }
+}
