@@ -27,6 +27,17 @@ case .explicit:
   }
   runScenario()
   DeallocTrace.finish()
+  // A second session in the same file: `start` after `finish` works.
+  do {
+    try DeallocTrace.start(path: path, frames: 4)
+    DeallocTrace.mark("second session")
+    var late: FeedController? = FeedController()
+    DeallocQueue.shared.releaseInBackground(&late)
+    DeallocQueue.shared.drain()
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+  }
+  DeallocTrace.finish()
 case .forever:
   runForever()
 case .fork:

@@ -1,1 +1,0 @@
-// DeallocTraceTests: replaced by the real tests.

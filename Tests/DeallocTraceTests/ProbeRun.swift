@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+
+/// One run of the `TraceProbe` example as a child process, and what it left behind.
+struct ProbeRun {
+  var status: Int32
+  var standardOutput: String
+  var standardError: String
+
+  /// The non-empty lines the child wrote on stderr.
+  var errorLines: [String] {
+    standardError.split(separator: "\n").map(String.init)
+  }
+
+  /// The built executables sit next to the test bundle.
+  static var probeURL: URL {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return executable.deletingLastPathComponent().appendingPathComponent("TraceProbe")
+  }
+
+  /// Runs the probe to completion (killed after `timeout` seconds).
+  static func run(
+    _ arguments: [String] = [], environment: [String: String] = [:],
+    directory: URL? = nil, timeout: TimeInterval = 60
+  ) throws -> ProbeRun {
+    let process = try launch(arguments, environment: environment, directory: directory)
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.process.isRunning && Date() < deadline {
+      usleep(10_000)
+    }
+    if process.process.isRunning {
+      kill(process.process.processIdentifier, SIGKILL)
+      XCTFail("TraceProbe \(arguments) did not finish within \(timeout) s")
+    }
+    process.process.waitUntilExit()
+    return process.finish()
+  }
+
+  static func launch(
+    _ arguments: [String], environment: [String: String], directory: URL? = nil
+  ) throws -> RunningProbe {
+    let process = Process()
+    process.executableURL = probeURL
+    process.arguments = arguments
+    var inherited = ProcessInfo.processInfo.environment
+    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "TRACE_PROBE_EXIT"] {
+      inherited[name] = nil
+    }
+    process.environment = inherited.merging(environment) { $1 }
+    if let directory { process.currentDirectoryURL = directory }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    return RunningProbe(process: process, output: output, error: error)
+  }
+}
+
+/// A probe that is still running.
+struct RunningProbe {
+  let process: Process
+  let output: Pipe
+  let error: Pipe
+
+  /// Reads stdout until `line` appears (or the child exits).
+  func waitForLine(_ line: String) -> Bool {
+    var seen = Data()
+    while true {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { return false }
+      seen.append(chunk)
+      if String(decoding: seen, as: UTF8.self).contains(line + "\n") { return true }
+    }
+  }
+
+  func finish() -> ProbeRun {
+    process.waitUntilExit()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    return ProbeRun(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: out, as: UTF8.self),
+      standardError: String(decoding: err, as: UTF8.self))
+  }
+}
+
+/// A parsed log: every complete line as a JSON object, and whether the last was cut.
+struct ParsedLog {
+  var records: [[String: Any]] = []
+  var truncatedTail = false
+
+  init(contentsOf url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+    let data = try Data(contentsOf: url)
+    let text = String(decoding: data, as: UTF8.self)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" {
+      lines.removeLast()
+    } else if !lines.isEmpty {
+      truncatedTail = true
+      lines.removeLast()
+    }
+    for (index, text) in lines.enumerated() {
+      let object = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+      guard let record = object as? [String: Any] else {
+        XCTFail("\(url.path):\(index + 1): not a JSON object: \(text)", file: file, line: line)
+        continue
+      }
+      records.append(record)
+    }
+  }
+
+  func kind(_ kind: String) -> [[String: Any]] {
+    records.filter { $0["ev"] as? String == kind }
+  }
+
+  /// Runs the shared validator when python3 is there; nil when it is not.
+  static func validatorVerdict(for url: URL) -> (status: Int32, output: String)? {
+    let validator = URL(fileURLWithPath: "/work/shared/tools/validate-log")
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
+    guard let python, FileManager.default.fileExists(atPath: validator.path) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [validator.path, url.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+  }
+}
+
+/// A fresh directory per test, removed afterwards.
+func makeScratchDirectory() throws -> URL {
+  let url = FileManager.default.temporaryDirectory
+    .appendingPathComponent("dealloctrace-tests-\(getpid())-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
