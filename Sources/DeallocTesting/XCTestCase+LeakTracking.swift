@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 
 extension XCTestCase {
@@ -7,13 +8,27 @@ extension XCTestCase {
   /// under test does (`releaseInBackground`, a dismissed screen). An object waiting in a
   /// `DeallocQueue` at teardown is a delayed dealloc: its queue is drained and the object
   /// looked at again, so the check is deterministic without sleeping. The failure points
-  /// at this call's `file` and `line`.
+  /// at this call's `file` and `line`. All the objects one test watches this way share one
+  /// tracker, so a test with several leaks waits for stragglers once, not once per object.
   public func expectDeallocated(
     _ object: AnyObject,
     file: StaticString = #filePath,
     line: UInt = #line
   ) {
-    makeLeakTracker().track(object, file: file, line: line)
+    let key = ObjectIdentifier(self)
+    let tracker = TeardownTrackers.byTest.withLock { trackers in
+      if let existing = trackers[key] { return (existing, isNew: false) }
+      let created = LeakTracker(label: name)
+      trackers[key] = created
+      return (created, isNew: true)
+    }
+    if tracker.isNew {
+      addTeardownBlock { [unowned self] in
+        _ = TeardownTrackers.byTest.withLock { $0.removeValue(forKey: key) }
+        assertNoLeaks(in: tracker.0)
+      }
+    }
+    tracker.0.track(object, file: file, line: line)
   }
 
   /// A tracker for many objects, labelled with this test's name and verified in teardown.
@@ -39,4 +54,9 @@ extension XCTestCase {
       )
     }
   }
+}
+
+/// The tracker `expectDeallocated` uses for each running test, until its teardown.
+private enum TeardownTrackers {
+  static let byTest = Mutex<[ObjectIdentifier: LeakTracker]>([:])
 }

@@ -32,6 +32,18 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     XCTAssertTrue(run.output.contains("enqueue stack: not recorded: tracing is off"), run.output)
   }
 
+  func testXCTestTwoLeaksFailTwiceEachAtItsLine() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testTwoLeaksFailTwiceAtTheirLines")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 2 failures"), run.output)
+    let lines = run.output.split(separator: "\n").filter { $0.contains(": error: ") }
+      .compactMap { $0.firstMatch(of: /LeakSamples\.swift:(\d+): error/).map { Int($0.1)! } }
+    XCTAssertEqual(lines.count, 2, run.output)
+    XCTAssertEqual(Set(lines).count, 2, "each failure points at its own call: \(lines)")
+  }
+
   func testXCTestCachedScreenFailsAsASurvivorOfItsQueue() throws {
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testCachedScreenHandedToQueueFails")

@@ -33,6 +33,14 @@ final class XCTestLeakSamples: XCTestCase {
     expectDeallocated(cycle)
   }
 
+  /// Two leaks watched by two calls: two failures, each at its own line.
+  func testTwoLeaksFailTwiceAtTheirLines() {
+    let first = makeRetainCycle()
+    let second = makeClosureCycle()
+    expectDeallocated(first)
+    expectDeallocated(second)
+  }
+
   /// A screen handed to a queue while a cache still holds it: it survives the drain.
   func testCachedScreenHandedToQueueFails() {
     var screen: Node? = Node()
