@@ -9,6 +9,7 @@ import Foundation
 let commands: [any Command.Type] = [
   ReportCommand.self,
   ExplainCommand.self,
+  CheckCommand.self,
 ]
 
 let usage = """

@@ -1,0 +1,71 @@
+/// The verdict of `dealloctrace check` as one JSON object, for scripts that want more than
+/// the exit status.
+///
+/// Shape (version 1; members may be added, never removed or changed without raising
+/// `gateVersion`): `passed`, `thresholds` (name, option, limit or `null`, count, suppressed,
+/// exceededBy, passed), `findings` that count (the report's finding shape plus `failing`),
+/// `suppressed` (finding plus its suppression), `unusedSuppressions`, and the report's
+/// `summary`.
+public struct GateJSONRenderer: Sendable {
+  public static let gateVersion = 1
+
+  public init() {}
+
+  public func render(_ result: GateResult) -> String {
+    document(result).serialized(pretty: true) + "\n"
+  }
+
+  public func document(_ result: GateResult) -> JSONValue {
+    .object([
+      ("gateVersion", .int(Self.gateVersion)),
+      ("tool", .string("dealloctrace \(DeallocAnalysis.toolVersion)")),
+      ("passed", .bool(result.passed)),
+      ("inputs", .array(result.report.inputs.map { .string($0) })),
+      ("stuckAfterNs", .int(result.report.options.stuckAfter)),
+      ("thresholds", .array(result.thresholds.map(Self.threshold))),
+      ("findings", .array(result.counted.map(Self.counted))),
+      ("suppressed", .array(result.suppressed.map(Self.suppressed))),
+      ("unusedSuppressions", .array(result.unusedSuppressions.map(Self.suppression))),
+      ("summary", JSONRenderer.summary(result.report.summary)),
+      ("warnings", .int(result.report.warnings.count + result.report.omittedWarnings)),
+    ])
+  }
+
+  static func threshold(_ t: GateResult.ThresholdResult) -> JSONValue {
+    .object([
+      ("name", .string(t.threshold.rawValue)),
+      ("option", .string("--" + t.threshold.optionName)),
+      ("limit", t.limit.map { .int($0) } ?? .null),
+      ("count", .int(t.count)),
+      ("suppressed", .int(t.suppressed)),
+      ("exceededBy", .int(t.exceededBy)),
+      ("passed", .bool(t.passed)),
+    ])
+  }
+
+  static func counted(_ judged: GateResult.JudgedFinding) -> JSONValue {
+    guard case .object(var members) = JSONRenderer.finding(judged.finding) else {
+      return JSONRenderer.finding(judged.finding)
+    }
+    members.append(("failing", .bool(judged.failing)))
+    return .object(members)
+  }
+
+  static func suppressed(_ judged: GateResult.JudgedFinding) -> JSONValue {
+    .object([
+      ("finding", JSONRenderer.finding(judged.finding)),
+      ("suppression", judged.suppressedBy.map(suppression) ?? .null),
+    ])
+  }
+
+  static func suppression(_ s: Suppression) -> JSONValue {
+    .object([
+      ("pattern", .string(s.pattern)),
+      ("target", .string(s.target.rawValue)),
+      ("glob", .string(s.glob.pattern)),
+      ("reason", .string(s.reason)),
+      ("file", .string(s.file)),
+      ("line", .int(s.line)),
+    ])
+  }
+}

@@ -1,0 +1,73 @@
+/// What a gate decided, with everything its renderers need: the report it judged, each
+/// threshold's count against its limit, and each finding with the suppression that covered
+/// it, if any.
+public struct GateResult: Sendable, Equatable {
+  /// One threshold, judged.
+  public struct ThresholdResult: Sendable, Equatable {
+    public var threshold: GateThresholds.Threshold
+    /// `nil` when unlimited.
+    public var limit: Int?
+    /// What counts against the limit: the objects (checks, for true leaks) of the findings
+    /// of its kind that no suppression covered.
+    public var count: Int
+    /// The objects of its kind that suppressions covered (not counted).
+    public var suppressed: Int
+
+    /// How far over the limit the count is; 0 when within it.
+    public var exceededBy: Int {
+      guard let limit else { return 0 }
+      return max(0, count - limit)
+    }
+
+    public var passed: Bool { exceededBy == 0 }
+
+    /// One line: "3 leaked objects, 2 over --max-leaked 1" or "0 stuck objects (max 0)".
+    public var sentence: String {
+      let counted = threshold.counted(count)
+      let suppressedNote = suppressed > 0 ? ", \(suppressed) more suppressed" : ""
+      guard let limit else { return "\(counted) (no limit\(suppressedNote))" }
+      if passed { return "\(counted) (max \(limit)\(suppressedNote))" }
+      return "\(counted), \(exceededBy) over --\(threshold.optionName) \(limit)\(suppressedNote)"
+    }
+  }
+
+  /// One finding of the report, as the gate saw it.
+  public struct JudgedFinding: Sendable, Equatable {
+    public var finding: Finding
+    /// The first suppression (in file order) that covers it; `nil` when it counts.
+    public var suppressedBy: Suppression?
+    /// Whether it counts against a threshold that failed (the findings to fix first).
+    public var failing: Bool
+
+    public var isSuppressed: Bool { suppressedBy != nil }
+  }
+
+  /// The report that was judged.
+  public var report: Report
+  /// Every threshold, in ``GateThresholds/Threshold/allCases`` order.
+  public var thresholds: [ThresholdResult]
+  /// Every finding of the report, in the report's order (most serious first).
+  public var findings: [JudgedFinding]
+  /// Suppressions that covered no finding at all, in file order.
+  public var unusedSuppressions: [Suppression]
+
+  /// Whether every threshold held.
+  public var passed: Bool { thresholds.allSatisfy(\.passed) }
+
+  /// The thresholds that were exceeded.
+  public var failedThresholds: [ThresholdResult] { thresholds.filter { !$0.passed } }
+
+  /// The findings that count, most serious first: failing ones, then the tolerated.
+  public var counted: [JudgedFinding] {
+    findings.filter { !$0.isSuppressed && $0.failing }
+      + findings.filter { !$0.isSuppressed && !$0.failing }
+  }
+
+  /// The findings that suppressions covered.
+  public var suppressed: [JudgedFinding] { findings.filter(\.isSuppressed) }
+
+  /// The result of one threshold.
+  public func result(_ threshold: GateThresholds.Threshold) -> ThresholdResult {
+    thresholds.first { $0.threshold == threshold }!
+  }
+}

@@ -1,0 +1,163 @@
+/// The gate's verdict as GitHub Actions workflow commands (`::error`, `::warning`,
+/// `::notice`), which the runner turns into annotations on the run and the pull request.
+///
+/// GitHub shows at most 10 annotations of each kind per step, so they are ordered most
+/// serious first and capped, and a last `::notice` says how many were left out:
+/// - errors: the failed verdict (which thresholds, by how much), then every finding that
+///   counts against an exceeded threshold, in the report's order (most serious kind, then
+///   largest group);
+/// - warnings: findings that count but stay within their limit, then suppressions that
+///   matched nothing (pointing at their line in the suppressions file).
+/// Suppressed findings get no annotation: they are in the text verdict and step summary.
+///
+/// Escaping follows the runner: in messages `%`, `\r`, `\n` become `%25`, `%0D`, `%0A`;
+/// in properties (`file`, `line`, `title`) `:` and `,` also become `%3A` and `%2C`.
+public struct GitHubRenderer: Sendable {
+  /// GitHub's limit per kind of annotation and per step.
+  public static let annotationLimit = 10
+
+  /// The repository checkout (`$GITHUB_WORKSPACE`): absolute source paths under it are
+  /// made relative, which is what GitHub needs to place an annotation on a file.
+  public var workspace: String?
+  /// Caller frames in a finding's message.
+  public var maximumFrames = 6
+
+  public init(workspace: String? = nil) {
+    self.workspace = workspace
+  }
+
+  /// One annotation.
+  public struct Annotation: Sendable, Equatable {
+    public enum Level: String, Sendable, Comparable {
+      case error
+      case warning
+      case notice
+
+      public static func < (lhs: Level, rhs: Level) -> Bool {
+        let order: [Level] = [.error, .warning, .notice]
+        return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+      }
+    }
+
+    public var level: Level
+    public var file: String?
+    public var line: Int?
+    public var title: String
+    public var message: String
+
+    /// The workflow command, escaped, without a newline.
+    public var command: String {
+      var properties: [String] = []
+      if let file { properties.append("file=" + GitHubRenderer.escapeProperty(file)) }
+      if file != nil, let line { properties.append("line=\(line)") }
+      properties.append("title=" + GitHubRenderer.escapeProperty(title))
+      return "::\(level.rawValue) \(properties.joined(separator: ","))::"
+        + GitHubRenderer.escapeMessage(message)
+    }
+  }
+
+  /// The workflow commands, one per line.
+  public func render(_ result: GateResult) -> String {
+    annotations(result).map { $0.command + "\n" }.joined()
+  }
+
+  /// The annotations to emit, capped per level, with a closing notice when some were left
+  /// out.
+  public func annotations(_ result: GateResult) -> [Annotation] {
+    var errors: [Annotation] = []
+    var warnings: [Annotation] = []
+    if !result.passed {
+      errors.append(
+        Annotation(
+          level: .error, file: nil, line: nil, title: "dealloctrace check failed",
+          message: result.failedThresholds.map { "--\($0.threshold.optionName): \($0.sentence)" }
+            .joined(separator: "\n")))
+    }
+    for judged in result.counted {
+      let annotation = self.annotation(judged)
+      if judged.failing { errors.append(annotation) } else { warnings.append(annotation) }
+    }
+    for suppression in result.unusedSuppressions {
+      warnings.append(
+        Annotation(
+          level: .warning, file: suppression.file, line: suppression.line,
+          title: "dealloctrace: unused suppression",
+          message:
+            "\(suppression.pattern) matched no finding; remove it or fix its pattern"
+            + (suppression.reason.isEmpty ? "" : " (reason given: \(suppression.reason))")))
+    }
+    let limit = Self.annotationLimit
+    var out = Array(errors.prefix(limit)) + Array(warnings.prefix(limit))
+    let leftErrors = max(0, errors.count - limit)
+    let leftWarnings = max(0, warnings.count - limit)
+    if leftErrors + leftWarnings > 0 {
+      var parts: [String] = []
+      if leftErrors > 0 { parts.append(RenderingSupport.plural(leftErrors, "error")) }
+      if leftWarnings > 0 { parts.append(RenderingSupport.plural(leftWarnings, "warning")) }
+      out.append(
+        Annotation(
+          level: .notice, file: nil, line: nil, title: "dealloctrace: annotations left out",
+          message:
+            "\(parts.joined(separator: " and ")) not annotated: GitHub shows at most \(limit)"
+            + " of each kind per step. The step log and the job summary list every finding."))
+    }
+    return out
+  }
+
+  private func annotation(_ judged: GateResult.JudgedFinding) -> Annotation {
+    let finding = judged.finding
+    var lines = [finding.explanation]
+    if let example = finding.examples.first {
+      lines.append("first: " + RenderingSupport.example(example))
+    }
+    let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
+    if !frames.isEmpty {
+      lines.append("enqueued at:")
+      for frame in frames { lines.append("  " + RenderingSupport.frameLine(frame)) }
+      if omitted > 0 { lines.append("  … \(omitted) more frames") }
+    }
+    let frame = finding.sourceFrame
+    return Annotation(
+      level: judged.failing ? .error : .warning, file: frame?.file.map(relative),
+      line: frame?.line,
+      title: "dealloctrace: \(finding.kind.title): \(finding.signature.title) (×\(finding.count))",
+      message: lines.joined(separator: "\n"))
+  }
+
+  /// `path` relative to ``workspace`` when it lies inside it.
+  private func relative(_ path: String) -> String {
+    guard let workspace, !workspace.isEmpty else { return path }
+    let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
+    return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+  }
+
+  /// Escapes the message part of a workflow command.
+  public static func escapeMessage(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "%": out += "%25"
+      case "\r": out += "%0D"
+      case "\n": out += "%0A"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  /// Escapes a property value of a workflow command.
+  public static func escapeProperty(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "%": out += "%25"
+      case "\r": out += "%0D"
+      case "\n": out += "%0A"
+      case ":": out += "%3A"
+      case ",": out += "%2C"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}

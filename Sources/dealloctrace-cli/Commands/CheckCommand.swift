@@ -1,0 +1,120 @@
+import DeallocAnalysis
+import Foundation
+
+/// `dealloctrace check LOG...`: the CI gate. Reads the logs as `report` does, sets aside
+/// suppressed findings, and exits 1 when any threshold is exceeded.
+enum CheckCommand: Command {
+  static let name = "check"
+  static let summary = "Gate CI on leaked, stuck and truly leaking objects (exit 1 when exceeded)."
+
+  static let help = """
+    USAGE: dealloctrace check LOG... [options]
+
+    Reads every session of every LOG exactly as 'report' does (files, directories of
+    *.jsonl, '-' for standard input), sets aside the findings a suppressions file covers,
+    and compares what is left with the thresholds. Prints a short verdict: each threshold's
+    count against its limit, by how much it was exceeded, and the top findings; suppressed
+    findings are listed apart with their reasons, and suppressions that matched nothing
+    are listed so they don't rot.
+
+    THRESHOLDS (N is a count, or 'unlimited'):
+      --max-leaked N            objects the queue released that something else still held
+                                to the end of their session (default: 0)
+      --max-stuck N             objects still queued, older than --stuck-after, in a session
+                                without an end (default: 0)
+      --max-true-leaks N        leak checks that saw an object alive outside any queue
+                                (default: 0)
+      --max-never-released N    objects still queued when their session ended
+                                (default: unlimited)
+      --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
+
+    OPTIONS:
+      --suppressions FILE       findings to leave out, one per line:
+                                  type:GLOB [reason]    matched against the type name
+                                  frame:GLOB [reason]   matched against the enqueue stack's
+                                                        symbols (any frame)
+                                GLOB: * any run, ? one character, [a-z] [!a-z] one of a set,
+                                \\ escapes; quote a pattern with spaces or '#': frame:"a b*".
+                                '#' starts a comment line; a reason may start with '#'.
+      --junit FILE              also write JUnit XML: suite 'dealloctrace', one test case per
+                                threshold and per finding signature (file and line when a
+                                frame has them; see --symbolize)
+      --github                  also print GitHub Actions annotations (::error, ::warning;
+                                at most 10 of each, most serious first) and, when
+                                $GITHUB_STEP_SUMMARY is set, append the verdict and the
+                                Markdown report to that file
+      --format FORMAT           the verdict as text or json (default: text)
+      -o, --output FILE         write the verdict to FILE instead of standard output
+      --symbolize               resolve file:line of frames with llvm-symbolizer and
+                                swift-demangle found on PATH
+
+    EXIT STATUS:
+      0  every threshold held
+      1  a threshold was exceeded
+      2  unusable input (no log, unreadable file, unsupported log version, bad suppressions
+         file) or a usage error
+    """
+
+  static let spec = Arguments.Spec(
+    valued: [
+      "--max-leaked": "max-leaked", "--max-stuck": "max-stuck",
+      "--max-true-leaks": "max-true-leaks", "--max-never-released": "max-never-released",
+      "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
+      "--format": "format", "-o": "output", "--output": "output",
+    ],
+    flags: ["--github": "github", "--symbolize": "symbolize"])
+
+  static func run(_ arguments: [String]) throws -> ExitStatus {
+    let parsed = try Arguments(arguments, spec: spec)
+    var thresholds = GateThresholds()
+    for threshold in GateThresholds.Threshold.allCases {
+      if let text = parsed.value(threshold.optionName) {
+        thresholds[threshold] = try limit(text, option: threshold.optionName)
+      }
+    }
+    let format = parsed.value("format") ?? "text"
+    guard format == "text" || format == "json" else {
+      throw UsageError("unknown format '\(format)'; use text, json")
+    }
+    let suppressions = try parsed.value("suppressions").map {
+      (path) throws(GateError) in try SuppressionList.load(path: path)
+    }
+
+    let started = ContinuousClock.now
+    let report = try ReportCommand.analyze(parsed)
+    let elapsed = ContinuousClock.now - started
+    Diagnostics.printWarnings(report)
+
+    let gate = Gate(thresholds: thresholds, suppressions: suppressions ?? SuppressionList())
+    let result = gate.evaluate(report)
+    let verdict =
+      format == "json" ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
+    try Output.write(verdict, to: parsed.value("output"))
+
+    if let path = parsed.value("junit") {
+      let seconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      try Output.write(JUnitRenderer(time: seconds).render(result), to: path)
+    }
+    if parsed.flag("github") {
+      let environment = ProcessInfo.processInfo.environment
+      let annotations = GitHubRenderer(workspace: environment["GITHUB_WORKSPACE"])
+      try Output.write(annotations.render(result), to: nil)
+      if let summaryPath = environment["GITHUB_STEP_SUMMARY"], !summaryPath.isEmpty {
+        try StepSummary.append(
+          GateMarkdownRenderer().render(result) + "\n" + MarkdownRenderer().render(report) + "\n",
+          to: summaryPath)
+      }
+    }
+    return result.passed ? .success : .gateFailed
+  }
+
+  /// A threshold's value: a count, or `unlimited`.
+  private static func limit(_ text: String, option: String) throws(UsageError) -> Int? {
+    if text == "unlimited" { return nil }
+    guard let value = Int(text), value >= 0 else {
+      throw UsageError("--\(option) needs a count (0 or more) or 'unlimited', not '\(text)'")
+    }
+    return value
+  }
+}
