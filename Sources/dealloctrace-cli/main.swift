@@ -10,6 +10,7 @@ let commands: [any Command.Type] = [
   ReportCommand.self,
   ExplainCommand.self,
   CheckCommand.self,
+  ExportCommand.self,
 ]
 
 let usage = """

@@ -10,6 +10,7 @@ enum ReportCommand: Command {
     ("text", TextRenderer()),
     ("json", JSONRenderer()),
     ("markdown", MarkdownRenderer()),
+    ("html", HTMLRenderer()),
   ]
 
   static var help: String {

@@ -1,0 +1,96 @@
+/// The findings, grouped by signature, most serious first: each group is a `<details>` whose
+/// summary names the kind, the type and the caller, and whose body holds the explanation, the
+/// first members and the enqueue stack.
+enum HTMLFindingsSection {
+  static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
+    html.element("section", [("id", "findings")]) { section in
+      section.element("h2") { title in
+        title.text("Findings ")
+        title.raw("<button id=\"expand-all\" type=\"button\" hidden=\"hidden\">Expand all</button>")
+      }
+      guard !report.findings.isEmpty else {
+        section.element(
+          "p", [("class", "muted")],
+          text: "No findings: nothing leaked, stuck, never released or truly leaked.")
+        return
+      }
+      for (index, finding) in report.findings.prefix(limits.findings).enumerated() {
+        render(finding, open: index == 0, limits: limits, into: &section)
+      }
+      HTMLFormat.writeOmitted(
+        shown: min(limits.findings, report.findings.count), total: report.findings.count,
+        "finding groups", into: &section)
+    }
+  }
+
+  private static func render(
+    _ finding: Finding, open: Bool, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
+  ) {
+    html.element(
+      "details",
+      [
+        ("class", "finding"), ("data-kind", finding.kind.rawValue),
+        ("open", open ? "open" : nil),
+      ]
+    ) { details in
+      details.element("summary") { summary in
+        summary.element(
+          "span", [("class", "badge k-\(finding.kind.rawValue)")], text: finding.kind.title)
+        summary.element("strong") { strong in
+          strong.element("code", text: finding.signature.type)
+        }
+        if let caller = finding.signature.frames.first {
+          summary.text(" from ")
+          summary.element("code", text: caller.shortName)
+        }
+        summary.element(
+          "span", [("class", "muted")],
+          text: " · "
+            + RenderingSupport.plural(
+              finding.count, finding.kind == .trueLeak ? "check" : "object"))
+      }
+      details.element("div") { body in
+        body.element("p", text: finding.explanation)
+        if !finding.examples.isEmpty {
+          body.element("ul", [("class", "examples mono")]) { list in
+            for example in finding.examples {
+              list.element("li", text: RenderingSupport.example(example))
+            }
+          }
+          if finding.count > finding.examples.count {
+            body.element(
+              "p", [("class", "note")],
+              text: "First \(finding.examples.count) of \(HTMLFormat.count(finding.count)) shown.")
+          }
+        }
+        stack(finding.stack, limits: limits, into: &body)
+      }
+    }
+  }
+
+  private static func stack(
+    _ frames: [Frame], limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
+  ) {
+    guard !frames.isEmpty else {
+      html.element("p", [("class", "muted")], text: "No enqueue stack (backtraces were off).")
+      return
+    }
+    html.element("div", [("class", "muted")], text: "Enqueue stack, innermost frame first:")
+    html.element("ol", [("class", "stack mono")]) { list in
+      for frame in frames.prefix(limits.framesPerStack) {
+        list.element("li", [("class", Signature.isMachinery(frame) ? "machinery" : nil)]) { item in
+          item.text(frame.displayName)
+          if let location = frame.location {
+            item.element("span", [("class", "loc")], text: "  at " + location)
+          } else if let module = frame.module, frame.symbol != nil {
+            let base = module.split(separator: "/").last.map(String.init) ?? module
+            item.element("span", [("class", "loc")], text: "  in " + base)
+          }
+        }
+      }
+    }
+    HTMLFormat.writeOmitted(
+      shown: min(limits.framesPerStack, frames.count), total: frames.count, "frames",
+      into: &html)
+  }
+}
