@@ -14,8 +14,10 @@ build: setup
 
 # Trace the example program and print its report.
 demo: setup
-	$(SWIFT) build $(STRICT) --product FeedDemo
-	$(SWIFT) run FeedDemo
+	$(SWIFT) build $(STRICT)
+	@mkdir -p $(OUT) && rm -f $(OUT)/feed-demo.jsonl
+	DEALLOCTRACE_LOG=$(OUT)/feed-demo.jsonl "$$($(SWIFT) build --show-bin-path)/FeedDemo"
+	"$$($(SWIFT) build --show-bin-path)/dealloctrace" report $(OUT)/feed-demo.jsonl
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples
