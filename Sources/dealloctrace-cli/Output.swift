@@ -1,19 +1,39 @@
 import DeallocAnalysis
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Where a command's result goes: standard output, or the file named by `-o`.
 enum Output {
   /// Writes `text` to `path`, or to standard output when `path` is `nil` or `-`.
   static func write(_ text: String, to path: String?) throws(AnalysisError) {
+    var text = text
     guard let path, path != "-" else {
-      FileHandle.standardOutput.write(Data(text.utf8))
+      if let failure = text.withUTF8({ writeAll($0, to: 1, path: "<stdout>") }) { throw failure }
       return
     }
-    do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    } catch {
-      let reason = (error as NSError).localizedDescription
-      throw .outputUnwritable(path: path, reason: reason)
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw .outputUnwritable(path: path, reason: String(cString: strerror(errno)))
     }
+    defer { close(fd) }
+    if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
+  }
+
+  /// Writes every byte, retrying short writes; returns the failure, if any.
+  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String)
+    -> AnalysisError?
+  {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return .outputUnwritable(path: path, reason: String(cString: strerror(errno)))
+      }
+      offset += written
+    }
+    return nil
   }
 }

@@ -70,13 +70,13 @@ enum Explanations {
     let n = finding.count
     let objects =
       n == 1 ? "1 \(finding.signature.type) object" : "\(n) \(finding.signature.type) objects"
-    let by = finding.signature.frames.first.map { " by \($0.shortName)" } ?? ""
+    let by = finding.signature.frames.first.map { " enqueued by \($0.shortName)" } ?? ""
     let queue = first.queue.map { "queue '\($0)'" } ?? "a queue"
     switch finding.kind {
     case .leaked:
       let rc = first.retainCount.map { " (retain count \($0) after the release)" } ?? ""
       return
-        "\(objects) enqueued\(by) \(n == 1 ? "was" : "were") released by \(queue) but stayed alive"
+        "\(objects)\(by) \(n == 1 ? "was" : "were") released by \(queue) but stayed alive"
         + " to the end of the session\(rc): something else still holds \(n == 1 ? "it" : "them")."
         + " A real leak."
     case .trueLeak:
@@ -86,12 +86,12 @@ enum Explanations {
     case .stuck:
       let oldest = finding.examples.compactMap(\.age).max() ?? 0
       return
-        "\(objects) enqueued\(by) waited in \(queue) longer than the stuck threshold"
-        + " (the first for \(T.format(oldest))) and the session did not end: the queue stalled, or"
+        "\(objects)\(by) waited in \(queue) longer than the stuck threshold"
+        + " (the oldest for \(T.format(oldest))) and the session did not end: the queue stalled, or"
         + " the process was killed before it drained."
     case .neverReleased:
       return
-        "\(objects) enqueued\(by) \(n == 1 ? "was" : "were") still in \(queue) when the session"
+        "\(objects)\(by) \(n == 1 ? "was" : "were") still in \(queue) when the session"
         + " ended: the process exited before the queue released \(n == 1 ? "it" : "them"),"
         + " so the queue held that memory to the end."
     }

@@ -102,4 +102,14 @@ public struct LatencyStats: Sendable, Equatable, Codable {
   public var p99: Int64
   public var max: Int64
   public var mean: Int64
+
+  public init(count: Int, min: Int64, p50: Int64, p90: Int64, p99: Int64, max: Int64, mean: Int64) {
+    self.count = count
+    self.min = min
+    self.p50 = p50
+    self.p90 = p90
+    self.p99 = p99
+    self.max = max
+    self.mean = mean
+  }
 }

@@ -51,6 +51,13 @@ public struct QueuePeak: Sendable, Equatable {
   public var session: Int
   public var depth: Int
   public var at: Int64
+
+  public init(queue: String, session: Int, depth: Int, at: Int64) {
+    self.queue = queue
+    self.session = session
+    self.depth = depth
+    self.at = at
+  }
 }
 
 /// One session: where it came from, how it ended, its queues and marks.

@@ -14,6 +14,12 @@ public struct LogInput: Sendable, Hashable {
     self.displayName = path
   }
 
+  /// A file named differently in messages (tests use repository-relative names).
+  public init(path: String, displayName: String) {
+    self.path = path
+    self.displayName = displayName
+  }
+
   private init(path: String?, displayName: String) {
     self.path = path
     self.displayName = displayName

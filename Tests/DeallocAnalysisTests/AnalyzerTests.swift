@@ -1,0 +1,157 @@
+import DeallocAnalysis
+import Testing
+
+@Suite struct AnalyzerTests {
+  @Test func everyStateFollowsTheContract() throws {
+    // Session 1 ends cleanly: freed, late, leaked, never released.
+    // Session 2 has no end: one pending, one stuck (threshold 1 s).
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.enqueue(1, t: 0), Line.enqueue(2, t: 0), Line.enqueue(3, t: 0), Line.enqueue(4, t: 0),
+      Line.release(1, t: 100), Line.release(2, t: 100, freed: false),
+      Line.release(3, t: 100, freed: false),
+      Line.dealloc(2, t: 200), Line.end(t: 300, pending: 1),
+      Line.session(),
+      Line.enqueue(1, t: 0), Line.enqueue(2, t: 1_000_000_000),
+      #"{"ev":"mark","t":2000000000,"label":"last","tid":1}"#,
+    ])
+    let report = try log.report()
+    let s = report.summary
+    #expect(
+      [
+        s.sessions, s.enqueued, s.released, s.freed, s.late, s.leaked, s.pending, s.stuck,
+        s.neverReleased,
+      ]
+        == [2, 6, 3, 1, 1, 1, 1, 1, 1])
+    #expect(s.freed + s.late + s.leaked + s.pending + s.stuck + s.neverReleased == s.enqueued)
+    #expect(report.findings.map(\.kind) == [.leaked, .stuck, .neverReleased])
+  }
+
+  @Test func theStuckThresholdIsInclusiveForPending() throws {
+    let log = try TemporaryLog([
+      Line.session(), Line.enqueue(1, t: 0), Line.enqueue(2, t: 1),
+      #"{"ev":"mark","t":1000000001,"label":"last","tid":1}"#,
+    ])
+    // Object 1 is exactly 1 s + 1 ns old, object 2 exactly 1 s: stuck, pending.
+    let report = try log.report()
+    #expect(report.summary.stuck == 1)
+    #expect(report.summary.pending == 1)
+    #expect(report.findings.first?.examples.first?.id == 1)
+    let lenient = try log.report(stuckAfter: 2_000_000_000)
+    #expect(lenient.summary.pending == 2)
+  }
+
+  @Test func aCheckWhileQueuedIsAFalseLeakAndAfterTheReleaseATrueLeak() throws {
+    let log = try TemporaryLog([
+      Line.session(), Line.enqueue(1, t: 10, obj: "0xa0"),
+      Line.check(t: 20, obj: "0xa0", id: 1),
+      Line.release(1, t: 100, freed: false, rc: 2),
+      Line.check(t: 150, obj: "0xa0", id: 1),
+      Line.end(t: 300),
+    ])
+    let report = try log.report()
+    #expect(report.checks.map(\.verdict) == [.falseLeak, .trueLeak])
+    #expect(report.summary.falseLeaks == 1 && report.summary.trueLeaks == 1)
+    #expect(report.checks[0].object?.releasedAt == 100)
+    #expect(report.checks[0].object?.state == .leaked)
+    #expect(report.checks[1].explanation.contains("had already released it"))
+  }
+
+  @Test func aCheckWithoutIdMatchesTheLatestEnqueueOfItsAddress() throws {
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.enqueue(1, t: 10, obj: "0xa0"), Line.release(1, t: 20),
+      Line.enqueue(2, t: 30, obj: "0xa0"),
+      Line.check(t: 40, obj: "0xa0"),
+      Line.release(2, t: 50),
+      Line.check(t: 60, obj: "0xa0"),
+      Line.check(t: 70, obj: "0xb0"),
+      Line.end(t: 100),
+    ])
+    let report = try log.report()
+    #expect(report.checks.map(\.verdict) == [.falseLeak, .trueLeak, .trueLeak])
+    #expect(report.checks[0].object?.id == 2)
+    #expect(report.checks[1].object == nil)
+  }
+
+  @Test func aCheckBeforeItsObjectWasEnqueuedIsATrueLeak() throws {
+    let log = try TemporaryLog([
+      Line.session(), Line.enqueue(1, t: 50, obj: "0xa0"), Line.check(t: 40, obj: "0xa0", id: 1),
+      Line.release(1, t: 60), Line.end(t: 100),
+    ])
+    #expect(try log.report().checks.map(\.verdict) == [.trueLeak])
+  }
+
+  @Test func checksOfGoneObjectsCountButAreNoVerdicts() throws {
+    let log = try TemporaryLog([
+      Line.session(), Line.check(t: 1, obj: "0xa0", alive: false), Line.end(t: 2),
+    ])
+    let report = try log.report()
+    #expect(report.summary.checks == 1)
+    #expect(report.checks.isEmpty)
+  }
+
+  @Test func findingsGroupBySignatureOutsideTheMachinery() throws {
+    let machinery = [
+      "DeallocTrace.QueueTracing.prepareEnqueue(AnyObject) -> ()",
+      "closure #1 () -> () in DeallocQueue.DeallocQueue.enqueue(AnyObject) -> ()",
+      "swift_release",
+    ]
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.stack(1, symbols: machinery + ["App.Screen.close() -> ()", "App.main()"]),
+      Line.stack(
+        2, symbols: Array(machinery.prefix(1)) + ["App.Screen.close() -> ()", "App.main()"]),
+      Line.stack(3, symbols: machinery + ["App.Cache.evict() -> ()", "App.main()"]),
+      Line.enqueue(1, t: 0, stack: 1), Line.enqueue(2, t: 0, stack: 2),
+      Line.enqueue(3, t: 0, stack: 3),
+      Line.enqueue(4, t: 0, type: "T.Other", stack: 1),
+      Line.end(t: 10, pending: 4),
+    ])
+    let findings = try log.report().findings
+    #expect(findings.map(\.count) == [2, 1, 1])
+    #expect(
+      findings[0].signature.frames.map(\.symbol) == ["App.Screen.close() -> ()", "App.main()"])
+    #expect(findings[0].signature.title == "T.Node from Screen.close()")
+    #expect(findings.map(\.signature.type) == ["T.Node", "T.Node", "T.Other"])
+  }
+
+  @Test func inconsistentRecordsAreWarningsNotCrashes() throws {
+    let log = try TemporaryLog([
+      Line.session(), Line.release(9, t: 1), Line.dealloc(9, t: 2),
+      Line.enqueue(1, t: 3), Line.enqueue(1, t: 4), Line.end(t: 5, pending: 1),
+    ])
+    let report = try log.report()
+    #expect(
+      report.warnings.map(\.kind) == [
+        .inconsistentRecord, .inconsistentRecord, .inconsistentRecord,
+      ])
+    #expect(report.summary.enqueued == 1)
+  }
+
+  @Test func peakDepthAndLatencyAreMeasured() throws {
+    let log = try TemporaryLog([
+      Line.session(),
+      #"{"ev":"enqueue","t":10,"id":1,"obj":"0x1","type":"T","q":"a","tid":1,"depth":1}"#,
+      #"{"ev":"enqueue","t":20,"id":2,"obj":"0x2","type":"T","q":"a","tid":1,"depth":2}"#,
+      #"{"ev":"enqueue","t":30,"id":3,"obj":"0x3","type":"T","q":"b","tid":1,"depth":5}"#,
+      Line.release(1, t: 110), Line.release(2, t: 140), Line.release(3, t: 1030, freed: false),
+      Line.dealloc(3, t: 2030), Line.end(t: 3000),
+    ])
+    let report = try log.report()
+    #expect(report.peak == QueuePeak(queue: "b", session: 0, depth: 5, at: 30))
+    let stats = try #require(report.latency.enqueueToRelease.stats)
+    #expect([stats.min, stats.p50, stats.max] == [100, 120, 1000])
+    #expect(report.latency.releaseToDealloc.stats?.p50 == 1000)
+    let a = try #require(report.sessions[0].queues.first { $0.queue == "a" })
+    #expect(a.points.map(\.depth) == [1, 2, 1, 0])
+  }
+
+  @Test func warningsAreCappedButCounted() throws {
+    let log = try TemporaryLog(
+      [Line.session()] + Array(repeating: "x", count: 250) + [Line.end(t: 1)])
+    let report = try log.report()
+    #expect(report.warnings.count == 200)
+    #expect(report.omittedWarnings == 50)
+  }
+}

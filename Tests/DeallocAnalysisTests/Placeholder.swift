@@ -1,1 +1,0 @@
-// DeallocAnalysisTests: replaced by the real tests.

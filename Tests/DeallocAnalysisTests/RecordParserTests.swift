@@ -1,0 +1,175 @@
+import Testing
+
+@testable import DeallocAnalysis
+
+@Suite struct RecordParserTests {
+  private func parse(_ text: String) throws -> LogRecord {
+    var parser = RecordParser()
+    var bytes = Array(text.utf8)
+    return try bytes.withUnsafeMutableBufferPointer { buffer in
+      try parser.parse(UnsafeBufferPointer(buffer))
+    }
+  }
+
+  private func failure(_ text: String) -> String? {
+    do {
+      _ = try parse(text)
+      return nil
+    } catch let error as JSONScanner.Failure {
+      return error.message
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func everyContractKindIsDecoded() throws {
+    #expect(
+      try parse(
+        #"{"ev":"session","v":1,"t":0,"pid":4242,"exe":"/app/Feed","wall":"W","delay_ms":100,"frames":32}"#
+      )
+        == .session(
+          SessionRecord(
+            v: 1, t: 0, pid: 4242, exe: "/app/Feed", wall: "W", delayMs: 100, frames: 32)))
+    #expect(
+      try parse(#"{"ev":"thread","tid":7,"name":"main"}"#)
+        == .thread(ThreadRecord(tid: 7, name: "main")))
+    #expect(
+      try parse(
+        #"{"ev":"stack","id":1,"frames":[{"ip":"0x55d0","mod":"/app/Feed","off":"0x1b2c3","sym":"f()"},{"ip":"0x1"}]}"#
+      )
+        == .stack(
+          StackRecord(
+            id: 1,
+            frames: [
+              Frame(ip: 0x55d0, module: "/app/Feed", offset: 0x1b2c3, symbol: "f()"), Frame(ip: 1),
+            ])))
+    #expect(
+      try parse(
+        #"{"ev":"enqueue","t":1200,"id":1,"obj":"0x600000c01230","type":"Feed.DataController","q":"shared","tid":4242,"depth":1,"stack":1,"rc":1}"#
+      )
+        == .enqueue(
+          EnqueueRecord(
+            t: 1200, id: 1, obj: Address(0x6000_00c0_1230), type: "Feed.DataController",
+            q: "shared",
+            tid: 4242, depth: 1, stack: 1, rc: 1)))
+    #expect(
+      try parse(#"{"ev":"drain","t":5,"q":"shared","n":1,"tid":4250,"why":"timer"}"#)
+        == .drain(DrainRecord(t: 5, q: "shared", n: 1, tid: 4250, why: "timer")))
+    #expect(
+      try parse(#"{"ev":"release","t":9,"id":1,"tid":4250,"freed":false,"rc":2}"#)
+        == .release(ReleaseRecord(t: 9, id: 1, tid: 4250, freed: false, rc: 2)))
+    #expect(try parse(#"{"ev":"dealloc","t":10,"id":1}"#) == .dealloc(DeallocRecord(t: 10, id: 1)))
+    #expect(
+      try parse(#"{"ev":"mark","t":11,"label":"screen closed","tid":1}"#)
+        == .mark(MarkRecord(t: 11, label: "screen closed", tid: 1)))
+    #expect(
+      try parse(#"{"ev":"check","t":12,"obj":"0xabc","type":"T","alive":true,"label":"L","id":3}"#)
+        == .check(
+          CheckRecord(t: 12, obj: Address(0xabc), type: "T", alive: true, label: "L", id: 3)))
+    #expect(
+      try parse(#"{"ev":"end","t":13,"why":"exit","pending":0,"lost":2}"#)
+        == .end(EndRecord(t: 13, why: "exit", pending: 0, lost: 2)))
+  }
+
+  @Test func fieldsComeInAnyOrderAndUnknownOnesAreSkipped() throws {
+    let record = try parse(
+      #" { "id" : 4 , "extra":{"a":[1,2,{"b":"}\"]"}]}, "ev":"dealloc", "more":-1.5e3, "t":7, "z":null } "#
+    )
+    #expect(record == .dealloc(DeallocRecord(t: 7, id: 4)))
+  }
+
+  @Test func unknownKindsAreNamed() throws {
+    #expect(try parse(#"{"ev":"gc","t":1}"#) == .unknown(kind: "gc"))
+    #expect(
+      try parse(#"{"ev":"a-much-longer-kind","t":1}"#) == .unknown(kind: "a-much-longer-kind"))
+  }
+
+  @Test func stringEscapesAreDecoded() throws {
+    let record = try parse(
+      #"{"ev":"mark","t":1,"label":"a\"b\\c\/d\n\u00e9\ud83d\ude00 \ud800x","tid":1}"#)
+    #expect(record == .mark(MarkRecord(t: 1, label: "a\"b\\c/d\né😀 \u{FFFD}x", tid: 1)))
+  }
+
+  @Test func invalidUTF8BecomesReplacementCharacters() throws {
+    var parser = RecordParser()
+    let bytes: [UInt8] =
+      Array(#"{"ev":"mark","t":1,"label":""#.utf8) + [0xFF, 0xC3] + Array(#"","tid":1}"#.utf8)
+    let record = try bytes.withUnsafeBufferPointer { try parser.parse($0) }
+    #expect(record == .mark(MarkRecord(t: 1, label: "\u{FFFD}\u{FFFD}", tid: 1)))
+  }
+
+  @Test func nullMeansAbsent() throws {
+    #expect(
+      try parse(#"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":false,"label":"L","id":null}"#)
+        == .check(CheckRecord(t: 1, obj: Address(1), type: "T", alive: false, label: "L", id: nil)))
+  }
+
+  @Test(arguments: [
+    (#"not json"#, "expected a JSON object"),
+    (#"{"ev":"enqueue","t":1,"id":1,"type":"T","q":"q"}"#, "enqueue record without 'obj'"),
+    (#"{"ev":"release","t":"soon","id":1,"freed":true}"#, "expected an integer"),
+    (#"{"ev":"release","t":1.5,"id":1,"freed":true}"#, "found a fraction"),
+    (#"{"ev":"release","t":1,"id":-1,"freed":true}"#, "'id' is negative"),
+    (#"{"ev":"check","t":1,"obj":"600","type":"T","alive":true,"label":"L"}"#, "hex string"),
+    (#"{"ev":"check","t":1,"obj":"0x12345678901234567","type":"T","alive":true}"#, "hex string"),
+    (#"{"ev":"dealloc","t":1,"id":1} trailing"#, "unexpected bytes"),
+    (#"{"ev":"dealloc","t":1,"id":1"#, "',' or '}'"),
+    (#"{"ev":"dealloc","t":99999999999999999999,"id":1}"#, "out of range"),
+    (#"{"t":1}"#, "without a string 'ev'"),
+    (#"[1,2]"#, "expected a JSON object"),
+    (#"{"ev":"stack","id":1,"frames":[{"mod":"x"}]}"#, "without 'ip'"),
+  ])
+  func malformedLinesSayWhy(_ line: String, _ expected: String) {
+    let message = failure(line)
+    #expect(message?.contains(expected) == true, "\(line): \(message ?? "parsed")")
+  }
+
+  /// Any bytes: cut valid lines at every position, flip bytes, and throw random bytes at the
+  /// parser. It must answer (a record or a failure), never trap.
+  @Test func arbitraryBytesNeverCrash() {
+    let valid = [
+      #"{"ev":"stack","id":1,"frames":[{"ip":"0x55d0","mod":"/app/Feed","off":"0x1b2c3","sym":"f(\"x\")"}]}"#,
+      #"{"ev":"enqueue","t":1200,"id":1,"obj":"0x600000c01230","type":"Feed.D","q":"shared","tid":4242,"depth":1,"stack":1,"rc":1}"#,
+      #"{"ev":"mark","t":1,"label":"a\"b\u00e9\ud83d\ude00","tid":1,"x":[[[{"y":null}]]]}"#,
+    ]
+    var parser = RecordParser()
+    var generator = SplitMix(seed: 42)
+    var outcomes = 0
+    func attempt(_ bytes: [UInt8]) {
+      bytes.withUnsafeBufferPointer { buffer in
+        _ = try? parser.parse(buffer)
+        outcomes += 1
+      }
+    }
+    for line in valid {
+      let bytes = Array(line.utf8)
+      for cut in 0...bytes.count { attempt(Array(bytes[..<cut])) }
+      for _ in 0..<2000 {
+        var mutated = bytes
+        for _ in 0..<(1 + Int(generator.next() % 4)) {
+          mutated[Int(generator.next() % UInt64(mutated.count))] = UInt8(
+            truncatingIfNeeded: generator.next())
+        }
+        attempt(mutated)
+      }
+    }
+    for _ in 0..<5000 {
+      let count = Int(generator.next() % 200)
+      attempt((0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+    }
+    #expect(outcomes > 10_000)
+  }
+}
+
+/// A small deterministic generator, so that a failure reproduces.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -1,0 +1,78 @@
+import DeallocAnalysis
+import Testing
+
+@Suite struct SupportTests {
+  @Test(arguments: [
+    ("1s", Int64(1_000_000_000)), ("250ms", 250_000_000), ("2.5s", 2_500_000_000),
+    ("500us", 500_000), ("10ns", 10), ("1m", 60_000_000_000),
+  ])
+  func durationsParse(_ text: String, _ expected: Int64) throws {
+    #expect(try DurationParsing.nanoseconds(text) == expected)
+  }
+
+  @Test(arguments: ["1", "", "s", "-1s", "1 s", "1x", "abc", "1e3s", "ms"])
+  func badDurationsAreRefused(_ text: String) {
+    #expect(throws: AnalysisError.invalidDuration(text)) { try DurationParsing.nanoseconds(text) }
+  }
+
+  @Test func timesFormatForPeople() {
+    #expect(TimeFormatting.format(0) == "0 µs")
+    #expect(TimeFormatting.format(850_400) == "850 µs")
+    #expect(TimeFormatting.format(12_340_000) == "12.3 ms")
+    #expect(TimeFormatting.format(9_999_940_000) == "9999.9 ms")
+    #expect(TimeFormatting.format(12_345_000_000) == "12.35 s")
+    #expect(TimeFormatting.format(-4_100_000) == "-4.1 ms")
+  }
+
+  @Test func percentilesAreExactWhenFewAndCloseWhenMany() {
+    var small = LatencyDistribution()
+    for value in [5, 1, 4, 2, 3] as [Int64] { small.add(value) }
+    #expect(small.stats == LatencyStats(count: 5, min: 1, p50: 3, p90: 5, p99: 5, max: 5, mean: 3))
+    var large = LatencyDistribution(exactLimit: 10)
+    for value in 1...100_000 { large.add(Int64(value) * 1000) }
+    #expect(!large.isExact)
+    let p50 = Double(large.percentile(0.5)!)
+    let p99 = Double(large.percentile(0.99)!)
+    #expect(abs(p50 - 50_000_000) / 50_000_000 < 0.04)
+    #expect(abs(p99 - 99_000_000) / 99_000_000 < 0.04)
+    #expect(large.histogram.map(\.count).reduce(0, +) == 100_000)
+  }
+
+  @Test func timelinesStayBoundedAndKeepThePeak() {
+    var timeline = QueueTimeline(queue: "q", session: 0)
+    for step in 0..<100_000 {
+      timeline.record(depth: step == 77_777 ? 5000 : step % 100, at: Int64(step) * 1000)
+    }
+    #expect(timeline.points.count <= QueueTimeline.capacity)
+    #expect(timeline.peakDepth == 5000)
+    #expect(timeline.peakTime == 77_777_000)
+    #expect(timeline.points.contains { $0.depth == 5000 })
+    #expect(zip(timeline.points, timeline.points.dropFirst()).allSatisfy { $0.t < $1.t })
+  }
+
+  @Test(arguments: [
+    ("DeallocQueue.DeallocQueue.enqueue(AnyObject) -> ()", true),
+    ("closure #1 () -> () in DeallocTrace.Tracer.record() -> ()", true),
+    ("generic specialization <Feed.Node> of DeallocQueue.DeallocQueue.enqueue<A>(A) -> ()", true),
+    ("(extension in DeallocQueue):Swift.AnyObject.releaseInBackground() -> ()", true),
+    ("swift_release", true),
+    ("cunwind_backtrace", true),
+    ("Feed.FeedScreen.close(DeallocQueue.DeallocQueue) -> ()", false),
+    ("Feed.MyDeallocQueueUser.close() -> ()", false),
+    ("main", false),
+  ])
+  func machineryFramesAreRecognised(_ symbol: String, _ machinery: Bool) {
+    #expect(Signature.isMachinery(Frame(ip: 1, symbol: symbol)) == machinery)
+  }
+
+  @Test func framesHaveShortNames() {
+    #expect(Frame(ip: 1, symbol: "Feed.FeedScreen.close() -> ()").shortName == "FeedScreen.close()")
+    #expect(Frame(ip: 1, symbol: "main").shortName == "main")
+    #expect(Frame(ip: 0x10, module: "/app/Feed", offset: 0x1f).displayName == "Feed+0x1f")
+    #expect(Frame(ip: 0x10).displayName == "0x10")
+  }
+
+  @Test func jsonStringsAreEscaped() {
+    #expect(JSONValue.quote("a\"b\\c\n\u{1}é") == #""a\"b\\c\n\u0001é""#)
+  }
+}
