@@ -48,7 +48,9 @@ public struct SuppressionList: Sendable, Equatable {
   public static func parse(_ text: String, file: String) throws(GateError) -> SuppressionList {
     var suppressions: [Suppression] = []
     var number = 0
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // "\r\n" is one Character in Swift, so a plain split on "\n" would miss Windows lines.
+    let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+    for rawLine in lines {
       number += 1
       var line = Substring(rawLine)
       if line.last == "\r" { line = line.dropLast() }

@@ -45,6 +45,14 @@ public struct GitHubRenderer: Sendable {
     public var title: String
     public var message: String
 
+    public init(level: Level, file: String?, line: Int?, title: String, message: String) {
+      self.level = level
+      self.file = file
+      self.line = line
+      self.title = title
+      self.message = message
+    }
+
     /// The workflow command, escaped, without a newline.
     public var command: String {
       var properties: [String] = []

@@ -1,0 +1,116 @@
+import DeallocAnalysis
+import Foundation
+import Testing
+
+/// The repository's `fixtures/gate/` folder, reports of its logs, and golden files in
+/// `fixtures/gate/expected/` (re-recorded with `DEALLOCTRACE_RECORD_GOLDEN=1`, as the
+/// analysis tests do; a recording run always fails).
+enum GateFixtures {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  static func path(_ name: String) -> String {
+    root.appendingPathComponent("fixtures/gate/\(name)").path
+  }
+
+  /// Analyses `fixtures/gate/NAME` as the CLI would, named repository-relative in messages.
+  static func report(
+    _ name: String, options: AnalysisOptions = AnalysisOptions(),
+    symbolizer: (any FrameSymbolizer)? = nil
+  ) throws -> Report {
+    let input = LogInput(path: path(name), displayName: "fixtures/gate/\(name)")
+    var reader = LogReader()
+    var analyzer = Analyzer(options: options, symbolizer: symbolizer)
+    try reader.read([input], into: &analyzer)
+    return analyzer.finish(inputs: [input.displayName])
+  }
+
+  /// The fixture suppressions, named `fixtures/gate/suppressions.txt` in messages.
+  static func suppressions() throws -> SuppressionList {
+    let text = try String(contentsOfFile: path("suppressions.txt"), encoding: .utf8)
+    return try SuppressionList.parse(text, file: "fixtures/gate/suppressions.txt")
+  }
+
+  static var recording: Bool {
+    ProcessInfo.processInfo.environment["DEALLOCTRACE_RECORD_GOLDEN"] == "1"
+  }
+
+  static func assertGolden(
+    _ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let url = root.appendingPathComponent("fixtures/gate/expected/\(name)")
+    if recording {
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(actual.utf8).write(to: url)
+      Issue.record(
+        "recorded \(name); unset DEALLOCTRACE_RECORD_GOLDEN and run again",
+        sourceLocation: sourceLocation)
+      return
+    }
+    guard let data = FileManager.default.contents(atPath: url.path) else {
+      Issue.record(
+        "missing fixtures/gate/expected/\(name); run with DEALLOCTRACE_RECORD_GOLDEN=1",
+        sourceLocation: sourceLocation)
+      return
+    }
+    let expected = String(decoding: data, as: UTF8.self)
+    guard expected != actual else { return }
+    let want = expected.split(separator: "\n", omittingEmptySubsequences: false)
+    let got = actual.split(separator: "\n", omittingEmptySubsequences: false)
+    let line =
+      zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      ?? min(want.count, got.count)
+    Issue.record(
+      """
+      fixtures/gate/expected/\(name) differs at line \(line + 1):
+        expected: \(line < want.count ? String(want[line]) : "<end>")
+        actual:   \(line < got.count ? String(got[line]) : "<end>")
+      """, sourceLocation: sourceLocation)
+  }
+}
+
+/// A symbolizer that gives every frame of the fixture's test code a file and line, as
+/// `--symbolize` would with llvm-symbolizer on a real binary.
+struct FixtureSymbolizer: FrameSymbolizer {
+  var problems: [String] { [] }
+
+  func symbolize(_ frames: [Frame]) -> [Frame] {
+    frames.map { frame in
+      var frame = frame
+      // The owner of "closure #1 (…) -> () in Feed.FeedScreen.teardownCells()" is after " in ".
+      let owner = frame.symbol.map { $0.components(separatedBy: " in ").last! } ?? ""
+      if owner.hasPrefix("Feed.") {
+        frame.file = "/ci/work/feed/Sources/Feed/\(owner.split(separator: ".")[1]).swift"
+        frame.line = Int((frame.offset ?? 0) % 1000) + 1
+      }
+      return frame
+    }
+  }
+}
+
+/// Writes a log with `count` distinct leaked types, each from its own stack, to a temporary
+/// file, for tests that need more findings than GitHub shows.
+func writeManyLeaksLog(count: Int) throws -> String {
+  var lines = [
+    #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"/app/Many","wall":"2026-11-29T19:00:00Z","delay_ms":100,"frames":8}"#
+  ]
+  for index in 1...count {
+    lines.append(
+      #"{"ev":"stack","id":\#(index),"frames":[{"ip":"0x\#(String(0x1000 + index, radix: 16))","sym":"Many.Owner\#(index).drop() -> ()"}]}"#
+    )
+    // The first groups are larger, so that the order of annotations is by size.
+    for copy in 0..<(index <= 3 ? 2 : 1) {
+      let id = index * 10 + copy
+      lines.append(
+        #"{"ev":"enqueue","t":\#(id),"id":\#(id),"obj":"0x\#(String(0x10000 + id * 64, radix: 16))","type":"Many.Leaky\#(index)","q":"shared","tid":1,"depth":1,"stack":\#(index)}"#
+      )
+      lines.append(#"{"ev":"release","t":\#(1000 + id),"id":\#(id),"tid":2,"freed":false,"rc":1}"#)
+    }
+  }
+  lines.append(#"{"ev":"end","t":100000,"why":"exit","pending":0,"lost":0}"#)
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent("dealloctrace-gate-many-\(count)-\(UUID().uuidString).jsonl").path
+  try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+  return path
+}

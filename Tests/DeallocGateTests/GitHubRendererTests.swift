@@ -1,0 +1,132 @@
+import DeallocAnalysis
+import Foundation
+import Testing
+
+@Suite struct GitHubRendererTests {
+  @Test func messagesEscapePercentAndLineBreaks() {
+    #expect(GitHubRenderer.escapeMessage("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b")
+  }
+
+  @Test func propertiesAlsoEscapeColonAndComma() {
+    #expect(
+      GitHubRenderer.escapeProperty("Box<Dictionary<String, Int>>: 5%\n")
+        == "Box<Dictionary<String%2C Int>>%3A 5%25%0A")
+  }
+
+  @Test func annotationCommandHasFileLineAndTitle() {
+    let annotation = GitHubRenderer.Annotation(
+      level: .error, file: "Sources/Feed/A,B.swift", line: 12, title: "t: x",
+      message: "line 1\nline 2")
+    #expect(
+      annotation.command
+        == "::error file=Sources/Feed/A%2CB.swift,line=12,title=t%3A x::line 1%0Aline 2")
+    let bare = GitHubRenderer.Annotation(
+      level: .warning, file: nil, line: 3, title: "t", message: "m")
+    #expect(bare.command == "::warning title=t::m")
+  }
+
+  @Test func failingFindingsAreErrorsToleratedOnesAndUnusedSuppressionsWarnings() throws {
+    let result = Gate(suppressions: try GateFixtures.suppressions()).evaluate(
+      try GateFixtures.report("leaks.jsonl"))
+    let annotations = GitHubRenderer().annotations(result)
+    #expect(annotations.map(\.level) == [.error, .error, .error, .warning, .warning])
+    #expect(annotations[0].title == "dealloctrace check failed")
+    #expect(
+      annotations[0].message
+        == "--max-leaked: 2 leaked objects, 2 over --max-leaked 0, 1 more suppressed\n"
+        + "--max-true-leaks: 1 true leak, 1 over --max-true-leaks 0")
+    #expect(annotations[1].title.contains("Feed.FeedViewModel"))
+    #expect(annotations[2].title.contains("Feed.ImageCache"))
+    #expect(annotations[3].title.contains("never released: Feed.NodeCell"))
+    let unused = annotations[4]
+    #expect(unused.file == "fixtures/gate/suppressions.txt")
+    #expect(unused.line == 6)
+    #expect(unused.message.hasPrefix("type:Feed.LegacyCache matched no finding"))
+    // Suppressed findings get no annotation.
+    #expect(
+      !annotations.contains {
+        $0.title.contains("ImageDecoder") || $0.title.contains("SessionToken")
+      })
+  }
+
+  @Test func fileAndLineComeFromTheFirstFrameThatHasThemRelativeToTheWorkspace() throws {
+    let report = try GateFixtures.report("leaks.jsonl", symbolizer: FixtureSymbolizer())
+    let annotations = GitHubRenderer(workspace: "/ci/work/feed").annotations(
+      Gate().evaluate(report))
+    let viewModel = try #require(annotations.first { $0.title.contains("FeedViewModel") })
+    #expect(viewModel.file == "Sources/Feed/FeedScreen.swift")
+    #expect(viewModel.line == 0x1b2c3 % 1000 + 1)
+    #expect(
+      viewModel.command.hasPrefix("::error file=Sources/Feed/FeedScreen.swift,line=300,title="))
+    let outside = GitHubRenderer(workspace: "/elsewhere").annotations(Gate().evaluate(report))
+    #expect(
+      outside.first { $0.title.contains("FeedViewModel") }?.file
+        == "/ci/work/feed/Sources/Feed/FeedScreen.swift")
+  }
+
+  @Test func atMostTenErrorsMostSeriousFirstAndANoticeForTheRest() throws {
+    let path = try writeManyLeaksLog(count: 14)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = Gate().evaluate(try DeallocAnalysis.analyze([path]))
+    let annotations = GitHubRenderer().annotations(result)
+    let errors = annotations.filter { $0.level == .error }
+    #expect(errors.count == 10)
+    #expect(errors[0].title == "dealloctrace check failed")
+    // The three groups of two come first (largest first), then the singles in log order.
+    #expect(errors[1...3].allSatisfy { $0.title.hasSuffix("(×2)") })
+    #expect(errors[1].title.contains("Many.Leaky1 "))
+    #expect(errors[9].title.contains("Many.Leaky9 "))
+    let notices = annotations.filter { $0.level == .notice }
+    #expect(notices.count == 1)
+    // 15 errors (verdict + 14 findings), 10 shown.
+    #expect(
+      notices[0].message.hasPrefix(
+        "5 errors not annotated: GitHub shows at most 10 of each kind per step."))
+    #expect(annotations.last == notices[0])
+  }
+
+  @Test func noAnnotationCanBeInjectedOrBrokenByLogText() throws {
+    let result = Gate().evaluate(try GateFixtures.report("hostile.jsonl"))
+    let output = GitHubRenderer().render(result)
+    let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    #expect(lines.count == 3)  // verdict, leaked Box, true leak
+    for line in lines {
+      #expect(line.hasPrefix("::error "))
+      #expect(!line.contains("\r"))
+    }
+    // The label's "\r\n::error::injected" stays inside the message.
+    #expect(output.contains("Tests.test%0D%0A::error::injected saw"))
+    // The type's literal "%0A", ',' and ':' are escaped in the title property.
+    #expect(output.contains("key%3Avalue%250A"))
+    #expect(output.contains("Swift.String%2C Swift.Int"))
+  }
+
+  @Test func passingRunWithoutFindingsPrintsNothing() throws {
+    let result = Gate().evaluate(try GateFixtures.report("clean.jsonl"))
+    #expect(GitHubRenderer().render(result) == "")
+  }
+
+  @Test func goldenAnnotations() throws {
+    let result = Gate(suppressions: try GateFixtures.suppressions()).evaluate(
+      try GateFixtures.report("leaks.jsonl", symbolizer: FixtureSymbolizer()))
+    try GateFixtures.assertGolden(
+      GitHubRenderer(workspace: "/ci/work/feed").render(result), "leaks.github.txt")
+  }
+}
+
+@Suite struct StepSummaryTests {
+  @Test func appendsAndKeepsWhatEarlierStepsWrote() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("step-summary-\(UUID().uuidString).md").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try StepSummary.append("first\n", to: path)  // creates it
+    try StepSummary.append("second\n", to: path)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "first\nsecond\n")
+  }
+
+  @Test func unwritablePathIsAGateError() {
+    #expect(throws: GateError.self) {
+      try StepSummary.append("x", to: "/nonexistent-dir/summary.md")
+    }
+  }
+}
