@@ -56,6 +56,7 @@ let package = Package(
         ),
         .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis"]),
         .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting"]),
+        .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
         .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis"]),
         // Runs the built executables (the CLI, the demo) as child processes.
         .testTarget(

@@ -5,7 +5,7 @@
 /// attribute value, so forgetting to escape takes deliberate effort. The markup it produces is
 /// also well-formed XML (void elements self-closed, only the five XML entities), so a test can
 /// parse the whole report with an XML parser. The trade-off is a little ceremony per element.
-struct HTMLBuffer {
+package struct HTMLBuffer {
   private(set) var output = ""
 
   /// Appends markup written by the renderer itself (never log text).
@@ -86,8 +86,8 @@ struct HTMLBuffer {
     }
   }
 
-  /// `text`, escaped.
-  static func escape(_ text: String) -> String {
+  /// `text`, escaped (`package`: the escaping tests call it).
+  package static func escape(_ text: String) -> String {
     var output = ""
     escape(text, into: &output)
     return output

@@ -1,0 +1,26 @@
+import DeallocAnalysis
+import Foundation
+
+/// The repository's fixtures, found from this file's path (tests run from any directory).
+enum Fixtures {
+  static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("fixtures")
+
+  static func path(_ relative: String) -> String {
+    root.appendingPathComponent(relative).path
+  }
+
+  /// The report of one fixture, analysed with default options.
+  static func report(_ relative: String) throws -> Report {
+    try DeallocAnalysis.analyze([path(relative)])
+  }
+
+  /// A fresh temporary directory, removed at process exit by the OS's tmp cleaning at worst.
+  static func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+
+/// Runs Debian's `chromium` headless on a local file, for the tests that need a real browser.
+///
+/// Skipped only when chromium is absent and `CI` is unset: in CI the browser test must run.
+struct HeadlessChromium {
+  let executable: URL
+
+  /// The browser on `PATH`, or a skip (outside CI) or a failure (in CI) when there is none.
+  static func require() throws -> HeadlessChromium {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for directory in path.split(separator: ":") {
+      for name in ["chromium", "chromium-browser"] {
+        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) {
+          return HeadlessChromium(executable: candidate)
+        }
+      }
+    }
+    if ProcessInfo.processInfo.environment["CI"] == nil {
+      throw XCTSkip(
+        "chromium is not installed (apt-get install -y chromium); the browser test runs in CI")
+    }
+    XCTFail("CI is set but chromium is not installed: scripts/setup must install it")
+    throw XCTSkip("chromium missing")
+  }
+
+  /// The DOM after the page loaded and its scripts ran, and what the browser logged.
+  func dumpDOM(of file: URL) throws -> (dom: String, log: String) {
+    let output = try run(["--dump-dom", file.absoluteString])
+    return (output.stdout, output.stderr)
+  }
+
+  /// Saves a PNG of the page at `size` (width, height in CSS pixels).
+  func screenshot(of file: URL, to png: URL, size: (Int, Int)) throws {
+    _ = try run([
+      "--screenshot=\(png.path)", "--window-size=\(size.0),\(size.1)", "--hide-scrollbars",
+      file.absoluteString,
+    ])
+  }
+
+  private func run(_ arguments: [String]) throws -> (stdout: String, stderr: String) {
+    let profile = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dealloctrace-chromium-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: profile) }
+    var flags = [
+      "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
+      "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
+    ]
+    if getuid() == 0 { flags.append("--no-sandbox") }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = flags + arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes while the browser runs, so neither fills up and blocks it.
+    nonisolated(unsafe) var stderrData = Data()
+    let reader = Thread { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
+    reader.start()
+    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+    let stdout = String(decoding: stdoutData, as: UTF8.self)
+    let stderr = String(decoding: stderrData, as: UTF8.self)
+    guard process.terminationStatus == 0 else {
+      throw ChromiumFailure(status: process.terminationStatus, stderr: stderr)
+    }
+    return (stdout, stderr)
+  }
+
+  struct ChromiumFailure: Error, CustomStringConvertible {
+    var status: Int32
+    var stderr: String
+    var description: String { "chromium exited with \(status): \(stderr.suffix(2000))" }
+  }
+}
