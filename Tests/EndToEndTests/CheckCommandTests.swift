@@ -60,6 +60,15 @@ import Testing
     #expect(run.status == status, "\(arguments): \(run.standardOutput)\(run.standardError)")
   }
 
+  @Test func aCutOffLogIsStillJudgedAndItsWarningGoesToStandardError() throws {
+    let run = try CheckRun(["fixtures/truncated-tail.jsonl"])
+    #expect(run.status == 0)
+    #expect(run.standardOutput.contains("(a session is incomplete)"))
+    #expect(
+      run.standardError.hasPrefix(
+        "dealloctrace: warning: fixtures/truncated-tail.jsonl:6: the last line is cut short"))
+  }
+
   @Test func readsStandardInputLikeReport() throws {
     let log = try Data(
       contentsOf: CheckRun.root.appendingPathComponent("fixtures/gate/leaks.jsonl"))
