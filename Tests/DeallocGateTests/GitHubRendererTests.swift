@@ -64,6 +64,19 @@ import Testing
         == "/ci/work/feed/Sources/Feed/FeedScreen.swift")
   }
 
+  @Test func unusedSuppressionPointsAtItsLineRelativeToTheWorkspace() throws {
+    let list = try SuppressionList.parse(
+      "type:Nothing.*  stale\n", file: "/ci/work/feed/.dealloctrace-suppressions")
+    let result = Gate(suppressions: list).evaluate(try GateFixtures.report("clean.jsonl"))
+    let annotations = GitHubRenderer(workspace: "/ci/work/feed/").annotations(result)
+    #expect(annotations.count == 1)
+    #expect(
+      annotations.first?.command
+        == "::warning file=.dealloctrace-suppressions,line=1,title=dealloctrace%3A unused"
+        + " suppression::type:Nothing.* matched no finding; remove it or fix its pattern"
+        + " (reason given: stale)")
+  }
+
   @Test func atMostTenErrorsMostSeriousFirstAndANoticeForTheRest() throws {
     let path = try writeManyLeaksLog(count: 14)
     defer { try? FileManager.default.removeItem(atPath: path) }

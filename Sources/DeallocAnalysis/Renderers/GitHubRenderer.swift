@@ -88,7 +88,7 @@ public struct GitHubRenderer: Sendable {
     for suppression in result.unusedSuppressions {
       warnings.append(
         Annotation(
-          level: .warning, file: suppression.file, line: suppression.line,
+          level: .warning, file: relative(suppression.file), line: suppression.line,
           title: "dealloctrace: unused suppression",
           message:
             "\(suppression.pattern) matched no finding; remove it or fix its pattern"
