@@ -67,8 +67,9 @@ enum HTMLAssets {
     table{border-collapse:collapse;width:100%;background:var(--card);border:1px solid var(--line);\
     border-radius:8px;overflow:hidden;font-size:13px}
     th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-    th{font-weight:600;background:var(--code);white-space:nowrap}
-    td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+    th{font-weight:600;background:var(--code)}
+    td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+    td.num{white-space:nowrap}
     .table-wrap{overflow-x:auto;margin:10px 0;border-radius:8px}
     table.sortable th{cursor:pointer}
     table.sortable th[aria-sort="ascending"]::after{content:" \\25B2"}
