@@ -9,13 +9,18 @@
 public struct Analyzer: LogVisitor {
   public let options: AnalysisOptions
   private var symbolizer: (any FrameSymbolizer)?
-  private var session: SessionState?
+  /// The session being read; meaningful only while `inSession`.
+  private var state = SessionState(
+    SessionInfo(index: -1, file: "", line: 0, record: SessionRecord(v: 1)))
+  private var inSession = false
   private var sessions: [SessionReport] = []
   private var summary = Summary()
   private var findings = FindingCollector()
   private var checks: [CheckVerdict] = []
   private var latency = LatencySection()
-  private var types: [String: TypeRow] = [:]
+  private var types: [TypeRow] = []
+  private var typeIndex: [String: Int] = [:]
+  private var recentTypes: [Int] = []
   private var warnings: [LogWarning] = []
   private var omittedWarnings = 0
 
@@ -38,14 +43,16 @@ public struct Analyzer: LogVisitor {
   public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
     switch event {
     case .sessionBegan(let info):
-      session = SessionState(info)
+      state = SessionState(info)
+      inSession = true
     case .record(let record):
-      guard session != nil else { return }
+      guard inSession else { return }
       apply(record, line: location.line)
     case .sessionEnded(let ending):
-      guard session != nil else { return }
+      guard inSession else { return }
       finishSession(ending)
-      session = nil
+      inSession = false
+      state = SessionState(state.info)
     }
   }
 
@@ -54,7 +61,7 @@ public struct Analyzer: LogVisitor {
     if let problems = symbolizer?.problems {
       for problem in problems { warn(LogWarning(.symbolization, at: nil, problem)) }
     }
-    let rows = types.values.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
+    let rows = types.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
     return Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       findings: findings.sorted(), checks: checks, latency: latency, types: rows,
@@ -66,9 +73,9 @@ public struct Analyzer: LogVisitor {
   private mutating func apply(_ record: LogRecord, line: Int) {
     switch record {
     case .stack(let stack):
-      session!.stacks[stack.id] = stack.frames
+      state.stacks[stack.id] = stack.frames
     case .thread(let thread):
-      session!.threads[thread.tid] = thread.name
+      state.threads[thread.tid] = thread.name
     case .enqueue(let enqueue):
       applyEnqueue(enqueue, line: line)
     case .release(let release):
@@ -76,14 +83,12 @@ public struct Analyzer: LogVisitor {
     case .dealloc(let dealloc):
       applyDealloc(dealloc, line: line)
     case .drain(let drain):
-      var timeline = session!.timeline(drain.q)
-      timeline.drains += 1
-      session!.queues[drain.q] = timeline
+      state.timelines[state.timeline(drain.q)].drains += 1
     case .mark(let mark):
-      if session!.marks.count < options.maximumListedMarks {
-        session!.marks.append(mark)
+      if state.marks.count < options.maximumListedMarks {
+        state.marks.append(mark)
       } else {
-        session!.omittedMarks += 1
+        state.omittedMarks += 1
       }
     case .check(let check):
       applyCheck(check, line: line)
@@ -93,89 +98,88 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func applyEnqueue(_ r: EnqueueRecord, line: Int) {
-    if session!.live[r.id] != nil || session!.survivors[r.id] != nil {
+    if state.live[r.id] != nil || state.survivors[r.id] != nil {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
+    let type = row(r.type)
+    let queue = state.timeline(r.q)
     let object = SessionState.Live(
-      enqueuedAt: r.t, address: r.obj, type: r.type, queue: r.q, stack: r.stack, line: line)
-    session!.live[r.id] = object
-    session!.liveByAddress[r.obj] = r.id
+      enqueuedAt: r.t, address: r.obj, type: Int32(type), queue: Int32(queue), stack: r.stack,
+      line: line)
+    state.live[r.id] = object
+    state.liveByAddress[r.obj] = r.id
     // The address's latest enqueue is now this one; a survivor that had it stays leaked
     // (the contract wants a `dealloc` record) but no longer answers checks of the address.
-    session!.survivorByAddress[r.obj] = nil
-    session!.summary.enqueued += 1
-    types[r.type, default: TypeRow(type: r.type)].enqueued += 1
-    var timeline = session!.timeline(r.q)
-    timeline.enqueued += 1
-    timeline.record(depth: r.depth ?? (timeline.depth + 1), at: r.t)
-    session!.queues[r.q] = timeline
+    state.survivorByAddress[r.obj] = nil
+    state.summary.enqueued += 1
+    types[type].enqueued += 1
+    state.timelines[queue].enqueued += 1
+    state.timelines[queue].record(depth: r.depth ?? (state.timelines[queue].depth + 1), at: r.t)
   }
 
   private mutating func applyRelease(_ r: ReleaseRecord, line: Int) {
-    guard let object = session!.live.removeValue(forKey: r.id) else {
+    guard let object = state.live.removeValue(forKey: r.id) else {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
     }
-    if session!.liveByAddress[object.address] == r.id {
-      session!.liveByAddress[object.address] = nil
+    if state.liveByAddress[object.address] == r.id {
+      state.liveByAddress[object.address] = nil
     }
-    session!.summary.released += 1
+    state.summary.released += 1
     let waited = r.t - object.enqueuedAt
     latency.enqueueToRelease.add(waited)
-    types[object.type]?.enqueueToRelease.add(waited)
-    var timeline = session!.timeline(object.queue)
-    timeline.recordRelease(at: r.t)
-    session!.queues[object.queue] = timeline
+    types[Int(object.type)].enqueueToRelease.add(waited)
+    state.timelines[Int(object.queue)].recordRelease(at: r.t)
     if r.freed {
-      session!.summary.freed += 1
-      types[object.type]?.states[.freed, default: 0] += 1
+      state.summary.freed += 1
+      types[Int(object.type)].states[.freed, default: 0] += 1
     } else {
-      session!.survivors[r.id] = SessionState.Survivor(
+      state.survivors[r.id] = SessionState.Survivor(
         live: object, releasedAt: r.t, retainCount: r.rc, line: line)
-      session!.survivorByAddress[object.address] = r.id
+      state.survivorByAddress[object.address] = r.id
     }
-    for index in session!.watched[r.id] ?? [] {
-      session!.checks[index].facts?.releasedAt = r.t
-      session!.checks[index].facts?.freedByRelease = r.freed
-      session!.checks[index].facts?.retainCountAfterRelease = r.rc
-      if r.freed { session!.checks[index].facts?.state = .freed }
+    for index in state.watched[r.id] ?? [] {
+      state.checks[index].facts?.releasedAt = r.t
+      state.checks[index].facts?.freedByRelease = r.freed
+      state.checks[index].facts?.retainCountAfterRelease = r.rc
+      if r.freed { state.checks[index].facts?.state = .freed }
     }
   }
 
   private mutating func applyDealloc(_ r: DeallocRecord, line: Int) {
-    guard let survivor = session!.survivors.removeValue(forKey: r.id) else {
+    guard let survivor = state.survivors.removeValue(forKey: r.id) else {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
     }
-    if session!.survivorByAddress[survivor.live.address] == r.id {
-      session!.survivorByAddress[survivor.live.address] = nil
+    if state.survivorByAddress[survivor.live.address] == r.id {
+      state.survivorByAddress[survivor.live.address] = nil
     }
-    session!.summary.late += 1
-    types[survivor.live.type]?.states[.late, default: 0] += 1
+    state.summary.late += 1
+    types[Int(survivor.live.type)].states[.late, default: 0] += 1
     latency.releaseToDealloc.add(r.t - survivor.releasedAt)
-    for index in session!.watched[r.id] ?? [] {
-      session!.checks[index].facts?.deallocAt = r.t
-      session!.checks[index].facts?.state = .late
+    for index in state.watched[r.id] ?? [] {
+      state.checks[index].facts?.deallocAt = r.t
+      state.checks[index].facts?.state = .late
     }
   }
 
   private mutating func applyCheck(_ check: CheckRecord, line: Int) {
-    session!.summary.checks += 1
+    state.summary.checks += 1
     guard check.alive else { return }
     // Match the object: by id when the check has one, else by the address's latest enqueue.
     var id = check.id
     if id == nil {
-      id = session!.liveByAddress[check.obj] ?? session!.survivorByAddress[check.obj]
+      id = state.liveByAddress[check.obj] ?? state.survivorByAddress[check.obj]
     }
     var facts: ObjectFacts?
     var stack: Int64?
     var inQueue = false
-    if let id, let object = session!.live[id] {
+    if let id, let object = state.live[id] {
       inQueue = object.enqueuedAt <= check.t
       facts = self.facts(id: id, object)
       stack = object.stack
-    } else if let id, let survivor = session!.survivors[id] {
+    } else if let id, let survivor = state.survivors[id] {
       facts = self.facts(id: id, survivor.live)
       facts?.releasedAt = survivor.releasedAt
       facts?.freedByRelease = false
@@ -184,83 +188,107 @@ public struct Analyzer: LogVisitor {
     }
     let verdict: CheckVerdict.Verdict = inQueue ? .falseLeak : .trueLeak
     if inQueue {
-      session!.summary.falseLeaks += 1
-      types[check.type, default: TypeRow(type: check.type)].falseLeaks += 1
+      state.summary.falseLeaks += 1
+      types[row(check.type)].falseLeaks += 1
     } else {
-      session!.summary.trueLeaks += 1
-      types[check.type, default: TypeRow(type: check.type)].trueLeaks += 1
+      state.summary.trueLeaks += 1
+      types[row(check.type)].trueLeaks += 1
     }
-    let listed = checks.count + session!.checks.count < options.maximumListedChecks
+    let listed = checks.count + state.checks.count < options.maximumListedChecks
     guard listed || verdict == .trueLeak else { return }
-    session!.checks.append(
+    state.checks.append(
       SessionState.PendingCheck(
         verdict: verdict, check: check, line: line, facts: facts, stack: stack))
-    if let facts { session!.watched[facts.id, default: []].append(session!.checks.count - 1) }
+    if let facts { state.watched[facts.id, default: []].append(state.checks.count - 1) }
   }
 
-  private mutating func facts(id: UInt64, _ object: SessionState.Live) -> ObjectFacts {
+  private func facts(id: UInt64, _ object: SessionState.Live) -> ObjectFacts {
     ObjectFacts(
-      id: id, address: object.address, type: object.type, queue: object.queue,
+      id: id, address: object.address, type: typeName(object), queue: queueName(object),
       enqueuedAt: object.enqueuedAt, enqueuedBy: nil)
+  }
+
+  private func typeName(_ object: SessionState.Live) -> String { types[Int(object.type)].type }
+  private func queueName(_ object: SessionState.Live) -> String {
+    state.timelines[Int(object.queue)].queue
+  }
+
+  /// The index of `type`'s row, created on first use. A short scan of the latest rows
+  /// (interned names compare by identity first) avoids hashing the name for every record.
+  private mutating func row(_ type: String) -> Int {
+    for index in recentTypes where types[index].type == type { return index }
+    let index: Int
+    if let known = typeIndex[type] {
+      index = known
+    } else {
+      index = types.count
+      types.append(TypeRow(type: type))
+      typeIndex[type] = index
+    }
+    if recentTypes.count == 8 { recentTypes.removeFirst() }
+    recentTypes.append(index)
+    return index
   }
 
   private mutating func inconsistent(_ line: Int, _ message: String) {
     warn(
       LogWarning(
-        .inconsistentRecord, at: LogLocation(file: session!.info.file, line: line), message))
+        .inconsistentRecord, at: LogLocation(file: state.info.file, line: line), message))
   }
 
   // MARK: - Session end
 
   /// The stack's frames, symbolized once per session.
   private mutating func frames(_ stack: Int64?) -> [Frame] {
-    guard let stack, let raw = session!.stacks[stack] else { return [] }
-    if let done = session!.symbolizedStacks[stack] { return done }
+    guard let stack, let raw = state.stacks[stack] else { return [] }
+    if let done = state.symbolizedStacks[stack] { return done }
     let resolved = symbolizer?.symbolize(raw) ?? raw
-    session!.symbolizedStacks[stack] = resolved
+    state.symbolizedStacks[stack] = resolved
     return resolved
   }
 
   private mutating func finishSession(_ ending: SessionEnding) {
-    let file = session!.info.file
-    let index = session!.info.index
+    let file = state.info.file
+    let index = state.info.index
     let lastTime = ending.lastTime
     let ended = ending.end != nil
 
     // Survivors never deallocated: leaked.
-    for (id, survivor) in session!.survivors.sorted(by: { $0.value.line < $1.value.line }) {
-      session!.summary.leaked += 1
-      types[survivor.live.type]?.states[.leaked, default: 0] += 1
+    for (id, survivor) in state.survivors.sorted(by: { $0.value.line < $1.value.line }) {
+      state.summary.leaked += 1
+      types[Int(survivor.live.type)].states[.leaked, default: 0] += 1
       let stack = frames(survivor.live.stack)
+      let type = typeName(survivor.live)
       findings.add(
-        .leaked, Signature(type: survivor.live.type, stack: stack), stack: stack,
+        .leaked, Signature(type: type, stack: stack), stack: stack,
         FindingExample(
-          session: index, id: id, address: survivor.live.address, type: survivor.live.type,
-          queue: survivor.live.queue, enqueuedAt: survivor.live.enqueuedAt,
+          session: index, id: id, address: survivor.live.address, type: type,
+          queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
           location: LogLocation(file: file, line: survivor.line)))
-      for check in session!.watched[id] ?? [] { session!.checks[check].facts?.state = .leaked }
+      for check in state.watched[id] ?? [] { state.checks[check].facts?.state = .leaked }
     }
     // Objects still in a queue: pending, stuck or never released.
-    for (id, object) in session!.live.sorted(by: { $0.value.line < $1.value.line }) {
+    for (id, object) in state.live.sorted(by: { $0.value.line < $1.value.line }) {
       let age = lastTime - object.enqueuedAt
-      let state: ObjectState =
+      let objectState: ObjectState =
         ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)
-      session!.summary[state] += 1
-      types[object.type]?.states[state, default: 0] += 1
-      for check in session!.watched[id] ?? [] { session!.checks[check].facts?.state = state }
-      guard state != .pending else { continue }
+      state.summary[objectState] += 1
+      types[Int(object.type)].states[objectState, default: 0] += 1
+      for check in state.watched[id] ?? [] { state.checks[check].facts?.state = objectState }
+      guard objectState != .pending else { continue }
       let stack = frames(object.stack)
+      let type = typeName(object)
       findings.add(
-        state == .stuck ? .stuck : .neverReleased, Signature(type: object.type, stack: stack),
+        objectState == .stuck ? .stuck : .neverReleased, Signature(type: type, stack: stack),
         stack: stack,
         FindingExample(
-          session: index, id: id, address: object.address, type: object.type,
-          queue: object.queue, enqueuedAt: object.enqueuedAt, age: age,
+          session: index, id: id, address: object.address, type: type,
+          queue: queueName(object), enqueuedAt: object.enqueuedAt, age: age,
           location: LogLocation(file: file, line: object.line)))
     }
     // Checks: explain, list, and group the true leaks.
-    for pending in session!.checks {
+    for pending in state.checks {
       var facts = pending.facts
       let stack = frames(pending.stack)
       if facts != nil {
@@ -285,8 +313,7 @@ public struct Analyzer: LogVisitor {
       if checks.count < options.maximumListedChecks { checks.append(verdict) }
     }
 
-    let state = session!
-    let timelines = state.queueOrder.compactMap { state.queues[$0] }
+    let timelines = state.timelines
     sessions.append(
       SessionReport(
         index: index, file: file, line: state.info.line, header: state.info.record,

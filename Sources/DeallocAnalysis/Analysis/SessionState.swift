@@ -1,12 +1,17 @@
 /// What the analyzer keeps while a session is being read: the objects still in a queue, the
 /// survivors of their release, the session's stacks and queues. Dropped at the session's end.
+///
+/// Objects refer to their type and queue by index, so that the per-object tables hold no
+/// strings (no reference counting on the hot path).
 struct SessionState {
   /// An object enqueued and not yet released.
   struct Live {
     var enqueuedAt: Int64
     var address: Address
-    var type: String
-    var queue: String
+    /// Index into the analyzer's type rows.
+    var type: Int32
+    /// Index into ``SessionState/timelines``.
+    var queue: Int32
     var stack: Int64?
     var line: Int
   }
@@ -29,7 +34,7 @@ struct SessionState {
     var stack: Int64?
   }
 
-  let info: SessionInfo
+  var info: SessionInfo
   var stacks: [Int64: [Frame]] = [:]
   var symbolizedStacks: [Int64: [Frame]] = [:]
   var threads: [Int64: String] = [:]
@@ -37,8 +42,9 @@ struct SessionState {
   var liveByAddress: [Address: UInt64] = [:]
   var survivors: [UInt64: Survivor] = [:]
   var survivorByAddress: [Address: UInt64] = [:]
-  var queueOrder: [String] = []
-  var queues: [String: QueueTimeline] = [:]
+  /// Timelines in order of first appearance, and their index by queue name.
+  var timelines: [QueueTimeline] = []
+  private var queueIndex: [String: Int] = [:]
   var summary = Summary()
   var marks: [MarkRecord] = []
   var omittedMarks = 0
@@ -51,11 +57,15 @@ struct SessionState {
     summary.sessions = 1
   }
 
-  mutating func timeline(_ queue: String) -> QueueTimeline {
-    if let timeline = queues[queue] { return timeline }
-    queueOrder.append(queue)
-    let timeline = QueueTimeline(queue: queue, session: info.index)
-    queues[queue] = timeline
-    return timeline
+  /// The index of `queue`'s timeline, created on first use. Queues are few: a short scan
+  /// (interned names compare by identity first) beats hashing the name.
+  mutating func timeline(_ queue: String) -> Int {
+    for index in timelines.indices.prefix(8) where timelines[index].queue == queue {
+      return index
+    }
+    if let index = queueIndex[queue] { return index }
+    timelines.append(QueueTimeline(queue: queue, session: info.index))
+    queueIndex[queue] = timelines.count - 1
+    return timelines.count - 1
   }
 }

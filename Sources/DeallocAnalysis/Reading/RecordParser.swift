@@ -7,54 +7,58 @@
 struct RecordParser {
   private var interner = StringInterner()
 
-  private enum Key {
-    static let ev = JSONScanner.pack("ev")
-    static let t = JSONScanner.pack("t")
-    static let v = JSONScanner.pack("v")
-    static let id = JSONScanner.pack("id")
-    static let obj = JSONScanner.pack("obj")
-    static let type = JSONScanner.pack("type")
-    static let q = JSONScanner.pack("q")
-    static let tid = JSONScanner.pack("tid")
-    static let depth = JSONScanner.pack("depth")
-    static let stack = JSONScanner.pack("stack")
-    static let rc = JSONScanner.pack("rc")
-    static let n = JSONScanner.pack("n")
-    static let why = JSONScanner.pack("why")
-    static let freed = JSONScanner.pack("freed")
-    static let label = JSONScanner.pack("label")
-    static let alive = JSONScanner.pack("alive")
-    static let pid = JSONScanner.pack("pid")
-    static let exe = JSONScanner.pack("exe")
-    static let wall = JSONScanner.pack("wall")
-    static let delayMs = JSONScanner.pack("delay_ms")
-    static let frames = JSONScanner.pack("frames")
-    static let name = JSONScanner.pack("name")
-    static let pending = JSONScanner.pack("pending")
-    static let lost = JSONScanner.pack("lost")
-    static let ip = JSONScanner.pack("ip")
-    static let mod = JSONScanner.pack("mod")
-    static let off = JSONScanner.pack("off")
-    static let sym = JSONScanner.pack("sym")
+  /// Field names packed into integers (``JSONScanner/pack(_:)-(StaticString)``), written as
+  /// literals so that matching a key costs no lazy initialization; a test checks each one.
+  enum Key {
+    static let ev: UInt64 = 0x7665  // "ev"
+    static let t: UInt64 = 0x74  // "t"
+    static let v: UInt64 = 0x76  // "v"
+    static let id: UInt64 = 0x6469  // "id"
+    static let obj: UInt64 = 0x6a626f  // "obj"
+    static let type: UInt64 = 0x6570_7974  // "type"
+    static let q: UInt64 = 0x71  // "q"
+    static let tid: UInt64 = 0x646974  // "tid"
+    static let depth: UInt64 = 0x68_7470_6564  // "depth"
+    static let stack: UInt64 = 0x6b_6361_7473  // "stack"
+    static let rc: UInt64 = 0x6372  // "rc"
+    static let n: UInt64 = 0x6e  // "n"
+    static let why: UInt64 = 0x796877  // "why"
+    static let freed: UInt64 = 0x64_6565_7266  // "freed"
+    static let label: UInt64 = 0x6c_6562_616c  // "label"
+    static let alive: UInt64 = 0x65_7669_6c61  // "alive"
+    static let pid: UInt64 = 0x646970  // "pid"
+    static let exe: UInt64 = 0x657865  // "exe"
+    static let wall: UInt64 = 0x6c6c_6177  // "wall"
+    static let delayMs: UInt64 = 0x736d_5f79_616c_6564  // "delay_ms"
+    static let frames: UInt64 = 0x7365_6d61_7266  // "frames"
+    static let name: UInt64 = 0x656d_616e  // "name"
+    static let pending: UInt64 = 0x67_6e69_646e_6570  // "pending"
+    static let lost: UInt64 = 0x7473_6f6c  // "lost"
+    static let ip: UInt64 = 0x7069  // "ip"
+    static let mod: UInt64 = 0x646f6d  // "mod"
+    static let off: UInt64 = 0x66666f  // "off"
+    static let sym: UInt64 = 0x6d7973  // "sym"
   }
 
-  private enum Kind {
-    static let session = JSONScanner.pack("session")
-    static let thread = JSONScanner.pack("thread")
-    static let stack = JSONScanner.pack("stack")
-    static let enqueue = JSONScanner.pack("enqueue")
-    static let drain = JSONScanner.pack("drain")
-    static let release = JSONScanner.pack("release")
-    static let dealloc = JSONScanner.pack("dealloc")
-    static let mark = JSONScanner.pack("mark")
-    static let check = JSONScanner.pack("check")
-    static let end = JSONScanner.pack("end")
+  /// Record kinds, packed the same way.
+  enum Kind {
+    static let session: UInt64 = 0x6e_6f69_7373_6573  // "session"
+    static let thread: UInt64 = 0x6461_6572_6874  // "thread"
+    static let stack: UInt64 = 0x6b_6361_7473  // "stack"
+    static let enqueue: UInt64 = 0x65_7565_7571_6e65  // "enqueue"
+    static let drain: UInt64 = 0x6e_6961_7264  // "drain"
+    static let release: UInt64 = 0x65_7361_656c_6572  // "release"
+    static let dealloc: UInt64 = 0x63_6f6c_6c61_6564  // "dealloc"
+    static let mark: UInt64 = 0x6b72_616d  // "mark"
+    static let check: UInt64 = 0x6b_6365_6863  // "check"
+    static let end: UInt64 = 0x646e65  // "end"
   }
 
   /// Every field any record kind uses; `nil` when absent (or `null`).
   private struct Fields {
     var ev: UInt64 = 0
-    var evText: String?
+    /// The kind's bytes, decoded only when the kind is unknown.
+    var evRaw: (start: Int, count: Int, escaped: Bool)?
     var t: Int64?
     var v: Int64?
     var id: Int64?
@@ -98,7 +102,7 @@ struct RecordParser {
     }
     scanner.skipWhitespace()
     if !scanner.isAtEnd { throw Failure("unexpected bytes after the JSON object") }
-    return try build(f)
+    return try build(f, scanner)
   }
 
   private mutating func readField(_ key: UInt64, into f: inout Fields, _ s: inout JSONScanner)
@@ -110,7 +114,7 @@ struct RecordParser {
       if !raw.escaped && raw.count <= 8 && raw.count > 0 {
         f.ev = JSONScanner.pack(s.base + raw.start, raw.count)
       }
-      f.evText = try internedOrDecoded(s, raw)
+      f.evRaw = raw
     case Key.t: f.t = try s.readInteger()
     case Key.id: f.id = try s.readInteger()
     case Key.obj: f.obj = try s.readHexString()
@@ -181,7 +185,7 @@ struct RecordParser {
     return frames
   }
 
-  private func build(_ f: Fields) throws(Failure) -> LogRecord {
+  private mutating func build(_ f: Fields, _ scanner: JSONScanner) throws(Failure) -> LogRecord {
     func need<T>(_ value: T?, _ name: String, _ kind: String) throws(Failure) -> T {
       guard let value else { throw Failure("\(kind) record without '\(name)'") }
       return value
@@ -242,8 +246,8 @@ struct RecordParser {
           t: try need(f.t, "t", "end"), why: f.why ?? "", pending: int(f.pending) ?? 0,
           lost: int(f.lost) ?? 0))
     default:
-      guard let kind = f.evText else { throw Failure("record without a string 'ev'") }
-      return .unknown(kind: kind)
+      guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
+      return .unknown(kind: try internedOrDecoded(scanner, raw))
     }
   }
 }
