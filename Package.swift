@@ -47,6 +47,12 @@ let package = Package(
             dependencies: ["DeallocQueue", "DeallocTrace"],
             path: "Examples/TraceProbe"
         ),
+        // The stress, crash and fault child that the reliability tests run.
+        .executableTarget(
+            name: "StressChild",
+            dependencies: ["DeallocQueue", "DeallocTrace"],
+            path: "Examples/StressChild"
+        ),
 
         // Tests.
         .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
@@ -63,5 +69,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
         ),
+        // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
+        .testTarget(name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild"]),
     ]
 )

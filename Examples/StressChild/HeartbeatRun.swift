@@ -1,0 +1,44 @@
+import DeallocQueue
+import DeallocTrace
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What the heartbeat mode does until it is killed: batches of enqueues on the shared queue
+/// (100 ms delay), each followed by a mark `batch N` and then the line `beat N` on stdout.
+///
+/// The parent kills it at a random moment and checks that every batch it heard about at
+/// least one flush interval before the kill is in the log. Some objects are kept alive past
+/// their release, so the log also holds late objects (a later `dealloc`) and leaked ones.
+struct HeartbeatRun {
+  static let objectsPerBatch = 20
+  var logPath: String
+
+  func run() -> Never {
+    do {
+      try DeallocTrace.start(path: logPath)
+    } catch {
+      ChildOutput.error("cannot start tracing: \(error)")
+      exit(2)
+    }
+    let ledger = DeinitLedger(capacity: 1)
+    var heldForAWhile: [TrackedObject] = []
+    var heldForever: [TrackedObject] = []
+    var batch = 0
+    while true {
+      for slot in 0..<Self.objectsPerBatch {
+        var object: TrackedObject? = TrackedObject(index: 0, ledger: ledger)
+        if batch % 100 == 0 && slot == 0 { heldForAWhile.append(object!) }
+        if batch % 25 == 0 && slot == 1 { heldForever.append(object!) }
+        DeallocQueue.shared.releaseInBackground(&object)
+      }
+      DeallocTrace.mark("batch \(batch)")
+      ChildOutput.line("beat \(batch)")
+      if batch % 100 == 90 { heldForAWhile.removeAll() }
+      batch += 1
+      usleep(3_000)
+    }
+  }
+}

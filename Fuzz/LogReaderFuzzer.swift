@@ -1,0 +1,58 @@
+// A libFuzzer target for the analysis half: the log reader, the analyzer and the renderers,
+// fed arbitrary bytes. `scripts/fuzz` compiles it together with the DeallocAnalysis sources
+// into one module (so it reaches internal API too) with `-sanitize=fuzzer,address`.
+//
+// The reader takes its input from a path, as the CLI does; each input is written to one
+// unlinked temporary file (in /dev/shm, memory-backed) that the reader opens through
+// `/proc/self/fd/N`, so the fuzzer exercises the same `read(2)` path as real logs.
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The unlinked file that holds the current input. (`memfd_create` is not imported into
+/// Swift by Glibc; an unlinked file in /dev/shm is the same thing.)
+private let inputFile: (descriptor: Int32, path: String) = {
+  let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+  var template = Array("\(directory)/dealloctrace-fuzz-XXXXXX".utf8CString)
+  let descriptor = mkstemp(&template)
+  guard descriptor >= 0 else {
+    fputs(
+      "fuzz: cannot create a file in \(directory): \(String(cString: strerror(errno)))\n", stderr)
+    exit(2)
+  }
+  unlink(template)
+  return (descriptor, "/proc/self/fd/\(descriptor)")
+}()
+
+private let renderers: [any ReportRenderer] = [
+  TextRenderer(), JSONRenderer(), MarkdownRenderer(), HTMLRenderer(),
+]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  let (descriptor, path) = inputFile
+  guard ftruncate(descriptor, 0) == 0 else { return 0 }
+  if let data, size > 0 {
+    var offset = 0
+    while offset < size {
+      let written = pwrite(descriptor, data + offset, size - offset, off_t(offset))
+      guard written > 0 else { return 0 }
+      offset += written
+    }
+  }
+  var reader = LogReader()
+  var analyzer = Analyzer()
+  do {
+    try reader.read(LogInput(path: path), into: &analyzer)
+  } catch {
+    // Unusable input must come out as a one-line message naming the input.
+    let message = error.description
+    precondition(!message.isEmpty && !message.contains("\n"), "bad error message: \(message)")
+  }
+  let report = analyzer.finish(inputs: [path])
+  for renderer in renderers {
+    _ = renderer.render(report)
+  }
+  return 0
+}

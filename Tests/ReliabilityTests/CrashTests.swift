@@ -1,0 +1,174 @@
+import DeallocAnalysis
+import Dispatch
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A traced child killed with SIGKILL at random moments: what it wrote must stay readable,
+/// and what it recorded more than one flush interval before the kill must be there.
+final class CrashTests: XCTestCase {
+  /// The contract's bound on what a killed process may lose.
+  private static let flushIntervalNanoseconds: UInt64 = 100_000_000
+  private static let runs = 10
+
+  func testKilledChildLeavesAReadableIncompleteLogMissingNothingOlderThanTheFlushInterval()
+    throws
+  {
+    let seed =
+      ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    print("CrashTests seed: \(seed) (rerun with RELIABILITY_SEED=\(seed))")
+    var random = SplitMix64(seed: seed)
+    let scratch = try ScratchDirectory("crash")
+    defer { scratch.remove() }
+    for run in 0..<Self.runs {
+      let delay = UInt64.random(in: 0...600_000_000, using: &random)
+      try killAndCheck(
+        run: run, afterFirstBeatPlus: delay, log: scratch.file("crash-\(run).jsonl"))
+    }
+  }
+
+  private func killAndCheck(run: Int, afterFirstBeatPlus delay: UInt64, log: String) throws {
+    let context = "run \(run), kill \(delay / 1_000_000) ms after the first beat"
+    let process = Process()
+    process.executableURL = try ChildProcess.executable()
+    process.arguments = ["heartbeat", log]
+    process.environment = ChildProcess.environment()
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.standardError
+    let beats = BeatListener(output.fileHandleForReading)
+    try process.run()
+
+    guard beats.waitForFirstBeat(seconds: 20) else {
+      process.terminate()
+      process.waitUntilExit()
+      return XCTFail("\(context): no heartbeat within 20 s")
+    }
+    usleep(useconds_t(delay / 1000))
+    let killedAt = DispatchTime.now().uptimeNanoseconds
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationReason, .uncaughtSignal, context)
+    let heard = beats.finish()
+
+    // Every complete line parses; at most the last is cut short.
+    let tally = try LogTally.read(log)
+    XCTAssertEqual(tally.warningsOtherThanTruncation.map(\.description), [], context)
+    XCTAssertLessThanOrEqual(tally.warnings.count, 1, context)
+    XCTAssertEqual(tally.sessions.count, 1, context)
+    XCTAssertNil(tally.endings.last?.end, "\(context): a killed session has no end")
+    XCTAssertEqual(tally.releasesOfUnknownIDs, 0, context)
+    XCTAssertEqual(tally.duplicateEnqueues, 0, context)
+
+    // Nothing older than the flush interval is missing: every batch heard early enough has
+    // its mark, and all of its enqueues, and every earlier one's, precede the mark.
+    let marks = Dictionary(
+      tally.marks.filter { $0.label.hasPrefix("batch ") }.map { ($0.label, $0) },
+      uniquingKeysWith: { first, _ in first })
+    let old = heard.filter { $0.heardAt + Self.flushIntervalNanoseconds <= killedAt }
+    for beat in old {
+      guard let mark = marks["batch \(beat.batch)"] else {
+        XCTFail(
+          "\(context): batch \(beat.batch), heard \((killedAt - beat.heardAt) / 1_000_000) ms"
+            + " before the kill, is missing from the log (\(marks.count) batches logged)")
+        break
+      }
+      XCTAssertEqual(
+        mark.mainThreadEnqueuesBefore, (beat.batch + 1) * 20,
+        "\(context): enqueues before batch \(beat.batch)")
+    }
+
+    // The report marks the session incomplete and classifies the rest as the contract says.
+    let report = try DeallocAnalysis.analyze([log])
+    XCTAssertTrue(report.hasIncompleteSession, context)
+    XCTAssertEqual(report.sessions.first?.isComplete, false, context)
+    XCTAssertEqual(report.summary, tally.expectedSummary(), context)
+    XCTAssertEqual(report.summary.neverReleased, 0, "\(context): no end, so nothing is 'never'")
+    XCTAssertEqual(
+      report.summary.enqueued,
+      report.summary.released + report.summary.pending + report.summary.stuck, context)
+    if old.count > 100 {
+      // Batch 0 keeps one object for 90 batches (at least 270 ms, well past its release)
+      // and another forever: by batch 100 the first is late and the second leaked.
+      XCTAssertGreaterThanOrEqual(report.summary.leaked, 1, context)
+      XCTAssertGreaterThanOrEqual(report.summary.late, 1, context)
+    }
+  }
+}
+
+/// The child's `beat N` lines, each stamped with when this process read it.
+private final class BeatListener: @unchecked Sendable {
+  // @unchecked: `beats` and `first` are guarded by `lock`.
+  struct Beat {
+    var batch: Int
+    var heardAt: UInt64
+  }
+
+  private let lock = NSLock()
+  private var beats: [Beat] = []
+  private let firstBeat = DispatchSemaphore(value: 0)
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) {
+    let thread = Thread { [self] in
+      listen(handle.fileDescriptor)
+      done.signal()
+    }
+    thread.start()
+  }
+
+  private func listen(_ descriptor: Int32) {
+    var pending: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 { return }
+      let now = DispatchTime.now().uptimeNanoseconds
+      pending.append(contentsOf: chunk[..<count])
+      while let newline = pending.firstIndex(of: 0x0A) {
+        let line = String(decoding: pending[..<newline], as: UTF8.self)
+        pending.removeSubrange(...newline)
+        guard line.hasPrefix("beat "), let batch = Int(line.dropFirst(5)) else { continue }
+        lock.lock()
+        beats.append(Beat(batch: batch, heardAt: now))
+        let isFirst = beats.count == 1
+        lock.unlock()
+        if isFirst { firstBeat.signal() }
+      }
+    }
+  }
+
+  func waitForFirstBeat(seconds: Int) -> Bool {
+    firstBeat.wait(timeout: .now() + .seconds(seconds)) == .success
+  }
+
+  /// Waits for the pipe's end (the child is gone) and returns every beat heard.
+  func finish() -> [Beat] {
+    done.wait()
+    lock.lock()
+    defer { lock.unlock() }
+    return beats
+  }
+}
+
+/// A small, seedable generator, so that a failing run can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) {
+    state = seed
+  }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
