@@ -1,3 +1,4 @@
+import CUnwind
 import DeallocQueue
 import DeallocTrace
 import Foundation
@@ -63,7 +64,8 @@ func runScenario() {
 
   // An enqueue from a named thread.
   let worker = Thread {
-    Thread.current.name = "probe-worker"
+    // pthread_setname_np, directly: Foundation's setter does not always reach the OS name.
+    cunwind_set_thread_name("probe-worker")
     var fromWorker: FeedController? = FeedController()
     DeallocQueue.shared.releaseInBackground(&fromWorker)
   }

@@ -23,6 +23,12 @@ extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer
 extern size_t swift_retainCount(const void *object);
 
 int cunwind_tracing_flag = 0;
+void *cunwind_session_pointer = NULL;
+uint64_t cunwind_object_id_counter = 0;
+
+void cunwind_set_current_session(void *session) {
+  __atomic_store_n(&cunwind_session_pointer, session, __ATOMIC_RELEASE);
+}
 
 intptr_t cunwind_retain_count(const void *object) { return (intptr_t)swift_retainCount(object); }
 

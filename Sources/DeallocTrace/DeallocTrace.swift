@@ -44,6 +44,13 @@ public enum DeallocTrace {
     Tracer.finish(why: .explicit)
   }
 
+  /// Waits until everything recorded so far is in the file (not necessarily on disk: the
+  /// kernel has it, so it survives the process being killed). For tests and benchmarks that
+  /// look at the log while the process runs; recording itself never needs it.
+  public static func flush() {
+    Tracer.session()?.buffer.waitUntilWritten()
+  }
+
   /// Records a checkpoint, and looks at the survivors (a mark is a moment a test cares
   /// about, so deaths up to here get their `dealloc`).
   public static func mark(_ label: String) {

@@ -27,6 +27,9 @@ final class EventBuffer: @unchecked Sendable {
   private var frames: [UInt] = []
   private var state = State.open
   private var waitingProducers = 0
+  /// Events accepted so far, and events the writer has written (both under the lock).
+  private var accepted = 0
+  private var written = 0
   /// A racy copy of `events.count` for the hot path's "is there room" check, which then
   /// takes the lock only when the buffer looks full.
   private let fill = Atomic<Int>(0)
@@ -73,6 +76,7 @@ final class EventBuffer: @unchecked Sendable {
       frames.append(contentsOf: UnsafeBufferPointer(start: source, count: frameCount))
     }
     events.append(stored)
+    accepted += 1
     let count = events.count
     fill.store(count, ordering: .relaxed)
     if count == capacity / 2 || count >= capacity {
@@ -89,7 +93,7 @@ final class EventBuffer: @unchecked Sendable {
     waitingAtMost nanoseconds: UInt64
   ) -> State {
     monitor.lock()
-    if events.count < capacity / 2 && state == .open {
+    if events.count < capacity / 2 && state == .open && waitingProducers == 0 {
       monitor.wait(Monitor.data, nanoseconds: nanoseconds)
     }
     swap(&events, &batch)
@@ -101,6 +105,28 @@ final class EventBuffer: @unchecked Sendable {
     }
     monitor.unlock()
     return seen
+  }
+
+  /// The writer's report that `count` more events reached the file.
+  func markWritten(_ count: Int) {
+    monitor.lock()
+    written += count
+    monitor.broadcast(Monitor.room)
+    monitor.unlock()
+  }
+
+  /// Waits until every event accepted before the call is written (or the session is over).
+  /// Wakes the writer at once instead of at its next flush interval.
+  func waitUntilWritten() {
+    monitor.lock()
+    let target = accepted
+    while written < target && state == .open {
+      waitingProducers += 1
+      monitor.signal(Monitor.data)
+      monitor.wait(Monitor.room, nanoseconds: 10_000_000)
+      waitingProducers -= 1
+    }
+    monitor.unlock()
   }
 
   /// Stops accepting events and wakes the writer, which writes what is left and `end`.

@@ -4,7 +4,7 @@ struct JSONLine {
   var bytes: [UInt8] = []
   private var needsComma = false
 
-  mutating func begin(_ kind: String) {
+  mutating func begin(_ kind: StaticString) {
     bytes.append(UInt8(ascii: "{"))
     needsComma = false
     field("ev", kind)
@@ -15,34 +15,46 @@ struct JSONLine {
     bytes.append(UInt8(ascii: "\n"))
   }
 
-  mutating func field(_ key: String, _ value: String) {
+  mutating func field(_ key: StaticString, _ value: String) {
     beginField(key)
     appendString(value)
   }
 
-  mutating func field(_ key: String, _ value: some BinaryInteger) {
+  mutating func field(_ key: StaticString, _ value: StaticString) {
+    beginField(key)
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  mutating func field(_ key: StaticString, _ value: some BinaryInteger) {
     beginField(key)
     appendDecimal(value)
   }
 
-  mutating func field(_ key: String, _ value: Bool) {
+  mutating func field(_ key: StaticString, _ value: Bool) {
     beginField(key)
-    bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
   }
 
   /// A lower-case hex string, `"0x…"`, as the contract writes addresses.
-  mutating func field(_ key: String, hex value: UInt) {
+  mutating func field(_ key: StaticString, hex value: UInt) {
     beginField(key)
     bytes.append(UInt8(ascii: "\""))
     appendHex(value)
     bytes.append(UInt8(ascii: "\""))
   }
 
-  /// Starts a field whose value the caller writes raw (an array of objects).
-  mutating func beginField(_ key: String) {
+  /// Starts a field whose value the caller writes raw (an array of objects). Keys are the
+  /// recorder's own ASCII names, so they are copied in bulk, unescaped.
+  mutating func beginField(_ key: StaticString) {
     if needsComma { bytes.append(UInt8(ascii: ",")) }
     needsComma = true
-    appendString(key)
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    bytes.append(UInt8(ascii: "\""))
     bytes.append(UInt8(ascii: ":"))
   }
 
@@ -61,41 +73,37 @@ struct JSONLine {
   }
 
   mutating func appendHex(_ value: UInt) {
-    bytes.append(UInt8(ascii: "0"))
-    bytes.append(UInt8(ascii: "x"))
-    if value == 0 {
-      bytes.append(UInt8(ascii: "0"))
-      return
-    }
-    var shift = (UInt.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4
-    while shift > 0 {
-      shift -= 4
-      let digit = UInt8((value >> UInt(shift)) & 0xf)
-      bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { digits in
+      digits[0] = UInt8(ascii: "0")
+      digits[1] = UInt8(ascii: "x")
+      var count = 2
+      var shift = max(4, (UInt.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4)
+      while shift > 0 {
+        shift -= 4
+        let digit = UInt8((value >> UInt(shift)) & 0xf)
+        digits[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+        count += 1
+      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[..<count]))
     }
   }
 
   mutating func appendDecimal(_ value: some BinaryInteger) {
-    if value < 0 {
-      bytes.append(UInt8(ascii: "-"))
-    }
-    var magnitude = value.magnitude
-    var digits:
-      (
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-      ) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &digits) { digits in
+      var magnitude = value.magnitude
+      var start = digits.count
       repeat {
-        digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
         magnitude /= 10
-        count += 1
       } while magnitude > 0
-      for index in stride(from: count - 1, through: 0, by: -1) {
-        bytes.append(digits[index])
+      if value < 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "-")
       }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[start...]))
     }
   }
 
@@ -103,6 +111,14 @@ struct JSONLine {
   /// Swift `String`.
   mutating func appendString(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
+    // Names and labels rarely need escaping: copy them in bulk when they don't.
+    if !value.utf8.contains(where: {
+      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+    }) {
+      bytes.append(contentsOf: value.utf8)
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in value.utf8 {
       switch byte {
       case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])

@@ -57,6 +57,7 @@ final class LogWriter: @unchecked Sendable {
       for event in batch {
         format(event, frames: frames)
       }
+      let formatted = batch.count
       batch.removeAll(keepingCapacity: true)
       frames.removeAll(keepingCapacity: true)
       if state == .closing {
@@ -68,6 +69,7 @@ final class LogWriter: @unchecked Sendable {
           line.bytes.removeAll(keepingCapacity: true)
         }
         try session.file.checkStillLinked()
+        if formatted > 0 { session.buffer.markWritten(formatted) }
       } catch {
         Tracer.stop(session, failure: error)
         session.writerFinished.signal()

@@ -47,31 +47,43 @@ package enum QueueTracing {
 
   /// Allocates the object's id and captures the enqueue stack on the calling thread.
   ///
-  /// `@inline(never)`: the backtrace cut counts this function's frame (see `captureStack`).
+  /// Generic so that the object reaches the tracer without a conversion to `AnyObject`
+  /// (which retains in debug builds and would skew `rc`); the work is in the non-generic
+  /// half, so no generic metadata is instantiated per call. Both are `@inline(never)`:
+  /// the backtrace cut counts their frames (see `captureStack`).
   @inline(never)
   package static func prepareEnqueue<T: AnyObject>(_ object: T) -> PendingEnqueue {
+    prepareEnqueue(
+      address: unsafeBitCast(object, to: UnsafeRawPointer.self),
+      metatype: unsafeBitCast(type(of: object) as AnyObject.Type, to: UnsafeRawPointer.self))
+  }
+
+  @inline(never)
+  static func prepareEnqueue(
+    address: UnsafeRawPointer, metatype: UnsafeRawPointer
+  ) -> PendingEnqueue {
     guard let session = Tracer.session() else { return PendingEnqueue(id: 0) }
     // The caller's strong reference, now the queue's `taken`, is the one counted here.
-    // Read through the raw pointer: converting to `AnyObject` may retain in debug builds.
-    let retainCount = cunwind_retain_count(Unmanaged.passUnretained(object).toOpaque())
+    let retainCount = cunwind_retain_count(address)
     session.announceCurrentThread()
     session.buffer.waitForRoom()
-    var pending = PendingEnqueue(id: Tracer.nextObjectID.add(1, ordering: .relaxed).oldValue)
+    var pending = PendingEnqueue(id: cunwind_next_object_id())
     if session.frames > 0 {
       pending.frameCount = captureStack(into: cunwind_thread_scratch(), capacity: session.frames)
     }
     pending.time = session.now()
-    pending.address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-    pending.metatype = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
-    pending.retainCount = Int(retainCount)
+    pending.address = UInt(bitPattern: address)
+    pending.metatype = UInt(bitPattern: metatype)
+    pending.retainCount = retainCount
     return pending
   }
 
-  /// Captures the stack of `prepareEnqueue`'s caller: the cut is found by address, one
-  /// frame (`prepareEnqueue`) above this function, whatever the optimizer inlined below.
+  /// Captures the stack of `prepareEnqueue`'s caller: the cut is found by address, two
+  /// frames (the two halves of `prepareEnqueue`) above this function, whatever the
+  /// optimizer inlined below.
   @inline(never)
   static func captureStack(into buffer: UnsafeMutablePointer<UInt>, capacity: Int) -> Int {
-    let count = cunwind_backtrace_above_caller(buffer, Int32(capacity), 1)
+    let count = cunwind_backtrace_above_caller(buffer, Int32(capacity), 2)
     return Int(count)
   }
 

@@ -5,16 +5,25 @@ import Synchronization
 
 /// The recorder's process-wide state: the current session and its life cycle.
 ///
-/// Recording threads reach the current session with one atomic load (`current`), never a
+/// Recording threads reach the current session with one atomic load (`Current`), never a
 /// lock; `control` serialises only `start`, `finish` and failures.
 enum Tracer {
   /// The session recording now. Sessions are retained forever once published, so a thread
   /// that loaded one may keep using it after `finish()` (its pushes are then refused).
-  static let current = Atomic<Unmanaged<TraceSession>?>(nil)
+  /// Kept in a C global (`cunwind_current_session`) so the hot path pays no `swift_once`.
+  enum Current {
+    static func load() -> TraceSession? {
+      guard let pointer = cunwind_current_session() else { return nil }
+      return Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Publishes `session`, retaining it forever; nil unpublishes.
+    static func store(_ session: TraceSession?) {
+      cunwind_set_current_session(session.map { Unmanaged.passRetained($0).toOpaque() })
+    }
+  }
   /// Serialises starting and stopping.
   static let control = Mutex<ControlState>(ControlState())
-  /// Object ids, unique in the process (and so in every session).
-  static let nextObjectID = Atomic<UInt64>(1)
 
   struct ControlState {
     var generation: UInt64 = 0
@@ -28,7 +37,7 @@ enum Tracer {
   /// The session recording now, if it belongs to this process (not a forked parent's).
   @inline(__always)
   static func session() -> TraceSession? {
-    guard let session = current.load(ordering: .acquiring)?.takeUnretainedValue() else {
+    guard let session = Current.load() else {
       return nil
     }
     return cunwind_tracing_is_on() != 0 ? session : nil
@@ -37,16 +46,16 @@ enum Tracer {
   static func start(path: String, frames: Int) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
-      if let running = current.load(ordering: .acquiring)?.takeUnretainedValue() {
+      if let running = Current.load() {
         guard running.pid != pid else { throw .alreadyRecording(path: running.file.path) }
-        current.store(nil, ordering: .releasing)  // a forked parent's session: not ours
+        Current.store(nil)  // a forked parent's session: not ours
       }
       let file = try LogFile.claim(path, pid: pid)
       state.generation += 1
       let session = TraceSession(
         file: file, frames: max(0, min(frames, TraceConfiguration.maxFrames)), pid: pid,
         generation: state.generation,
-        firstID: nextObjectID.load(ordering: .relaxed))
+        firstID: cunwind_peek_next_object_id())
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
@@ -61,7 +70,7 @@ enum Tracer {
         state.exitHandlerInstalled = true
         atexit { Tracer.finish(why: .exit) }
       }
-      current.store(Unmanaged.passRetained(session), ordering: .releasing)
+      Current.store(session)
       cunwind_set_tracing(1)
     }
   }
@@ -70,10 +79,10 @@ enum Tracer {
   /// most two seconds, so that a stuck disk never holds up the host's exit.
   static func finish(why: TraceSession.EndReason) {
     let session = control.withLock { _ -> TraceSession? in
-      guard let session = current.load(ordering: .acquiring)?.takeUnretainedValue() else {
+      guard let session = Current.load() else {
         return nil
       }
-      current.store(nil, ordering: .releasing)
+      Current.store(nil)
       cunwind_set_tracing(0)
       return session
     }
@@ -88,8 +97,8 @@ enum Tracer {
   static func stop(_ session: TraceSession, failure: DeallocTraceError) {
     StandardError.write(failure.description)
     control.withLock { _ in
-      if current.load(ordering: .acquiring)?.takeUnretainedValue() === session {
-        current.store(nil, ordering: .releasing)
+      if Current.load() === session {
+        Current.store(nil)
         cunwind_set_tracing(0)
       }
     }

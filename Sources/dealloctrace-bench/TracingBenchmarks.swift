@@ -1,2 +1,177 @@
-/// Figures for the recorder (filled in by the tracing work).
-func tracingFigures(into figures: inout BenchFigures) {}
+import CUnwind
+import DeallocQueue
+import DeallocTrace
+import Dispatch
+import Glibc
+
+/// What the bench hands to the queue: a small object, so the figures are the queue's and
+/// the tracer's cost, not a deinit's.
+private final class TracedObject {
+  var value = 0
+}
+
+/// One way of handing `objects` over; each variant is timed the same way.
+private enum EnqueueVariant: CaseIterable {
+  /// `releaseInBackgroundWithoutTracingHook`: the queue with no tracing code at all.
+  case noHook
+  /// `releaseInBackground` with tracing off: the hook's one branch.
+  case hookOff
+  /// `releaseInBackground` with tracing on (whatever session is recording).
+  case traced
+  /// No enqueue: libunwind's `unw_backtrace` at the same depth, the floor of a traced
+  /// enqueue's stack capture.
+  case rawUnwind
+}
+
+/// The objects of one round, made before the clock starts so that allocation is outside
+/// every timing; the queue takes each one's last reference out of the array.
+private func makeObjects(_ count: Int) -> [TracedObject?] {
+  (0..<count).map { _ in TracedObject() }
+}
+
+/// Times `variant` over `objects` at the current stack depth; nanoseconds per object.
+@inline(never)
+private func timeEnqueues(
+  _ variant: EnqueueVariant, _ objects: inout [TracedObject?], queue: DeallocQueue
+) -> Double {
+  let count = objects.count
+  var frames = [UnsafeMutableRawPointer?](repeating: nil, count: DeallocTrace.defaultFrames)
+  let start = DispatchTime.now().uptimeNanoseconds
+  switch variant {
+  case .noHook:
+    for index in 0..<count { queue.releaseInBackgroundWithoutTracingHook(&objects[index]) }
+  case .hookOff, .traced:
+    for index in 0..<count { queue.releaseInBackground(&objects[index]) }
+  case .rawUnwind:
+    frames.withUnsafeMutableBufferPointer { buffer in
+      for _ in 0..<count {
+        _ = cunwind_backtrace(buffer.baseAddress, Int32(buffer.count))
+      }
+    }
+  }
+  let elapsed = DispatchTime.now().uptimeNanoseconds - start
+  return Double(elapsed) / Double(count)
+}
+
+/// Calls `body` about `depth` frames below this one, so that backtraces are that deep.
+@inline(never)
+private func atDepth<R>(_ depth: Int, _ body: () -> R) -> R {
+  if depth <= 0 { return body() }
+  let result = atDepth(depth - 1, body)
+  blackHole(depth)
+  return result
+}
+
+@inline(never)
+private func blackHole(_ value: Int) {
+  if value == Int.min { print("unreachable") }
+}
+
+/// The stack depth `unw_backtrace` sees inside `atDepth(depth)`.
+@inline(never)
+private func stackDepth(at depth: Int) -> Int {
+  atDepth(depth) {
+    var frames = [UnsafeMutableRawPointer?](repeating: nil, count: 256)
+    return Int(cunwind_backtrace(&frames, 256))
+  }
+}
+
+/// Runs every variant in `variants` for `rounds` rounds, interleaved so that drift of the
+/// machine hits them alike, and returns each one's fastest round (the least disturbed).
+/// A round is small enough for the tracer's buffer, and the writer catches up between
+/// rounds (outside the timing), so the figure is the calling thread's cost; the writer's
+/// own throughput is `writerNanoseconds`, per record, over the whole run of rounds.
+private func fastestRounds(
+  _ variants: [EnqueueVariant], rounds: Int, perRound: Int, depth: Int, queue: DeallocQueue,
+  writerNanoseconds: UnsafeMutablePointer<Double>? = nil
+) -> [EnqueueVariant: Double] {
+  var best: [EnqueueVariant: Double] = [:]
+  var writerTotal: UInt64 = 0
+  for _ in 0..<rounds {
+    for variant in variants {
+      var objects = makeObjects(perRound)
+      let roundStart = DispatchTime.now().uptimeNanoseconds
+      let nanoseconds = atDepth(depth) { timeEnqueues(variant, &objects, queue: queue) }
+      queue.drain()
+      DeallocTrace.flush()
+      writerTotal += DispatchTime.now().uptimeNanoseconds - roundStart
+      best[variant] = min(best[variant] ?? .infinity, nanoseconds)
+    }
+  }
+  // Each object makes two records (enqueue and release).
+  writerNanoseconds?.pointee = Double(writerTotal) / Double(rounds * variants.count * perRound * 2)
+  return best
+}
+
+/// Enqueue cost with tracing off, on with no stacks, and on with the default depth at a
+/// deep call stack, each against its floor from the same run.
+func tracingFigures(into figures: inout BenchFigures) {
+  let queue = DeallocQueue(label: "bench-trace", delay: .seconds(3600))
+  let perRound = 4_000
+  let rounds = 40
+  let depth = 26
+  let logPath = "/tmp/dealloctrace-bench.\(getpid()).jsonl"
+  defer { unlink(logPath) }
+  DeallocTrace.finish()
+  guard !DeallocTrace.isEnabled else {
+    figures.add("tracing_error", "tracing was already on from the environment")
+    return
+  }
+
+  // Warm-up: first unwinds in a thread cost ~150 µs, first enqueues grow the arrays.
+  _ = fastestRounds(
+    EnqueueVariant.allCases, rounds: 2, perRound: perRound, depth: depth, queue: queue)
+
+  // Off against no hook at all, shallow and deep.
+  let off = fastestRounds(
+    [.noHook, .hookOff], rounds: rounds, perRound: perRound, depth: 0, queue: queue)
+  let floors = fastestRounds(
+    [.noHook, .rawUnwind], rounds: rounds, perRound: perRound, depth: depth, queue: queue)
+
+  // On with 0 frames.
+  var zeroFrames = Double.nan
+  var deep = Double.nan
+  var bytesPerObject = Double.nan
+  var writerPerRecord = Double.nan
+  do {
+    unlink(logPath)
+    try DeallocTrace.start(path: logPath, frames: 0)
+    zeroFrames =
+      fastestRounds([.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue)[
+        .traced] ?? .nan
+    DeallocTrace.finish()
+
+    unlink(logPath)
+    try DeallocTrace.start(path: logPath, frames: DeallocTrace.defaultFrames)
+    deep =
+      fastestRounds(
+        [.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue,
+        writerNanoseconds: &writerPerRecord)[.traced] ?? .nan
+    DeallocTrace.finish()
+    var status = stat()
+    if stat(logPath, &status) == 0 {
+      bytesPerObject = Double(status.st_size) / Double(rounds * perRound)
+    }
+  } catch {
+    figures.add("tracing_error", "\(error)")
+  }
+
+  let noHook = off[.noHook] ?? .nan
+  let hookOff = off[.hookOff] ?? .nan
+  let deepNoHook = floors[.noHook] ?? .nan
+  let rawUnwind = floors[.rawUnwind] ?? .nan
+  figures.add("trace_stack_depth", stackDepth(at: depth))
+  figures.add("trace_frames", DeallocTrace.defaultFrames)
+  figures.add("enqueue_no_hook_ns", noHook)
+  figures.add("enqueue_tracing_off_ns", hookOff)
+  figures.add("enqueue_off_over_no_hook", hookOff / noHook)
+  figures.add("enqueue_tracing_on_0_frames_ns", zeroFrames)
+  figures.add("enqueue_tracing_on_deep_ns", deep)
+  figures.add("unw_backtrace_deep_ns", rawUnwind)
+  figures.add("enqueue_no_hook_deep_ns", deepNoHook)
+  figures.add("enqueue_on_over_unwind_plus_no_hook", deep / (rawUnwind + deepNoHook))
+  figures.add("log_bytes_per_object", bytesPerObject)
+  // Wall time per record from the first enqueue to the record being in the file, calling
+  // thread included: the sustained rate beyond which back-pressure slows the caller.
+  figures.add("trace_sustained_ns_per_record", writerPerRecord)
+}

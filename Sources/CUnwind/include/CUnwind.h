@@ -57,6 +57,23 @@ static inline int cunwind_tracing_is_on(void) {
 }
 void cunwind_set_tracing(int on);
 
+/// The recording session (an unmanaged Swift object), published for the hot path: a plain
+/// C global, so reading it costs one acquire load and no lazy-initialisation check.
+extern void *cunwind_session_pointer;
+static inline void *cunwind_current_session(void) {
+  return __atomic_load_n(&cunwind_session_pointer, __ATOMIC_ACQUIRE);
+}
+void cunwind_set_current_session(void *session);
+
+/// Object ids, unique in the process: returns the next one (the first is 1).
+extern uint64_t cunwind_object_id_counter;
+static inline uint64_t cunwind_next_object_id(void) {
+  return __atomic_add_fetch(&cunwind_object_id_counter, 1, __ATOMIC_RELAXED);
+}
+static inline uint64_t cunwind_peek_next_object_id(void) {
+  return __atomic_load_n(&cunwind_object_id_counter, __ATOMIC_RELAXED) + 1;
+}
+
 /// Registers (once) a fork handler that switches tracing off in the child and resets the
 /// cached thread id: a forked child must never write into its parent's log.
 void cunwind_install_fork_handler(void);
