@@ -71,19 +71,24 @@ public struct LLVMSymbolizer: FrameSymbolizer {
       missingModules.insert(module)
       return
     }
+    // One JSON array for all the addresses: {"Address": "0x…", "Symbol": [{…}, …]} each,
+    // inlined frames first; the first entry names the innermost function.
     var results: [UInt64: (symbol: String?, file: String?, line: Int?)] = [:]
     var mangled: [String] = []
-    for (index, line) in output.split(separator: "\n").enumerated() where index < offsets.count {
-      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-        let symbols = object["Symbol"] as? [[String: Any]], let first = symbols.first
-      else {
-        results[offsets[index]] = (nil, nil, nil)
-        continue
+    let entries =
+      (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
+    for entry in entries {
+      guard let address = (entry["Address"] as? String).flatMap(Self.hex),
+        let symbols = entry["Symbol"] as? [[String: Any]], let first = symbols.first
+      else { continue }
+      func known(_ text: String?) -> String? {
+        guard let text, !text.isEmpty, text != "??" else { return nil }
+        return text
       }
-      let function = (first["FunctionName"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-      let file = (first["FileName"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+      let function = known(first["FunctionName"] as? String)
+      let file = known(first["FileName"] as? String)
       let lineNumber = (first["Line"] as? Int).flatMap { $0 == 0 ? nil : $0 }
-      results[offsets[index]] = (function, file, lineNumber)
+      results[address] = (function, file, lineNumber)
       if let function, function.hasPrefix("$s") || function.hasPrefix("_$s") {
         mangled.append(function)
       }
@@ -127,6 +132,12 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { return nil }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// `0x…` as an integer.
+  static func hex(_ text: String) -> UInt64? {
+    guard text.hasPrefix("0x") else { return nil }
+    return UInt64(text.dropFirst(2), radix: 16)
   }
 
   /// The first executable named `name` on `PATH`.

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// One run of the built `dealloctrace` executable as a child process.
+struct CLIRun {
+  var status: Int32
+  var standardOutput: String
+  var standardError: String
+
+  /// The repository root (the CLI runs there so that fixture paths print as in the goldens).
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  /// The built executables sit next to the test bundle.
+  static var executable: URL {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+      .appendingPathComponent("dealloctrace")
+  }
+
+  /// Runs `dealloctrace ARGUMENTS` in the repository root, feeding `input` on standard input.
+  static func run(_ arguments: [String], input: Data? = nil) throws -> CLIRun {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = root
+    let output = Pipe()
+    // Standard error goes to a file, so that only one pipe needs draining here.
+    let errorURL = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dealloctrace-stderr-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errorURL) }
+    let error = try FileHandle(forWritingTo: errorURL)
+    defer { try? error.close() }
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    try process.run()
+    if let input {
+      // Write from another thread so that a child blocked on a full stdout pipe cannot
+      // deadlock the test.
+      let writer = stdin.fileHandleForWriting
+      DispatchQueue.global().async {
+        writer.write(input)
+        try? writer.close()
+      }
+    }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let errorData = try Data(contentsOf: errorURL)
+    return CLIRun(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData, as: UTF8.self))
+  }
+
+  /// A golden file's text.
+  static func expected(_ name: String) throws -> String {
+    try String(
+      contentsOf: root.appendingPathComponent("fixtures/expected/\(name)"), encoding: .utf8)
+  }
+
+  /// The error lines (no Swift stack trace, no crash report).
+  var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// `dealloctrace report` and `explain` as a user runs them: exit statuses, formats, standard
+/// input, output files and one-line errors with file and line.
+@Suite struct ReportEndToEndTests {
+  @Test func theTextReportIsTheGoldenOneAndExitsZero() throws {
+    let run = try CLIRun.run(["report", "fixtures/feed.jsonl"])
+    #expect(run.status == 0)
+    #expect(run.standardOutput == (try CLIRun.expected("feed.txt")))
+    #expect(run.standardError.isEmpty)
+  }
+
+  @Test func theJSONSummaryHasExactlyTheDocumentedKeys() throws {
+    let run = try CLIRun.run(["report", "--format", "json", "fixtures/feed.jsonl"])
+    #expect(run.status == 0)
+    let object =
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+    let summary = try #require(object?["summary"] as? [String: Int])
+    #expect(
+      Set(summary.keys) == [
+        "sessions", "enqueued", "released", "freed", "late", "leaked", "pending", "stuck",
+        "neverReleased", "checks", "falseLeaks", "trueLeaks",
+      ])
+    #expect(summary["falseLeaks"] == 1)
+    #expect(summary["trueLeaks"] == 2)
+    #expect(object?["findings"] is [Any])
+    #expect(object?["latency"] is [String: Any])
+    #expect(object?["warnings"] is [Any])
+  }
+
+  @Test func standardInputIsReadWithDash() throws {
+    let log = try Data(contentsOf: CLIRun.root.appendingPathComponent("fixtures/feed.jsonl"))
+    let run = try CLIRun.run(["report", "--format=markdown", "-"], input: log)
+    #expect(run.status == 0)
+    #expect(run.standardOutput.hasPrefix("## dealloctrace report"))
+    #expect(run.standardOutput.contains("Not a leak: a delayed dealloc."))
+  }
+
+  @Test func directoriesAndSeveralFilesAreOneReport() throws {
+    let run = try CLIRun.run([
+      "report", "--format", "json", "fixtures/feed.jsonl", "fixtures/several-sessions.jsonl",
+    ])
+    #expect(run.status == 0)
+    let object =
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+    #expect((object?["summary"] as? [String: Int])?["sessions"] == 3)
+  }
+
+  @Test func theOutputFileGetsTheReport() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "report-\(UUID().uuidString).md"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = try CLIRun.run(["report", "fixtures/feed.jsonl", "--format", "markdown", "-o", path])
+    #expect(run.status == 0)
+    #expect(run.standardOutput.isEmpty)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == (try CLIRun.expected("feed.md")))
+  }
+
+  @Test func malformedLinesAreWarningsWithFileAndLineAndTheReportIsStillMade() throws {
+    let run = try CLIRun.run(["report", "--format", "json", "fixtures/garbage-lines.jsonl"])
+    #expect(run.status == 0)
+    #expect(
+      run.errorLines.first
+        == "dealloctrace: warning: fixtures/garbage-lines.jsonl:3: malformed line skipped: expected a JSON object at byte 1"
+    )
+    #expect(run.standardOutput.contains("\"enqueued\": 1"))
+  }
+
+  @Test func theStuckThresholdIsAnOption() throws {
+    let strict = try CLIRun.run(["report", "--format", "json", "fixtures/stalled-queue.jsonl"])
+    let lenient = try CLIRun.run([
+      "report", "--format", "json", "--stuck-after", "10s", "fixtures/stalled-queue.jsonl",
+    ])
+    #expect(strict.standardOutput.contains("\"stuck\": 3"))
+    #expect(lenient.standardOutput.contains("\"stuck\": 0"))
+    #expect(lenient.standardOutput.contains("\"pending\": 4"))
+  }
+
+  @Test(arguments: [
+    (
+      ["report", "fixtures/future-version.jsonl"],
+      "dealloctrace report: fixtures/future-version.jsonl:1: log version 2 is not supported (this dealloctrace reads v1); upgrade dealloctrace"
+    ),
+    (
+      ["report", "fixtures/errors/empty.jsonl"],
+      "dealloctrace report: fixtures/errors/empty.jsonl: empty log (no records)"
+    ),
+    (
+      ["report", "fixtures/errors/no-session.jsonl"],
+      "dealloctrace report: fixtures/errors/no-session.jsonl: no 'session' record; is this a dealloctrace log?"
+    ),
+    (
+      ["report", "fixtures/missing.jsonl"],
+      "dealloctrace report: fixtures/missing.jsonl: no such file or directory"
+    ),
+    (
+      ["report", "fixtures/errors"],
+      "dealloctrace report: fixtures/errors/empty.jsonl: empty log (no records)"
+    ),
+    (
+      ["report"],
+      "dealloctrace report: no log given; pass files, directories or '-' for standard input"
+    ),
+    (
+      ["report", "fixtures/feed.jsonl", "--bogus"],
+      "dealloctrace report: unknown option '--bogus'; see --help"
+    ),
+    (
+      ["report", "fixtures/feed.jsonl", "--format", "pdf"],
+      "dealloctrace report: unknown format 'pdf'; use text, json, markdown, html; see --help"
+    ),
+    (
+      ["report", "fixtures/feed.jsonl", "--stuck-after", "soon"],
+      "dealloctrace report: invalid duration 'soon'; use a number with a unit: 1s, 250ms, 2.5s, 500us"
+    ),
+    (
+      ["report", "fixtures/feed.jsonl", "--stuck-after"],
+      "dealloctrace report: --stuck-after needs a value; see --help"
+    ),
+    (
+      ["report", "fixtures/feed.jsonl", "-o", "/nonexistent/dir/report.txt"],
+      "dealloctrace report: /nonexistent/dir/report.txt: cannot write: No such file or directory"
+    ),
+    (["frobnicate"], "dealloctrace: unknown command 'frobnicate'; see --help"),
+    (
+      ["explain", "fixtures/feed.jsonl"],
+      "dealloctrace explain: explain needs at least one LOG and an ID, 0xADDRESS or TypeName; see --help"
+    ),
+  ])
+  func unusableInputOrUsageIsOneLineAndExitTwo(_ arguments: [String], _ message: String) throws {
+    let run = try CLIRun.run(arguments)
+    #expect(run.status == 2)
+    #expect(run.errorLines == [message])
+    #expect(run.standardOutput.isEmpty)
+  }
+
+  @Test func arbitraryBytesNeverCrashTheTool() throws {
+    var generator = SystemRandomNumberGenerator()
+    var bytes = Array((#"{"ev":"session","v":1,"t":0}"# + "\n").utf8)
+    bytes += (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let run = try CLIRun.run(["report", "-"], input: Data(bytes))
+    #expect(run.status == 0)
+    #expect(!run.standardError.contains("Fatal error"))
+    #expect(run.standardOutput.contains("dealloctrace report: 1 session"))
+  }
+
+  @Test func explainPrintsTheGoldenHistory() throws {
+    let run = try CLIRun.run(["explain", "fixtures/feed.jsonl", "1"])
+    #expect(run.status == 0)
+    #expect(run.standardOutput == (try CLIRun.expected("explain-feed-1.txt")))
+    let none = try CLIRun.run(["explain", "fixtures/feed.jsonl", "Nope.Missing"])
+    #expect(none.status == 0)
+    #expect(none.standardOutput == "No object matches type Nope.Missing.\n")
+  }
+
+  @Test func helpAndVersionExitZero() throws {
+    let help = try CLIRun.run(["--help"])
+    #expect(help.status == 0)
+    #expect(help.standardOutput.contains("report"))
+    #expect(help.standardOutput.contains("explain"))
+    let reportHelp = try CLIRun.run(["report", "--help"])
+    #expect(reportHelp.status == 0)
+    #expect(reportHelp.standardOutput.contains("--stuck-after"))
+    let version = try CLIRun.run(["--version"])
+    #expect(version.standardOutput.hasPrefix("dealloctrace "))
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// `--symbolize` against a real binary: the CLI itself, whose symbols `llvm-nm` lists.
+@Suite struct SymbolizeEndToEndTests {
+  /// A global Swift function of the CLI, with its mangled name and offset.
+  private func symbol(containing fragment: String) throws -> (mangled: String, offset: UInt64)? {
+    let nm = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+      .map { "\($0)/llvm-nm" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    guard let nm else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: nm)
+    process.arguments = ["--defined-only", CLIRun.executable.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: " ")
+      guard parts.count == 3, parts[1] == "T", parts[2].hasPrefix("$s"),
+        parts[2].contains(fragment),
+        let offset = UInt64(parts[0], radix: 16)
+      else { continue }
+      return (String(parts[2]), offset)
+    }
+    return nil
+  }
+
+  @Test func framesWithModuleAndOffsetGetNamesAndLines() throws {
+    // ReportCommand.run(_:) in the CLI's own binary.
+    guard let (_, offset) = try symbol(containing: "13ReportCommandO3run") else {
+      Issue.record("llvm-nm or the symbol is missing; cannot test --symbolize")
+      return
+    }
+    let binary = CLIRun.executable.path
+    let log =
+      [
+        #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"x","wall":"w","delay_ms":100,"frames":8}"#,
+        #"{"ev":"stack","id":1,"frames":[{"ip":"0x1","mod":"\#(binary)","off":"0x\#(String(offset + 4, radix: 16))"},{"ip":"0x2","sym":"Already.symbolized() -> ()"},{"ip":"0x3","mod":"/nonexistent/lib.so","off":"0x10"}]}"#,
+        #"{"ev":"enqueue","t":1,"id":1,"obj":"0x10","type":"T.Node","q":"shared","tid":1,"depth":1,"stack":1}"#,
+        #"{"ev":"end","t":2,"why":"exit","pending":1,"lost":0}"#,
+      ].joined(separator: "\n") + "\n"
+    let run = try CLIRun.run(
+      ["report", "--symbolize", "--format", "json", "-"], input: Data(log.utf8))
+    #expect(run.status == 0)
+    let object =
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+    let findings = try #require(object?["findings"] as? [[String: Any]])
+    let stack = try #require(findings.first?["stack"] as? [[String: Any]])
+    let first = stack[0]
+    #expect((first["sym"] as? String)?.contains("ReportCommand.run") == true, "\(first)")
+    #expect((first["file"] as? String)?.hasSuffix("ReportCommand.swift") == true, "\(first)")
+    #expect((first["line"] as? Int ?? 0) > 0)
+    #expect(stack[1]["sym"] as? String == "Already.symbolized() -> ()")
+    #expect(stack[1]["file"] == nil)
+    #expect(stack[2]["sym"] == nil)
+    #expect(run.standardError.contains("/nonexistent/lib.so is not on this machine"))
+  }
+}
