@@ -92,6 +92,11 @@ enum HTMLFormat {
     return value < 0 ? "-" + out : out
   }
 
+  /// "1 object" / "12,345 objects".
+  static func plural(_ value: Int, _ singular: String) -> String {
+    "\(count(value)) \(value == 1 ? singular : singular + "s")"
+  }
+
   /// The note under a capped list: "Showing 200 of 1,234 types; 1,034 not shown."
   static func omitted(shown: Int, total: Int, _ what: String) -> String? {
     guard total > shown else { return nil }

@@ -46,7 +46,7 @@ enum HTMLFindingsSection {
         summary.element(
           "span", [("class", "muted")],
           text: " · "
-            + RenderingSupport.plural(
+            + HTMLFormat.plural(
               finding.count, finding.kind == .trueLeak ? "check" : "object"))
       }
       details.element("div") { body in

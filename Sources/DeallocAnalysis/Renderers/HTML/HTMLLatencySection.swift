@@ -18,7 +18,7 @@ enum HTMLLatencySection {
       }
       section.element(
         "p", [("class", "muted")],
-        text: "How long \(RenderingSupport.plural(stats.count, "released object")) waited in "
+        text: "How long \(HTMLFormat.plural(stats.count, "released object")) waited in "
           + "their queue. Bins are 1-2-5 steps on a log scale"
           + (distribution.isExact ? "." : "; counts are grouped at about 3 % resolution."))
       section.element("div", [("class", "panel")]) { panel in
@@ -105,7 +105,7 @@ enum HTMLLatencySection {
           rect.element(
             "title",
             text: "\(TimeFormatting.format(bin.lower)) to \(TimeFormatting.format(bin.upper)): "
-              + RenderingSupport.plural(bin.count, "object"))
+              + HTMLFormat.plural(bin.count, "object"))
         }
       }
     }

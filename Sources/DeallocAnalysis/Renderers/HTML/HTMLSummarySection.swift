@@ -7,8 +7,8 @@ enum HTMLSummarySection {
       header.element("h1", text: "dealloctrace report")
       header.open("p", [("class", "muted")])
       header.text(
-        RenderingSupport.plural(summary.sessions, "session") + " from "
-          + RenderingSupport.plural(report.inputs.count, "input") + ": ")
+        HTMLFormat.plural(summary.sessions, "session") + " from "
+          + HTMLFormat.plural(report.inputs.count, "input") + ": ")
       let names = report.inputs.prefix(5)
       for (index, input) in names.enumerated() {
         if index > 0 { header.text(", ") }
@@ -56,7 +56,7 @@ enum HTMLSummarySection {
     var problems: [String] = []
     if summary.leaked > 0 { problems.append("\(HTMLFormat.count(summary.leaked)) leaked") }
     if summary.trueLeaks > 0 {
-      problems.append(RenderingSupport.plural(summary.trueLeaks, "true leak"))
+      problems.append(HTMLFormat.plural(summary.trueLeaks, "true leak"))
     }
     if summary.stuck > 0 { problems.append("\(HTMLFormat.count(summary.stuck)) stuck") }
     if summary.neverReleased > 0 {
@@ -68,7 +68,7 @@ enum HTMLSummarySection {
       : "Needs attention: " + problems.joined(separator: ", ") + "."
     if summary.falseLeaks > 0 {
       text +=
-        " \(RenderingSupport.plural(summary.falseLeaks, "false leak")) (delayed deallocs,"
+        " \(HTMLFormat.plural(summary.falseLeaks, "false leak")) (delayed deallocs,"
         + " explained below)."
     }
     if report.hasIncompleteSession {

@@ -31,9 +31,10 @@ enum HTMLTimelineSection {
             panel.element(
               "p", [("class", "muted")],
               text:
-                "\(RenderingSupport.plural(timeline.enqueued, "object")) enqueued, "
-                + "\(RenderingSupport.plural(timeline.drains, "drain")), peak depth "
-                + "\(timeline.peakDepth) at \(TimeFormatting.format(timeline.peakTime)).")
+                "\(HTMLFormat.plural(timeline.enqueued, "object")) enqueued, "
+                + "\(HTMLFormat.plural(timeline.drains, "drain")), peak depth "
+                + "\(HTMLFormat.count(timeline.peakDepth)) at \(TimeFormatting.format(timeline.peakTime))."
+            )
           }
           QueueTimelineChart(
             session: chart.session, timeline: chart.timeline, checks: chart.checks,
@@ -207,7 +208,9 @@ struct QueueTimelineChart {
           ("x2", SVGNumber.format(C.width - C.right)), ("y1", SVGNumber.format(baseline)),
           ("y2", SVGNumber.format(baseline)),
         ])
-      for tick in x.ticks(count: 8) {
+      let timeTicks = x.ticks(count: 8)
+      let step = timeTicks.count > 1 ? timeTicks[1] - timeTicks[0] : 1
+      for tick in timeTicks {
         let px = SVGNumber.format(x.position(tick))
         g.void(
           "line",
@@ -218,7 +221,7 @@ struct QueueTimelineChart {
         g.element(
           "text",
           [("x", px), ("y", SVGNumber.format(baseline + 16)), ("text-anchor", "middle")],
-          text: TimeFormatting.format(Int64(tick)))
+          text: TimeAxisLabels.label(tick, step: step, maximum: timeTicks.last ?? tick))
       }
       g.element(
         "text",
