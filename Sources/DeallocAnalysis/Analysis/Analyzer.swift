@@ -108,10 +108,10 @@ public struct Analyzer: LogVisitor {
       enqueuedAt: r.t, address: r.obj, type: Int32(type), queue: Int32(queue), stack: r.stack,
       line: line)
     state.live[r.id] = object
-    state.liveByAddress[r.obj] = r.id
+    state.liveByAddress[r.obj.rawValue] = r.id
     // The address's latest enqueue is now this one; a survivor that had it stays leaked
     // (the contract wants a `dealloc` record) but no longer answers checks of the address.
-    state.survivorByAddress[r.obj] = nil
+    state.survivorByAddress[r.obj.rawValue] = nil
     state.summary.enqueued += 1
     types[type].enqueued += 1
     state.timelines[queue].enqueued += 1
@@ -123,8 +123,8 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
     }
-    if state.liveByAddress[object.address] == r.id {
-      state.liveByAddress[object.address] = nil
+    if state.liveByAddress[object.address.rawValue] == r.id {
+      state.liveByAddress[object.address.rawValue] = nil
     }
     state.summary.released += 1
     let waited = r.t - object.enqueuedAt
@@ -137,9 +137,9 @@ public struct Analyzer: LogVisitor {
     } else {
       state.survivors[r.id] = SessionState.Survivor(
         live: object, releasedAt: r.t, retainCount: r.rc, line: line)
-      state.survivorByAddress[object.address] = r.id
+      state.survivorByAddress[object.address.rawValue] = r.id
     }
-    for index in state.watched[r.id] ?? [] {
+    for index in state.watched.isEmpty ? [] : state.watched[r.id] ?? [] {
       state.checks[index].facts?.releasedAt = r.t
       state.checks[index].facts?.freedByRelease = r.freed
       state.checks[index].facts?.retainCountAfterRelease = r.rc
@@ -152,13 +152,13 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
     }
-    if state.survivorByAddress[survivor.live.address] == r.id {
-      state.survivorByAddress[survivor.live.address] = nil
+    if state.survivorByAddress[survivor.live.address.rawValue] == r.id {
+      state.survivorByAddress[survivor.live.address.rawValue] = nil
     }
     state.summary.late += 1
     types[Int(survivor.live.type)].states[.late, default: 0] += 1
     latency.releaseToDealloc.add(r.t - survivor.releasedAt)
-    for index in state.watched[r.id] ?? [] {
+    for index in state.watched.isEmpty ? [] : state.watched[r.id] ?? [] {
       state.checks[index].facts?.deallocAt = r.t
       state.checks[index].facts?.state = .late
     }
@@ -170,7 +170,7 @@ public struct Analyzer: LogVisitor {
     // Match the object: by id when the check has one, else by the address's latest enqueue.
     var id = check.id
     if id == nil {
-      id = state.liveByAddress[check.obj] ?? state.survivorByAddress[check.obj]
+      id = state.liveByAddress[check.obj.rawValue] ?? state.survivorByAddress[check.obj.rawValue]
     }
     var facts: ObjectFacts?
     var stack: Int64?
@@ -254,7 +254,7 @@ public struct Analyzer: LogVisitor {
     let ended = ending.end != nil
 
     // Survivors never deallocated: leaked.
-    for (id, survivor) in state.survivors.sorted(by: { $0.value.line < $1.value.line }) {
+    for (id, survivor) in state.survivors.entries.sorted(by: { $0.value.line < $1.value.line }) {
       state.summary.leaked += 1
       types[Int(survivor.live.type)].states[.leaked, default: 0] += 1
       let stack = frames(survivor.live.stack)
@@ -269,7 +269,7 @@ public struct Analyzer: LogVisitor {
       for check in state.watched[id] ?? [] { state.checks[check].facts?.state = .leaked }
     }
     // Objects still in a queue: pending, stuck or never released.
-    for (id, object) in state.live.sorted(by: { $0.value.line < $1.value.line }) {
+    for (id, object) in state.live.entries.sorted(by: { $0.value.line < $1.value.line }) {
       let age = lastTime - object.enqueuedAt
       let objectState: ObjectState =
         ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)

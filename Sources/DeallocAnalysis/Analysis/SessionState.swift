@@ -38,10 +38,14 @@ struct SessionState {
   var stacks: [Int64: [Frame]] = [:]
   var symbolizedStacks: [Int64: [Frame]] = [:]
   var threads: [Int64: String] = [:]
-  var live: [UInt64: Live] = [:]
-  var liveByAddress: [Address: UInt64] = [:]
-  var survivors: [UInt64: Survivor] = [:]
-  var survivorByAddress: [Address: UInt64] = [:]
+  /// By object id.
+  var live = IntegerTable<Live>()
+  /// Object id by address (the latest enqueue of each address still in a queue).
+  var liveByAddress = IntegerTable<UInt64>()
+  /// By object id.
+  var survivors = IntegerTable<Survivor>()
+  /// Object id by address.
+  var survivorByAddress = IntegerTable<UInt64>()
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
   private var queueIndex: [String: Int] = [:]
