@@ -133,7 +133,7 @@ public struct Analyzer: LogVisitor {
     state.timelines[Int(object.queue)].recordRelease(at: r.t)
     if r.freed {
       state.summary.freed += 1
-      types[Int(object.type)].states[.freed, default: 0] += 1
+      types[Int(object.type)][.freed] += 1
     } else {
       state.survivors[r.id] = SessionState.Survivor(
         live: object, releasedAt: r.t, retainCount: r.rc, line: line)
@@ -156,7 +156,7 @@ public struct Analyzer: LogVisitor {
       state.survivorByAddress[survivor.live.address.rawValue] = nil
     }
     state.summary.late += 1
-    types[Int(survivor.live.type)].states[.late, default: 0] += 1
+    types[Int(survivor.live.type)][.late] += 1
     latency.releaseToDealloc.add(r.t - survivor.releasedAt)
     for index in state.watched.isEmpty ? [] : state.watched[r.id] ?? [] {
       state.checks[index].facts?.deallocAt = r.t
@@ -256,7 +256,7 @@ public struct Analyzer: LogVisitor {
     // Survivors never deallocated: leaked.
     for (id, survivor) in state.survivors.entries.sorted(by: { $0.value.line < $1.value.line }) {
       state.summary.leaked += 1
-      types[Int(survivor.live.type)].states[.leaked, default: 0] += 1
+      types[Int(survivor.live.type)][.leaked] += 1
       let stack = frames(survivor.live.stack)
       let type = typeName(survivor.live)
       findings.add(
@@ -274,7 +274,7 @@ public struct Analyzer: LogVisitor {
       let objectState: ObjectState =
         ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)
       state.summary[objectState] += 1
-      types[Int(object.type)].states[objectState, default: 0] += 1
+      types[Int(object.type)][objectState] += 1
       for check in state.watched[id] ?? [] { state.checks[check].facts?.state = objectState }
       guard objectState != .pending else { continue }
       let stack = frames(object.stack)

@@ -13,7 +13,17 @@ public enum ObjectState: String, Sendable, CaseIterable, Codable, Comparable {
   /// Not released, and its session ended cleanly.
   case neverReleased
 
-  public static func < (lhs: ObjectState, rhs: ObjectState) -> Bool {
-    allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+  public static func < (lhs: ObjectState, rhs: ObjectState) -> Bool { lhs.index < rhs.index }
+
+  /// The position in ``allCases``.
+  var index: Int {
+    switch self {
+    case .freed: return 0
+    case .late: return 1
+    case .leaked: return 2
+    case .pending: return 3
+    case .stuck: return 4
+    case .neverReleased: return 5
+    }
   }
 }

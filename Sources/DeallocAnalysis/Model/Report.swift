@@ -87,7 +87,9 @@ public struct SessionReport: Sendable, Equatable {
 public struct TypeRow: Sendable, Equatable {
   public var type: String
   public var enqueued = 0
-  public var states: [ObjectState: Int] = [:]
+  /// Counts per state, in ``ObjectState/allCases`` order (an array: this is updated once per
+  /// object, and hashing an enum key showed in profiles).
+  private var stateCounts = [Int](repeating: 0, count: ObjectState.allCases.count)
   public var falseLeaks = 0
   public var trueLeaks = 0
   public var enqueueToRelease = LatencyDistribution(exactLimit: 1000)
@@ -96,5 +98,9 @@ public struct TypeRow: Sendable, Equatable {
     self.type = type
   }
 
-  public subscript(state: ObjectState) -> Int { states[state] ?? 0 }
+  /// The number of objects of this type in `state`.
+  public subscript(state: ObjectState) -> Int {
+    get { stateCounts[state.index] }
+    set { stateCounts[state.index] = newValue }
+  }
 }

@@ -52,7 +52,7 @@ struct JSONScanner {
     return false
   }
 
-  mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+  mutating func expect(_ byte: UInt8, _ what: StaticString) throws(Failure) {
     if !consume(byte) { throw Failure("expected \(what) at byte \(index + 1)") }
   }
 
@@ -203,13 +203,23 @@ struct JSONScanner {
       index += 1
     }
     let start = index
-    var value: Int64 = 0
+    // Up to 18 digits cannot overflow: accumulate without checks, then look at the rest.
+    var value: UInt64 = 0
+    let fastEnd = min(end, start + 18)
+    while index < fastEnd {
+      let digit = base[index] &- UInt8(ascii: "0")
+      if digit > 9 { break }
+      value = value &* 10 &+ UInt64(digit)
+      index += 1
+    }
     while index < end {
       let digit = base[index] &- UInt8(ascii: "0")
       if digit > 9 { break }
       let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit))
-      if overflow1 || overflow2 { throw Failure("integer out of range") }
+      let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+      if overflow1 || overflow2 || sum > UInt64(Int64.max) {
+        throw Failure("integer out of range")
+      }
       value = sum
       index += 1
     }
@@ -220,7 +230,7 @@ struct JSONScanner {
         throw Failure("expected an integer, found a fraction")
       }
     }
-    return negative ? -value : value
+    return negative ? -Int64(value) : Int64(value)
   }
 
   /// Reads any JSON number as a `Double` (for `delay_ms`).
@@ -314,7 +324,18 @@ struct JSONScanner {
     let raw = try readRawString()
     try expect(UInt8(ascii: ":"), "':'")
     if raw.escaped || raw.count > 8 || raw.count == 0 { return 0 }
-    return Self.pack(base + raw.start, raw.count)
+    return packKey(raw.start, raw.count)
+  }
+
+  /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
+  @inline(__always)
+  func packKey(_ start: Int, _ count: Int) -> UInt64 {
+    if start + 8 <= end {
+      let word = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+      let little = UInt64(littleEndian: word)
+      return count == 8 ? little : little & ((1 << (8 * UInt64(count))) - 1)
+    }
+    return Self.pack(base + start, count)
   }
 
   @inline(__always)

@@ -112,7 +112,7 @@ struct RecordParser {
     case Key.ev:
       let raw = try s.readRawString()
       if !raw.escaped && raw.count <= 8 && raw.count > 0 {
-        f.ev = JSONScanner.pack(s.base + raw.start, raw.count)
+        f.ev = s.packKey(raw.start, raw.count)
       }
       f.evRaw = raw
     case Key.t: f.t = try s.readInteger()
