@@ -33,7 +33,7 @@ void cunwind_set_current_session(void *session) {
 intptr_t cunwind_retain_count(const void *object) { return (intptr_t)swift_retainCount(object); }
 
 static __thread int64_t cached_thread_id = 0;
-static __thread uintptr_t thread_scratch[256];
+static __thread cunwind_pending_enqueue thread_pending;
 static __thread uint64_t thread_announced = 0;
 static __thread int writer_thread = 0;
 static int forked_child = 0;
@@ -91,7 +91,7 @@ uint64_t cunwind_monotonic_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uintptr_t *cunwind_thread_scratch(void) { return thread_scratch; }
+cunwind_pending_enqueue *cunwind_thread_pending(void) { return &thread_pending; }
 
 uint64_t cunwind_thread_announced(void) { return thread_announced; }
 void cunwind_set_thread_announced(uint64_t generation) { thread_announced = generation; }

@@ -91,8 +91,7 @@ public enum DeallocTrace {
     guard let session = Tracer.session() else { return }
     var event = TraceEvent(kind: .check)
     event.address = address
-    event.typeName = typeName
-    record(&event, alive: alive, label: label, id: id, in: session)
+    record(&event, alive: alive, label: typeName + "\u{0}" + label, id: id, in: session)
   }
 
   private static func record(

@@ -60,7 +60,7 @@ final class EventBuffer: @unchecked Sendable {
   /// no longer accepts events. With `mayWait`, waits for room first.
   @discardableResult
   func push(
-    _ event: TraceEvent, frames source: UnsafePointer<UInt>? = nil, frameCount: Int = 0,
+    _ event: consuming TraceEvent, frames source: UnsafePointer<UInt>? = nil, frameCount: Int = 0,
     mayWait: Bool = true
   ) -> Bool {
     if mayWait { waitForRoom() }
@@ -69,13 +69,12 @@ final class EventBuffer: @unchecked Sendable {
       monitor.unlock()
       return false
     }
-    var stored = event
-    stored.frameStart = frames.count
-    stored.frameCount = frameCount
+    event.frameStart = frames.count
+    event.frameCount = frameCount
     if let source, frameCount > 0 {
       frames.append(contentsOf: UnsafeBufferPointer(start: source, count: frameCount))
     }
-    events.append(stored)
+    events.append(event)
     accepted += 1
     let count = events.count
     fill.store(count, ordering: .relaxed)

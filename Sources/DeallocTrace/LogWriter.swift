@@ -166,9 +166,15 @@ final class LogWriter: @unchecked Sendable {
       line.begin("check")
       line.field("t", event.time)
       line.field("obj", hex: event.address)
-      line.field("type", typeName(of: event))
+      var label = event.text
+      if event.metatype == nil, let split = label.utf8.firstIndex(of: 0) {
+        line.field("type", String(label[..<split]))
+        label = String(label[label.utf8.index(after: split)...])
+      } else {
+        line.field("type", typeName(of: event))
+      }
       line.field("alive", event.flag)
-      line.field("label", event.text)
+      line.field("label", label)
       if event.objectID != 0 { line.field("id", event.objectID) }
       line.field("tid", event.threadID)
       line.end()
@@ -197,7 +203,6 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func typeName(of event: TraceEvent) -> String {
-    if let name = event.typeName { return name }
     guard let metatype = event.metatype else { return "" }
     if let known = typeNames[metatype] { return known }
     let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))

@@ -15,17 +15,13 @@ package enum QueueTracing {
   }
 
   /// A captured, not yet committed enqueue: made on the caller's thread before the queue's
-  /// lock is taken, so that the expensive part (the stack) is outside the lock. The frames
-  /// wait in the thread's scratch array; nothing can record on this thread between
-  /// `prepareEnqueue` and `commitEnqueue`, because the queue runs no user code in between.
+  /// lock is taken, so that the expensive part (the stack) is outside the lock. Only the id
+  /// travels through the queue; the rest waits in the thread's `cunwind_thread_pending()`,
+  /// which nothing else can touch in between: the queue runs no user code from `prepare`
+  /// to `commit`.
   package struct PendingEnqueue: Sendable {
     /// The object's session-unique id; 0 when nothing is being recorded.
     package var id: UInt64
-    var time: UInt64 = 0
-    var address: UInt = 0
-    var metatype: UInt = 0
-    var retainCount: Int = 0
-    var frameCount: Int = 0
 
     package init(id: UInt64) {
       self.id = id
@@ -50,7 +46,7 @@ package enum QueueTracing {
   /// Generic so that the object reaches the tracer without a conversion to `AnyObject`
   /// (which retains in debug builds and would skew `rc`); the work is in the non-generic
   /// half, so no generic metadata is instantiated per call. Both are `@inline(never)`:
-  /// the backtrace cut counts their frames (see `captureStack`).
+  /// the backtrace cut counts their frames.
   @inline(never)
   package static func prepareEnqueue<T: AnyObject>(_ object: T) -> PendingEnqueue {
     prepareEnqueue(
@@ -63,49 +59,51 @@ package enum QueueTracing {
     address: UnsafeRawPointer, metatype: UnsafeRawPointer
   ) -> PendingEnqueue {
     guard let session = Tracer.session() else { return PendingEnqueue(id: 0) }
+    let pending = cunwind_thread_pending()!
     // The caller's strong reference, now the queue's `taken`, is the one counted here.
-    let retainCount = cunwind_retain_count(address)
+    pending.pointee.retain_count = cunwind_retain_count(address)
     session.announceCurrentThread()
     session.buffer.waitForRoom()
-    var pending = PendingEnqueue(id: cunwind_next_object_id())
+    let id = cunwind_next_object_id()
+    pending.pointee.frame_count = 0
     if session.frames > 0 {
-      pending.frameCount = captureStack(into: cunwind_thread_scratch(), capacity: session.frames)
+      // Cut by address one frame (the generic half) above this function, whatever the
+      // optimizer inlined below.
+      let frames = UnsafeMutableRawPointer(pending).advanced(
+        by: MemoryLayout<cunwind_pending_enqueue>.offset(of: \.frames)!
+      ).assumingMemoryBound(to: UInt.self)
+      pending.pointee.frame_count = Int64(
+        cunwind_backtrace_above_caller(frames, Int32(session.frames), 1))
     }
-    pending.time = session.now()
-    pending.address = UInt(bitPattern: address)
-    pending.metatype = UInt(bitPattern: metatype)
-    pending.retainCount = retainCount
-    return pending
-  }
-
-  /// Captures the stack of `prepareEnqueue`'s caller: the cut is found by address, two
-  /// frames (the two halves of `prepareEnqueue`) above this function, whatever the
-  /// optimizer inlined below.
-  @inline(never)
-  static func captureStack(into buffer: UnsafeMutablePointer<UInt>, capacity: Int) -> Int {
-    let count = cunwind_backtrace_above_caller(buffer, Int32(capacity), 2)
-    return Int(count)
+    pending.pointee.time = session.now()
+    pending.pointee.address = UInt(bitPattern: address)
+    pending.pointee.metatype = metatype
+    pending.pointee.session = UnsafeRawPointer(Unmanaged.passUnretained(session).toOpaque())
+    return PendingEnqueue(id: id)
   }
 
   /// Hands the enqueue record over. Called while the queue's lock is held, right after the
   /// push, so that the record precedes any `drain` or `release` that can name the object.
   /// Never waits: the room was waited for in `prepareEnqueue`, before the lock.
   package static func commitEnqueue(_ pending: PendingEnqueue, queue: String, depth: Int) {
-    guard pending.id != 0, let session = Tracer.session(), pending.id >= session.firstID else {
-      return
-    }
+    let saved = cunwind_thread_pending()!
+    guard pending.id != 0, let pointer = saved.pointee.session else { return }
+    // A session that finished in between refuses the push; the object then goes untraced.
+    let session = Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
     var event = TraceEvent(kind: .enqueue)
-    event.time = pending.time
+    event.time = saved.pointee.time
     event.threadID = cunwind_thread_id()
     event.objectID = pending.id
-    event.address = pending.address
-    event.metatype = UnsafeRawPointer(bitPattern: pending.metatype)
-    event.retainCount = pending.retainCount
+    event.address = saved.pointee.address
+    event.metatype = saved.pointee.metatype
+    event.retainCount = saved.pointee.retain_count
     event.count = depth
     event.text = queue
+    let frames = UnsafeRawPointer(saved).advanced(
+      by: MemoryLayout<cunwind_pending_enqueue>.offset(of: \.frames)!
+    ).assumingMemoryBound(to: UInt.self)
     session.buffer.push(
-      event, frames: UnsafePointer(cunwind_thread_scratch()), frameCount: pending.frameCount,
-      mayWait: false)
+      event, frames: frames, frameCount: Int(saved.pointee.frame_count), mayWait: false)
   }
 
   /// Records that `queue` began releasing `count` objects on the calling thread, then looks

@@ -16,10 +16,10 @@ struct TraceEvent: @unchecked Sendable {
   /// The object's id; 0 when absent (a `check` on an object the tracer doesn't know).
   var objectID: UInt64 = 0
   var address: UInt = 0
-  /// The object's metatype, resolved to a name on the writer thread; nil when `typeName` is
-  /// set instead.
+  /// The object's metatype, resolved to a name on the writer thread. Nil for a `check`
+  /// given a type name instead: then `text` is the name, a NUL, and the label (a rare
+  /// record pays for the split so that the hot records stay small).
   var metatype: UnsafeRawPointer? = nil
-  var typeName: String? = nil
   /// Enqueue: depth. Drain: batch size. Release: retain count left (when not freed).
   var count: Int = 0
   /// Enqueue: the retain count before the queue took the object.

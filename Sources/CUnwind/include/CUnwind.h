@@ -37,9 +37,21 @@ intptr_t cunwind_retain_count(const void *object);
 /// Monotonic clock in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`).
 uint64_t cunwind_monotonic_ns(void);
 
-/// The per-thread scratch array the enqueue path captures into between its two halves
-/// (`prepare` outside the queue lock, `commit` inside it). 256 entries.
-uintptr_t *cunwind_thread_scratch(void);
+/// What the enqueue path's first half (`prepare`, outside the queue lock) leaves for its
+/// second half (`commit`, inside it), per thread, so the queue carries only an id between
+/// them.
+typedef struct {
+  uint64_t time;
+  uintptr_t address;
+  const void *metatype;
+  intptr_t retain_count;
+  int64_t frame_count;
+  const void *session;
+  uintptr_t frames[256];
+} cunwind_pending_enqueue;
+
+/// The calling thread's pending enqueue.
+cunwind_pending_enqueue *cunwind_thread_pending(void);
 
 /// The session generation this thread last announced itself in (a `thread` record), and
 /// the setter. Per-thread, so the hot path checks it without a lock.
