@@ -94,6 +94,9 @@ public struct ObjectHistoryCollector: LogVisitor {
     self.symbolizer = symbolizer
   }
 
+  /// What went wrong while symbolizing, if a symbolizer was given.
+  public var symbolizationProblems: [String] { symbolizer?.problems ?? [] }
+
   public mutating func warn(_ warning: LogWarning) {
     if warnings.count < 200 { warnings.append(warning) }
   }

@@ -146,8 +146,12 @@ public struct MarkdownRenderer: ReportRenderer {
       case ">": out += "&gt;"
       case "|": out += "\\|"
       case "\\", "`", "*", "_", "[", "]", "#": out += "\\" + String(character)
-      case "\n", "\r": out += " "
-      default: out.append(character)
+      case "\n", "\r", "\t": out += " "
+      default:
+        // Other control characters (a terminal escape in a label) are dropped.
+        if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+          out.append(character)
+        }
       }
     }
     return out

@@ -45,6 +45,9 @@ enum ExplainCommand: Command {
     for warning in collector.warnings.prefix(Diagnostics.maximumPrinted) {
       FileHandleStandardError.write("dealloctrace: warning: \(warning)\n")
     }
+    for problem in collector.symbolizationProblems {
+      FileHandleStandardError.write("dealloctrace: warning: \(problem)\n")
+    }
     let text = ExplainRenderer().render(
       collector.histories, selector: selector, omitted: collector.omitted)
     try Output.write(text, to: parsed.value("output"))
