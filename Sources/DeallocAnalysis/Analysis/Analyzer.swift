@@ -68,6 +68,10 @@ public struct Analyzer: LogVisitor {
       warnings: warnings, omittedWarnings: omittedWarnings)
   }
 
+  /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
+  /// that must not grow with the log's size. A test hook.
+  package var trackedObjectCount: Int { state.live.count + state.survivors.count }
+
   // MARK: - Records
 
   private mutating func apply(_ record: LogRecord, line: Int) {
