@@ -32,6 +32,13 @@ public struct SessionInfo: Sendable, Equatable {
   /// The line of the `session` record.
   public var line: Int
   public var record: SessionRecord
+
+  public init(index: Int, file: String, line: Int, record: SessionRecord) {
+    self.index = index
+    self.file = file
+    self.line = line
+    self.record = record
+  }
 }
 
 /// How a session ended: cleanly (`end` record) or not, and what the reader skipped in it.
@@ -51,6 +58,20 @@ public struct SessionEnding: Sendable, Equatable {
   public var records: Int
   /// The last line that belonged to the session.
   public var lastLine: Int
+
+  public init(
+    index: Int, lastTime: Int64, end: EndRecord?, truncated: Bool, unknownKinds: [String: Int],
+    malformedLines: Int, records: Int, lastLine: Int
+  ) {
+    self.index = index
+    self.lastTime = lastTime
+    self.end = end
+    self.truncated = truncated
+    self.unknownKinds = unknownKinds
+    self.malformedLines = malformedLines
+    self.records = records
+    self.lastLine = lastLine
+  }
 }
 
 /// A consumer of a log stream: the analyzer, `explain`, exporters.

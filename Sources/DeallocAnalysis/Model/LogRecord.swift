@@ -75,12 +75,22 @@ public struct SessionRecord: Sendable, Equatable {
 public struct ThreadRecord: Sendable, Equatable {
   public var tid: Int64
   public var name: String
+
+  public init(tid: Int64, name: String) {
+    self.tid = tid
+    self.name = name
+  }
 }
 
 /// `stack`: an interned backtrace, innermost frame first.
 public struct StackRecord: Sendable, Equatable {
   public var id: Int64
   public var frames: [Frame]
+
+  public init(id: Int64, frames: [Frame]) {
+    self.id = id
+    self.frames = frames
+  }
 }
 
 /// `enqueue`: an object was handed to a queue.
@@ -94,6 +104,21 @@ public struct EnqueueRecord: Sendable, Equatable {
   public var depth: Int?
   public var stack: Int64?
   public var rc: Int?
+
+  public init(
+    t: Int64, id: UInt64, obj: Address, type: String, q: String, tid: Int64? = nil,
+    depth: Int? = nil, stack: Int64? = nil, rc: Int? = nil
+  ) {
+    self.t = t
+    self.id = id
+    self.obj = obj
+    self.type = type
+    self.q = q
+    self.tid = tid
+    self.depth = depth
+    self.stack = stack
+    self.rc = rc
+  }
 }
 
 /// `drain`: a queue began releasing a batch.
@@ -103,6 +128,14 @@ public struct DrainRecord: Sendable, Equatable {
   public var n: Int
   public var tid: Int64?
   public var why: String?
+
+  public init(t: Int64, q: String, n: Int, tid: Int64? = nil, why: String? = nil) {
+    self.t = t
+    self.q = q
+    self.n = n
+    self.tid = tid
+    self.why = why
+  }
 }
 
 /// `release`: the queue dropped its reference to an object.
@@ -114,12 +147,25 @@ public struct ReleaseRecord: Sendable, Equatable {
   public var freed: Bool
   /// The strong retain count left when the object survived.
   public var rc: Int?
+
+  public init(t: Int64, id: UInt64, tid: Int64? = nil, freed: Bool, rc: Int? = nil) {
+    self.t = t
+    self.id = id
+    self.tid = tid
+    self.freed = freed
+    self.rc = rc
+  }
 }
 
 /// `dealloc`: a survivor of its release has since been deallocated.
 public struct DeallocRecord: Sendable, Equatable {
   public var t: Int64
   public var id: UInt64
+
+  public init(t: Int64, id: UInt64) {
+    self.t = t
+    self.id = id
+  }
 }
 
 /// `mark`: a checkpoint the program set.
@@ -127,6 +173,12 @@ public struct MarkRecord: Sendable, Equatable {
   public var t: Int64
   public var label: String
   public var tid: Int64?
+
+  public init(t: Int64, label: String, tid: Int64? = nil) {
+    self.t = t
+    self.label = label
+    self.tid = tid
+  }
 }
 
 /// `check`: a leak assertion looked at an object.
@@ -138,6 +190,15 @@ public struct CheckRecord: Sendable, Equatable {
   public var label: String
   /// Present when the tracer knew the object.
   public var id: UInt64?
+
+  public init(t: Int64, obj: Address, type: String, alive: Bool, label: String, id: UInt64? = nil) {
+    self.t = t
+    self.obj = obj
+    self.type = type
+    self.alive = alive
+    self.label = label
+    self.id = id
+  }
 }
 
 /// `end`: the session closed cleanly.
@@ -146,4 +207,11 @@ public struct EndRecord: Sendable, Equatable {
   public var why: String
   public var pending: Int
   public var lost: Int
+
+  public init(t: Int64, why: String, pending: Int, lost: Int) {
+    self.t = t
+    self.why = why
+    self.pending = pending
+    self.lost = lost
+  }
 }
