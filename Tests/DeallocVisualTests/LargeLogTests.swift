@@ -55,11 +55,12 @@ final class LargeLogTests: XCTestCase {
     var largestChunk = 0
     var head = ""
 
-    mutating func write(_ chunk: String) throws(AnalysisError) {
+    mutating func write(_ chunk: [UInt8]) throws(AnalysisError) {
       chunks += 1
-      largestChunk = max(largestChunk, chunk.utf8.count)
-      if head.isEmpty, let cut = chunk.range(of: ",\n", options: .backwards) {
-        head = String(chunk[..<cut.lowerBound])
+      largestChunk = max(largestChunk, chunk.count)
+      let text = String(decoding: chunk, as: UTF8.self)
+      if head.isEmpty, let cut = text.range(of: ",\n", options: .backwards) {
+        head = String(text[..<cut.lowerBound])
       }
     }
 
@@ -70,7 +71,7 @@ final class LargeLogTests: XCTestCase {
 /// An output that fails: the failure stops the reading and reaches the caller.
 final class FailingOutputTests: XCTestCase {
   struct Failing: TraceOutput {
-    mutating func write(_ chunk: String) throws(AnalysisError) {
+    mutating func write(_ chunk: [UInt8]) throws(AnalysisError) {
       throw .outputUnwritable(path: "trace.json", reason: "disk full")
     }
     mutating func finish() throws(AnalysisError) {}

@@ -39,8 +39,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   /// The most objects held at once (in a queue, or released but alive): what memory follows.
   package private(set) var peakTrackedObjects = 0
 
-  private var buffer = ""
-  private var wroteEvent = false
+  private var writer = TraceEventWriter(capacity: PerfettoExporter.flushThreshold + 4096)
   private var nextSliceID: UInt64 = 0
   private var session: ExportSession?
   private static var flushThreshold: Int { 1 << 20 }
@@ -49,7 +48,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   public init(output: Output, stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) {
     self.output = output
     self.stuckAfter = stuckAfter
-    buffer = "{\"traceEvents\":[\n"
+    writer.raw("{\"traceEvents\":[\n")
   }
 
   public mutating func warn(_ warning: LogWarning) {
@@ -72,37 +71,56 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       end(ending)
       session = nil
     }
-    if buffer.utf8.count >= Self.flushThreshold { try flush() }
+    if writer.bytes.count >= Self.flushThreshold { try flush() }
   }
 
   /// Writes the end of the document and finishes the output. Call once, after reading.
   public mutating func finish() throws(AnalysisError) {
-    buffer += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":"
-    JSONValue.quote("dealloctrace \(DeallocAnalysis.toolVersion)", into: &buffer)
-    buffer += ",\"sessions\":\(counts.sessions)}}\n"
+    writer.endEvents()
+    writer.string("displayTimeUnit", literal: "ms")
+    writer.beginObject("otherData")
+    writer.string("generator", "dealloctrace \(DeallocAnalysis.toolVersion)")
+    writer.int("sessions", Int64(counts.sessions))
+    writer.endObject()
+    writer.raw("}\n")
     try flush()
     try output.finish()
   }
 
   private mutating func flush() throws(AnalysisError) {
-    guard !buffer.isEmpty else { return }
-    try output.write(buffer)
-    buffer = ""
+    guard !writer.bytes.isEmpty else { return }
+    try writer.drain { bytes throws(AnalysisError) in try output.write(bytes) }
   }
 
   // MARK: - Events
 
-  private mutating func emit(
-    _ phase: String, _ fields: [(String, TraceEventEncoding.Value)],
-    args: [(String, TraceEventEncoding.Value?)] = []
-  ) {
-    if wroteEvent { buffer += ",\n" }
-    wroteEvent = true
-    TraceEventEncoding.append(phase, fields, args: args, into: &buffer)
+  /// Starts an event of `phase` with the fields every event has.
+  private mutating func event(_ phase: Unicode.Scalar, tid: Int64?) {
+    writer.begin(UInt8(ascii: phase))
+    writer.int("pid", session!.pid)
+    writer.int("tid", tid ?? Self.syntheticThread)
   }
 
-  private func ts(_ t: Int64) -> TraceEventEncoding.Value {
-    .raw(TraceEventEncoding.microseconds(t))
+  /// Starts a thread-scoped instant event named `prefix` + `name`, with its `args` open.
+  private mutating func instant(
+    _ prefix: StaticString, _ name: String, cat: StaticString, at t: Int64, tid: Int64?
+  ) {
+    event("i", tid: tid)
+    writer.string("name", prefix: prefix, name)
+    writer.string("cat", literal: cat)
+    writer.string("s", literal: "t")
+    writer.microseconds("ts", t)
+    writer.beginArgs()
+    counts.instants += 1
+  }
+
+  private mutating func metadata(_ kind: String, tid: Int64, _ key: StaticString, _ value: String) {
+    event("M", tid: tid)
+    writer.string("name", kind)
+    writer.beginArgs()
+    writer.string(key, value)
+    writer.endArgs()
+    writer.end()
   }
 
   private mutating func begin(_ info: SessionInfo) {
@@ -110,29 +128,23 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     session = ExportSession(info: info, pid: pid)
     counts.sessions += 1
     var name =
-      info.record.exe.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-      ?? "session"
+      info.record.exe.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "session"
     if let realPid = info.record.pid { name += " (pid \(realPid))" }
     name += " · session \(info.index + 1)"
-    emit(
-      "M", [("name", .string("process_name")), ("pid", .int(pid)), ("tid", .int(0))],
-      args: [("name", .string(name))])
-    emit(
-      "M", [("name", .string("process_sort_index")), ("pid", .int(pid)), ("tid", .int(0))],
-      args: [("sort_index", .int(pid))])
-    emit(
-      "M",
-      [("name", .string("thread_name")), ("pid", .int(pid)), ("tid", .int(Self.syntheticThread))],
-      args: [("name", .string("dealloctrace"))])
+    metadata("process_name", tid: 0, "name", name)
+    event("M", tid: 0)
+    writer.string("name", "process_sort_index")
+    writer.beginArgs()
+    writer.int("sort_index", pid)
+    writer.endArgs()
+    writer.end()
+    metadata("thread_name", tid: Self.syntheticThread, "name", "dealloctrace")
   }
 
   private mutating func apply(_ record: LogRecord, at location: LogLocation) {
-    let pid = session!.pid
     switch record {
     case .thread(let thread):
-      emit(
-        "M", [("name", .string("thread_name")), ("pid", .int(pid)), ("tid", .int(thread.tid))],
-        args: [("name", .string(thread.name))])
+      metadata("thread_name", tid: thread.tid, "name", thread.name)
     case .enqueue(let r):
       enqueue(r, at: location)
     case .release(let r):
@@ -140,32 +152,24 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     case .dealloc(let r):
       dealloc(r, at: location)
     case .drain(let r):
-      counts.instants += 1
-      emit(
-        "i",
-        [
-          ("name", .string("drain " + r.q)), ("cat", .string("drain")), ("s", .string("t")),
-          ("ts", ts(r.t)), ("pid", .int(pid)), ("tid", .int(r.tid ?? Self.syntheticThread)),
-        ],
-        args: [
-          ("queue", .string(r.q)), ("n", .int(Int64(r.n))), ("why", r.why.map { .string($0) }),
-        ])
+      instant("drain ", r.q, cat: "drain", at: r.t, tid: r.tid)
+      writer.string("queue", r.q)
+      writer.int("n", Int64(r.n))
+      if let why = r.why { writer.string("why", why) }
+      writer.endArgs()
+      writer.end()
     case .mark(let r):
-      counts.instants += 1
-      emit(
-        "i",
-        [
-          ("name", .string(r.label)), ("cat", .string("mark")), ("s", .string("t")),
-          ("ts", ts(r.t)), ("pid", .int(pid)), ("tid", .int(r.tid ?? Self.syntheticThread)),
-        ],
-        args: [("label", .string(r.label))])
+      instant("", r.label, cat: "mark", at: r.t, tid: r.tid)
+      writer.string("label", r.label)
+      writer.endArgs()
+      writer.end()
     case .check(let r):
       check(r)
     case .session, .stack, .end, .unknown:
       break
     }
     let tracked = session!.live.count + session!.survivors.count
-    peakTrackedObjects = max(peakTrackedObjects, tracked)
+    if tracked > peakTrackedObjects { peakTrackedObjects = tracked }
   }
 
   private mutating func enqueue(_ r: EnqueueRecord, at location: LogLocation) {
@@ -182,17 +186,18 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     session!.live[r.id] = slice
     session!.liveByAddress[r.obj] = r.id
     counts.slices += 1
-    emit(
-      "b",
-      [
-        ("cat", .string("object")), ("name", .string(r.type)), ("id", .int(Int64(nextSliceID))),
-        ("ts", ts(r.t)), ("pid", .int(session!.pid)),
-        ("tid", .int(r.tid ?? Self.syntheticThread)),
-      ],
-      args: [
-        ("id", .int(Int64(r.id))), ("obj", .string(r.obj.description)),
-        ("queue", .string(r.q)), ("rc", r.rc.map { .int(Int64($0)) }),
-      ])
+    event("b", tid: r.tid)
+    writer.string("cat", literal: "object")
+    writer.string("name", r.type)
+    writer.int("id", Int64(nextSliceID))
+    writer.microseconds("ts", r.t)
+    writer.beginArgs()
+    writer.int("id", Int64(r.id))
+    writer.address("obj", r.obj)
+    writer.string("queue", r.q)
+    if let rc = r.rc { writer.int("rc", Int64(rc)) }
+    writer.endArgs()
+    writer.end()
     let depth = r.depth ?? ((session!.queues[r.q]?.depth ?? 0) + 1)
     sample(queue: r.q, depth: depth, at: r.t, tid: r.tid)
   }
@@ -208,14 +213,16 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     if session!.liveByAddress[slice.address] == r.id {
       session!.liveByAddress[slice.address] = nil
     }
-    emit(
-      "e",
-      [
-        ("cat", .string("object")), ("name", .string(slice.type)),
-        ("id", .int(Int64(slice.sliceID))), ("ts", ts(max(r.t, slice.enqueuedAt))),
-        ("pid", .int(session!.pid)), ("tid", .int(r.tid ?? Self.syntheticThread)),
-      ],
-      args: [("freed", .bool(r.freed)), ("rc", r.rc.map { .int(Int64($0)) })])
+    event("e", tid: r.tid)
+    writer.string("cat", literal: "object")
+    writer.string("name", slice.type)
+    writer.int("id", Int64(slice.sliceID))
+    writer.microseconds("ts", max(r.t, slice.enqueuedAt))
+    writer.beginArgs()
+    writer.bool("freed", r.freed)
+    if let rc = r.rc { writer.int("rc", Int64(rc)) }
+    writer.endArgs()
+    writer.end()
     sample(
       queue: slice.queue, depth: max(0, (session!.queues[slice.queue]?.depth ?? 1) - 1), at: r.t,
       tid: r.tid)
@@ -232,44 +239,37 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
           "dealloc of id \(r.id), which did not survive a release; skipped"))
       return
     }
-    counts.instants += 1
-    emit(
-      "i",
-      [
-        ("name", .string("late dealloc: " + survivor.live.type)), ("cat", .string("dealloc")),
-        ("s", .string("t")), ("ts", ts(r.t)), ("pid", .int(session!.pid)),
-        ("tid", .int(Self.syntheticThread)),
-      ],
-      args: [
-        ("id", .int(Int64(r.id))), ("obj", .string(survivor.live.address.description)),
-        ("type", .string(survivor.live.type)),
-        ("after_release_us", ts(r.t - survivor.releasedAt)),
-      ])
+    instant("late dealloc: ", survivor.live.type, cat: "dealloc", at: r.t, tid: nil)
+    writer.int("id", Int64(r.id))
+    writer.address("obj", survivor.live.address)
+    writer.string("type", survivor.live.type)
+    writer.microseconds("after_release_us", r.t - survivor.releasedAt)
+    writer.endArgs()
+    writer.end()
   }
 
   /// The same rule as the analyzer: a check that saw its object alive is a false leak when
   /// the object (by id, else by the address's latest enqueue) was in a queue at the check.
   private mutating func check(_ r: CheckRecord) {
-    var kind = "check passed"
     var verdict: String?
     if r.alive {
       let id = r.id ?? session!.liveByAddress[r.obj]
       let inQueue = id.flatMap { session!.live[$0] }.map { $0.enqueuedAt <= r.t } ?? false
       verdict = inQueue ? "falseLeak" : "trueLeak"
-      kind = inQueue ? "false leak" : "true leak"
     }
-    counts.instants += 1
-    emit(
-      "i",
-      [
-        ("name", .string(kind + ": " + r.type)), ("cat", .string("check")), ("s", .string("t")),
-        ("ts", ts(r.t)), ("pid", .int(session!.pid)), ("tid", .int(Self.syntheticThread)),
-      ],
-      args: [
-        ("label", .string(r.label)), ("type", .string(r.type)), ("obj", .string(r.obj.description)),
-        ("alive", .bool(r.alive)), ("verdict", verdict.map { .string($0) }),
-        ("id", r.id.map { .int(Int64($0)) }),
-      ])
+    switch verdict {
+    case "falseLeak": instant("false leak: ", r.type, cat: "check", at: r.t, tid: nil)
+    case "trueLeak": instant("true leak: ", r.type, cat: "check", at: r.t, tid: nil)
+    default: instant("check passed: ", r.type, cat: "check", at: r.t, tid: nil)
+    }
+    writer.string("label", r.label)
+    writer.string("type", r.type)
+    writer.address("obj", r.obj)
+    writer.bool("alive", r.alive)
+    if let verdict { writer.string("verdict", verdict) }
+    if let id = r.id { writer.int("id", Int64(id)) }
+    writer.endArgs()
+    writer.end()
   }
 
   private mutating func sample(queue: String, depth: Int, at t: Int64, tid: Int64?) {
@@ -279,50 +279,42 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     counter.lastTime = time
     session!.queues[queue] = counter
     counts.counterSamples += 1
-    emit(
-      "C",
-      [
-        ("name", .string("queue " + queue)), ("ts", ts(time)), ("pid", .int(session!.pid)),
-        ("tid", .int(tid ?? Self.syntheticThread)),
-      ],
-      args: [("depth", .int(Int64(depth)))])
+    event("C", tid: tid)
+    writer.string("name", prefix: "queue ", queue)
+    writer.microseconds("ts", time)
+    writer.beginArgs()
+    writer.int("depth", Int64(depth))
+    writer.endArgs()
+    writer.end()
   }
 
   private mutating func end(_ ending: SessionEnding) {
-    let pid = session!.pid
     let last = ending.lastTime
     for (id, slice) in session!.live.sorted(by: { $0.value.sliceID < $1.value.sliceID }) {
       let state: ObjectState =
         ending.end != nil
         ? .neverReleased : (last - slice.enqueuedAt > stuckAfter ? .stuck : .pending)
       counts.unreleasedSlices += 1
-      emit(
-        "e",
-        [
-          ("cat", .string("object")), ("name", .string(slice.type)),
-          ("id", .int(Int64(slice.sliceID))), ("ts", ts(max(last, slice.enqueuedAt))),
-          ("pid", .int(pid)), ("tid", .int(Self.syntheticThread)),
-        ],
-        args: [
-          ("unreleased", .bool(true)), ("state", .string(state.rawValue)),
-          ("log_id", .int(Int64(id))),
-        ])
+      event("e", tid: nil)
+      writer.string("cat", literal: "object")
+      writer.string("name", slice.type)
+      writer.int("id", Int64(slice.sliceID))
+      writer.microseconds("ts", max(last, slice.enqueuedAt))
+      writer.beginArgs()
+      writer.bool("unreleased", true)
+      writer.string("state", state.rawValue)
+      writer.int("log_id", Int64(id))
+      writer.endArgs()
+      writer.end()
     }
-    for (id, survivor) in session!.survivors.sorted(by: {
-      $0.value.live.sliceID < $1.value.live.sliceID
-    }) {
-      counts.instants += 1
-      emit(
-        "i",
-        [
-          ("name", .string("leaked: " + survivor.live.type)), ("cat", .string("leak")),
-          ("s", .string("t")), ("ts", ts(last)), ("pid", .int(pid)),
-          ("tid", .int(Self.syntheticThread)),
-        ],
-        args: [
-          ("id", .int(Int64(id))), ("obj", .string(survivor.live.address.description)),
-          ("released_at_us", ts(survivor.releasedAt)),
-        ])
+    let survivors = session!.survivors.sorted { $0.value.live.sliceID < $1.value.live.sliceID }
+    for (id, survivor) in survivors {
+      instant("leaked: ", survivor.live.type, cat: "leak", at: last, tid: nil)
+      writer.int("id", Int64(id))
+      writer.address("obj", survivor.live.address)
+      writer.microseconds("released_at_us", survivor.releasedAt)
+      writer.endArgs()
+      writer.end()
     }
   }
 }

@@ -1,23 +1,27 @@
 import Foundation
 
-/// Where a streaming exporter sends its text, chunk by chunk.
+/// Where a streaming exporter sends its UTF-8 text, chunk by chunk.
 ///
-/// Implementation requirements: `write` receives consecutive pieces of one document; `finish`
+/// Implementation requirements: `write` receives consecutive pieces of one document (a chunk
+/// may end inside a multi-byte character; only the whole document is valid UTF-8); `finish`
 /// is called once after the last piece and makes the document visible (a file output renames
 /// its temporary file into place, so a failed export never leaves a half-written file behind).
 public protocol TraceOutput {
-  mutating func write(_ chunk: String) throws(AnalysisError)
+  mutating func write(_ chunk: [UInt8]) throws(AnalysisError)
   mutating func finish() throws(AnalysisError)
 }
 
 /// Collects the document in memory (tests, small logs).
 public struct StringTraceOutput: TraceOutput {
-  public private(set) var text = ""
+  private var bytes: [UInt8] = []
+
+  /// The document written so far.
+  public var text: String { String(decoding: bytes, as: UTF8.self) }
 
   public init() {}
 
-  public mutating func write(_ chunk: String) throws(AnalysisError) {
-    text += chunk
+  public mutating func write(_ chunk: [UInt8]) throws(AnalysisError) {
+    bytes += chunk
   }
 
   public mutating func finish() throws(AnalysisError) {}
@@ -59,9 +63,9 @@ public final class FileTraceOutput: TraceOutput {
     }
   }
 
-  public func write(_ chunk: String) throws(AnalysisError) {
+  public func write(_ chunk: [UInt8]) throws(AnalysisError) {
     do {
-      try handle.write(contentsOf: Data(chunk.utf8))
+      try handle.write(contentsOf: chunk)
     } catch {
       throw .outputUnwritable(path: path ?? "<stdout>", reason: "\(error.localizedDescription)")
     }
