@@ -6,9 +6,9 @@ import Testing
 /// status 2, and no half-written trace left behind.
 @Suite struct VisualCommandTests {
   @Test func reportWritesOneSelfContainedHTMLFile() throws {
-    let directory = try VisualRun.temporaryDirectory()
+    let directory = try temporaryDirectory()
     let file = directory.appendingPathComponent("report.html")
-    let run = try VisualRun([
+    let run = try CLIRun.run([
       "report", "fixtures/html/demo.jsonl", "--format", "html", "-o", file.path,
     ])
     #expect(run.status == 0, "\(run.standardError)")
@@ -21,16 +21,16 @@ import Testing
   }
 
   @Test func reportHTMLGoesToStandardOutputEscaped() throws {
-    let run = try VisualRun(["report", "--format=html", "fixtures/html/hostile.jsonl"])
+    let run = try CLIRun.run(["report", "--format=html", "fixtures/html/hostile.jsonl"])
     #expect(run.status == 0)
     #expect(run.standardOutput.components(separatedBy: "<script").count - 1 == 1)
     #expect(run.standardOutput.contains("Swift.Array&lt;Evil.Node&gt;"))
   }
 
   @Test func exportWritesAWholeTraceFile() throws {
-    let directory = try VisualRun.temporaryDirectory()
+    let directory = try temporaryDirectory()
     let file = directory.appendingPathComponent("trace.json")
-    let run = try VisualRun([
+    let run = try CLIRun.run([
       "export", "--format", "perfetto", "fixtures/perfetto/sessions.jsonl", "-o", file.path,
     ])
     #expect(run.status == 0, "\(run.standardError)")
@@ -43,8 +43,8 @@ import Testing
   }
 
   @Test func exportReadsStandardInputAndWritesStandardOutput() throws {
-    let log = try Data(contentsOf: VisualRun.root.appendingPathComponent("fixtures/feed.jsonl"))
-    let run = try VisualRun(["export", "-"], input: log)
+    let log = try Data(contentsOf: CLIRun.root.appendingPathComponent("fixtures/feed.jsonl"))
+    let run = try CLIRun.run(["export", "-"], input: log)
     #expect(run.status == 0, "\(run.standardError)")
     let root = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))
     let events = try #require((root as? [String: Any])?["traceEvents"] as? [[String: Any]])
@@ -76,9 +76,9 @@ import Testing
 
   @Test(arguments: unusableRuns)
   func unusableInputIsOneLineAndExitTwo(_ arguments: [String], _ message: String) throws {
-    let directory = try VisualRun.temporaryDirectory()
+    let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("out").path
-    let run = try VisualRun(arguments + (arguments.contains("-o") ? [] : ["-o", output]))
+    let run = try CLIRun.run(arguments + (arguments.contains("-o") ? [] : ["-o", output]))
     #expect(run.status == 2)
     #expect(run.standardError.hasPrefix(message), "\(run.standardError)")
     #expect(run.standardError.split(separator: "\n").count == 1)
@@ -87,69 +87,18 @@ import Testing
   }
 
   @Test func helpListsExport() throws {
-    let run = try VisualRun(["--help"])
+    let run = try CLIRun.run(["--help"])
     #expect(run.standardOutput.contains("export"))
-    let help = try VisualRun(["export", "--help"])
+    let help = try CLIRun.run(["export", "--help"])
     #expect(help.status == 0)
     #expect(help.standardOutput.hasPrefix("USAGE: dealloctrace export LOG..."))
   }
 }
 
-/// The built `dealloctrace` run once with `arguments` in the repository's root.
-private struct VisualRun {
-  var status: Int32
-  var standardOutput: String
-  var standardError: String
-
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
-  init(_ arguments: [String], input: Data? = nil) throws {
-    let testBinary = try #require(Bundle.main.executablePath, "no path for the test binary")
-    let executable = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-      .appendingPathComponent("dealloctrace")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "\(executable.path) is not built; run `swift build --build-tests` first")
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = Self.root
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    // Feed and drain on other threads, so that no pipe can fill up and block the child.
-    Thread {
-      if let input { standardInput.fileHandleForWriting.write(input) }
-      try? standardInput.fileHandleForWriting.close()
-    }.start()
-    let errorBox = ErrorBox()
-    let errorDone = DispatchSemaphore(value: 0)
-    Thread {
-      errorBox.data = error.fileHandleForReading.readDataToEndOfFile()
-      errorDone.signal()
-    }.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    errorDone.wait()
-    process.waitUntilExit()
-    status = process.terminationStatus
-    standardOutput = String(decoding: outputData, as: UTF8.self)
-    standardError = String(decoding: errorBox.data, as: UTF8.self)
-  }
-
-  static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  /// Standard error's bytes, filled by the reading thread before the semaphore is signalled.
-  private final class ErrorBox: @unchecked Sendable {
-    var data = Data()
-  }
+/// A fresh directory for a command's output files.
+private func temporaryDirectory() throws -> URL {
+  let url = FileManager.default.temporaryDirectory
+    .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
 }
