@@ -10,6 +10,9 @@ enum ProbeMode: String {
   case forever
   /// Forks; the child uses the queue and exits, the parent then runs the scenario.
   case fork
+  /// A survivor let go with no drain, mark or check afterwards: only the tracer's timer can
+  /// notice its death.
+  case timerSurvivor = "timer-survivor"
   /// Deletes its own log while recording, then keeps using the queue.
   case deleteLog = "delete-log"
 }

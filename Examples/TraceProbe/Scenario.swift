@@ -115,6 +115,18 @@ func runForkScenario() {
   print("child exit \(status)")
 }
 
+/// The survivor dies with nothing recorded after it; the tracer's timer must notice.
+func runTimerSurvivor() {
+  let queue = DeallocQueue(label: "probe", delay: .milliseconds(50))
+  retainedElsewhere = RetainedController()
+  var handed = retainedElsewhere
+  queue.releaseInBackground(&handed)
+  queue.drain()
+  DeallocTrace.mark("let go next")
+  retainedElsewhere = nil
+  usleep(400_000)
+}
+
 /// Deletes the log mid-run: the tracer must say so once and stop; the queue keeps working.
 func runDeletingLog() {
   handOverFeedController(levels: 1)

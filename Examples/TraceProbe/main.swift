@@ -42,6 +42,8 @@ case .forever:
   runForever()
 case .fork:
   runForkScenario()
+case .timerSurvivor:
+  runTimerSurvivor()
 case .deleteLog:
   runDeletingLog()
 }

@@ -47,9 +47,11 @@ int cunwind_backtrace(void **buffer, int capacity) {
 __attribute__((noinline)) int cunwind_backtrace_above_caller(uintptr_t *buffer, int capacity,
                                                              int skip_above_caller) {
   if (capacity <= 0) return 0;
+  // The caller's frame is normally at index 1 (index 0 is this function); `slack` bounds
+  // the search for it, but only two extra frames are unwound: every frame costs ~7 ns.
   enum { slack = 8 };
   void *raw[256 + slack];
-  int want = capacity + skip_above_caller + slack;
+  int want = capacity + skip_above_caller + 2;
   if (want > 256 + slack) want = 256 + slack;
   int n = unw_backtrace(raw, want);
   if (n <= 0) return 0;

@@ -87,6 +87,9 @@ enum Tracer {
       return session
     }
     guard let session, session.pid == getpid() else { return }
+    // Survivors that died since the last look get their `dealloc` before `end`, so a
+    // reader doesn't call them leaked.
+    checkSurvivors(session)
     session.endReason.store(why.rawValue, ordering: .releasing)
     session.buffer.close()
     _ = session.writerFinished.wait(timeout: DispatchTime.now() + DispatchTimeInterval.seconds(2))

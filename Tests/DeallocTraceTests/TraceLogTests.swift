@@ -160,6 +160,27 @@ final class TraceLogTests: XCTestCase {
     XCTAssertEqual(log.kind("dealloc").count, 1)
   }
 
+  func testASurvivorThatDiesUnobservedIsCaughtByTheTimer() throws {
+    let log = directory.appendingPathComponent("timer.jsonl")
+    let run = try ProbeRun.run(["timer-survivor"], environment: ["DEALLOCTRACE_LOG": log.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let parsed = try ParsedLog(contentsOf: log)
+    let release = try XCTUnwrap(parsed.kind("release").first)
+    XCTAssertEqual(release["freed"] as? Bool, false)
+    let dealloc = try XCTUnwrap(parsed.kind("dealloc").first)
+    XCTAssertEqual(dealloc["id"] as? Int, release["id"] as? Int)
+    let mark = try XCTUnwrap(parsed.kind("mark").first)
+    let end = try XCTUnwrap(parsed.kind("end").first)
+    let seen = try XCTUnwrap(dealloc["t"] as? Int)
+    XCTAssertGreaterThan(seen, try XCTUnwrap(mark["t"] as? Int))
+    XCTAssertLessThan(seen, try XCTUnwrap(end["t"] as? Int))
+    // Nothing but the timer ran after the mark: the dealloc came from it, within ~100 ms.
+    XCTAssertLessThan(seen - (mark["t"] as? Int ?? 0), 300_000_000)
+    let kindsAfterMark = parsed.records.drop { $0["ev"] as? String != "mark" }.dropFirst()
+      .compactMap { $0["ev"] as? String }
+    XCTAssertEqual(kindsAfterMark.filter { $0 != "thread" }, ["dealloc", "end"])
+  }
+
   func testEnqueueStackNamesTheEnqueuingFunctionDemangled() throws {
     let (_, log, _) = try tracedScenario()
     let first = try XCTUnwrap(log.kind("enqueue").first)
