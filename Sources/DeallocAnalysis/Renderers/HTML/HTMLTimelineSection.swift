@@ -143,7 +143,11 @@ struct QueueTimelineChart {
           ("height", SVGNumber.format(C.plotHeight)), ("fill", "none"), ("stroke", "none"),
         ])
       if let timeline {
-        let steps = DepthSteps(timeline.points, scale: x)
+        // Each point is the deepest of its time bucket; the line must end at the depth the
+        // queue really ended at, which the timeline tracks apart.
+        var points = timeline.points
+        if let last = points.last { points.append(DepthPoint(t: last.t, depth: timeline.depth)) }
+        let steps = DepthSteps(points, scale: x)
         plot.element(
           "path",
           [
