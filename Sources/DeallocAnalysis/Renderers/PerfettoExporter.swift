@@ -18,7 +18,8 @@
 /// - A counter sample never goes back in time: a record written out of order by another thread
 ///   is drawn at the queue's previous sample time.
 /// - Checks and late deallocs carry no thread in the log; they go to a thread named
-///   `dealloctrace` (tid 0) of their session.
+///   `dealloctrace` of their session, with tid 2,000,000,000: above any Linux thread id
+///   (`pid_max` is at most 2²²), and not 0, which trace viewers keep for the idle thread.
 public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   /// What was written, for the command's one-line summary and for tests.
   public struct Counts: Sendable, Equatable {
@@ -43,7 +44,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   private var nextSliceID: UInt64 = 0
   private var session: ExportSession?
   private static var flushThreshold: Int { 1 << 20 }
-  private static var syntheticThread: Int64 { 0 }
+  private static var syntheticThread: Int64 { 2_000_000_000 }
 
   public init(output: Output, stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) {
     self.output = output
@@ -131,8 +132,8 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       info.record.exe.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "session"
     if let realPid = info.record.pid { name += " (pid \(realPid))" }
     name += " · session \(info.index + 1)"
-    metadata("process_name", tid: 0, "name", name)
-    event("M", tid: 0)
+    metadata("process_name", tid: Self.syntheticThread, "name", name)
+    event("M", tid: Self.syntheticThread)
     writer.string("name", "process_sort_index")
     writer.beginArgs()
     writer.int("sort_index", pid)
