@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import XCTest
 
 /// The repository's fixtures, found from this file's path (tests run from any directory).
 enum Fixtures {
@@ -16,11 +17,21 @@ enum Fixtures {
     try DeallocAnalysis.analyze([path(relative)])
   }
 
-  /// A fresh temporary directory, removed at process exit by the OS's tmp cleaning at worst.
+  /// A fresh temporary directory; the caller removes it (``XCTestCase/temporaryDirectory()``
+  /// does so at the end of the test).
   static func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}
+
+extension XCTestCase {
+  /// A fresh temporary directory, removed when the test ends.
+  func temporaryDirectory() throws -> URL {
+    let url = try Fixtures.temporaryDirectory()
+    addTeardownBlock { try? FileManager.default.removeItem(at: url) }
     return url
   }
 }

@@ -6,7 +6,7 @@ import XCTest
 /// an error, and hostile log text stays text in a real browser's DOM.
 final class HTMLInBrowserTests: XCTestCase {
   private func render(_ fixture: String) throws -> URL {
-    let directory = try Fixtures.temporaryDirectory()
+    let directory = try temporaryDirectory()
     let file = directory.appendingPathComponent("report.html")
     let html = HTMLRenderer().render(try Fixtures.report(fixture))
     try Data(html.utf8).write(to: file)

@@ -11,6 +11,11 @@ final class LargeLogTests: XCTestCase {
     return url
   }()
 
+  override class func tearDown() {
+    try? FileManager.default.removeItem(at: log.deletingLastPathComponent())
+    super.tearDown()
+  }
+
   func testHTMLOfALargeLogStaysSmallAndSaysWhatItLeftOut() throws {
     let report = try DeallocAnalysis.analyze([Self.log.path])
     XCTAssertEqual(report.summary.enqueued, 60_000)

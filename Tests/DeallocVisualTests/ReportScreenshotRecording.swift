@@ -19,7 +19,7 @@ final class ReportScreenshotRecording: XCTestCase {
     }
     let browser = try HeadlessChromium.require()
     let log = environment["DEALLOCTRACE_SCREENSHOT_LOG"] ?? Fixtures.path("html/demo.jsonl")
-    let page = try Fixtures.temporaryDirectory().appendingPathComponent("report.html")
+    let page = try temporaryDirectory().appendingPathComponent("report.html")
     try Data(HTMLRenderer().render(try DeallocAnalysis.analyze([log])).utf8).write(to: page)
     let png = Fixtures.root.deletingLastPathComponent()
       .appendingPathComponent("docs/report-screenshot.png")

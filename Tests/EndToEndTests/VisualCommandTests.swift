@@ -7,6 +7,7 @@ import Testing
 @Suite struct VisualCommandTests {
   @Test func reportWritesOneSelfContainedHTMLFile() throws {
     let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("report.html")
     let run = try CLIRun.run([
       "report", "fixtures/html/demo.jsonl", "--format", "html", "-o", file.path,
@@ -29,6 +30,7 @@ import Testing
 
   @Test func exportWritesAWholeTraceFile() throws {
     let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("trace.json")
     let run = try CLIRun.run([
       "export", "--format", "perfetto", "fixtures/perfetto/sessions.jsonl", "-o", file.path,
@@ -77,6 +79,7 @@ import Testing
   @Test(arguments: unusableRuns)
   func unusableInputIsOneLineAndExitTwo(_ arguments: [String], _ message: String) throws {
     let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
     let output = directory.appendingPathComponent("out").path
     let run = try CLIRun.run(arguments + (arguments.contains("-o") ? [] : ["-o", output]))
     #expect(run.status == 2)
