@@ -18,14 +18,21 @@ demo: setup
 	@mkdir -p $(OUT) && rm -f $(OUT)/feed-demo.jsonl
 	DEALLOCTRACE_LOG=$(OUT)/feed-demo.jsonl "$$($(SWIFT) build --show-bin-path)/FeedDemo"
 	"$$($(SWIFT) build --show-bin-path)/dealloctrace" report $(OUT)/feed-demo.jsonl
+	@"$$($(SWIFT) build --show-bin-path)/dealloctrace" report --format html \
+	  -o $(OUT)/feed-demo.html $(OUT)/feed-demo.jsonl
+	@echo "log: $(OUT)/feed-demo.jsonl  HTML report: $(OUT)/feed-demo.html"
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples
 
-# The whole test suite: a strict build, the format lint, then every test.
+# The whole test suite: a strict build, the format lint, a bounded fuzz run of the log
+# reader, the concurrency tests under ThreadSanitizer, then every test (last, so that its
+# summary closes the output).
 test: setup
 	$(SWIFT) build $(STRICT) --build-tests
 	$(MAKE) lint
+	scripts/fuzz 60
+	scripts/tsan
 	$(SWIFT) test $(STRICT)
 
 bench: setup

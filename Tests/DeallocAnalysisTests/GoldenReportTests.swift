@@ -7,6 +7,8 @@ import Testing
   static let fixtures = [
     "feed", "address-reuse", "several-sessions", "truncated-tail", "garbage-lines",
     "survivor-late", "stalled-queue", "unknown-kinds", "hostile-names",
+    // Recorded by the real recorder: `DEALLOCTRACE_LOG=… FeedDemo` (make demo).
+    "recorded-feed-demo",
   ]
 
   @Test(arguments: fixtures)
@@ -20,6 +22,7 @@ import Testing
   @Test(arguments: [
     ("feed", "1"), ("feed", "Feed.NodeCell"), ("feed", "ImageCache"),
     ("address-reuse", "0x7f0000001000"), ("survivor-late", "Held"),
+    ("recorded-feed-demo", "FeedDemo.ProfileViewModel"),
   ])
   func explainMatchesGoldenFiles(_ name: String, _ target: String) throws {
     var collector = ObjectHistoryCollector(ObjectSelector(target))
