@@ -4,7 +4,7 @@ SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors -Xcc -Werror
 OUT := out
 
-.PHONY: setup build demo test lint bench clean
+.PHONY: setup build demo test lint bench compare clean
 
 setup:
 	@scripts/setup
@@ -23,7 +23,7 @@ demo: setup
 	@echo "log: $(OUT)/feed-demo.jsonl  HTML report: $(OUT)/feed-demo.html"
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples Fuzz
 
 # The whole test suite: a strict build, the format lint, a bounded fuzz run of the log
 # reader, the concurrency tests under ThreadSanitizer, then every test (last, so that its
@@ -37,6 +37,10 @@ test: setup
 
 bench: setup
 	$(SWIFT) run -c release dealloctrace-bench
+
+# The same workload natively, traced, under heaptrack and under valgrind (docs/benchmarks.md).
+compare: setup
+	scripts/compare-tools
 
 clean:
 	rm -rf .build $(OUT)

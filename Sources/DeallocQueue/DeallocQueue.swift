@@ -79,9 +79,12 @@ public final class DeallocQueue: Sendable {
     guard let taken = object.take() else { return }
     let traced = hooked && QueueTracing.isRecording
     let pending = traced ? QueueTracing.prepareEnqueue(taken) : QueueTracing.PendingEnqueue(id: 0)
-    let entry = Entry(object: taken, traceID: pending.id)
+    // Moved, never copied, into the queue: a copy left in this frame would keep the object
+    // alive until `enqueue` returns, and a drain on another thread in that window would
+    // release a "survivor" that nothing but this frame held.
+    var entry: Entry? = Entry(object: consume taken, traceID: pending.id)
     let isFirstEntry = state.withLock { state in
-      state.entries.append(entry)
+      state.entries.append(entry.take()!)
       if traced {
         QueueTracing.commitEnqueue(pending, queue: label, depth: state.entries.count)
       }

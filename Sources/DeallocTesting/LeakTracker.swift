@@ -1,5 +1,5 @@
 import DeallocQueue
-import Synchronization
+import DeallocTrace
 
 #if canImport(Glibc)
   import Glibc
@@ -34,7 +34,7 @@ public final class LeakTracker: Sendable {
   /// How long `verify()` waits, at most, for objects that no queue holds to go away.
   public let settleTimeout: Duration
 
-  private let watched = Mutex<[Watched]>([])
+  private let watched = AnnotatedMutex<[Watched]>([])
 
   /// - Parameters:
   ///   - label: the test's name; `check` records and failure messages carry it.

@@ -1,4 +1,4 @@
-import Synchronization
+import DeallocTrace
 import XCTest
 
 extension XCTestCase {
@@ -58,5 +58,5 @@ extension XCTestCase {
 
 /// The tracker `expectDeallocated` uses for each running test, until its teardown.
 private enum TeardownTrackers {
-  static let byTest = Mutex<[ObjectIdentifier: LeakTracker]>([:])
+  static let byTest = AnnotatedMutex<[ObjectIdentifier: LeakTracker]>([:])
 }

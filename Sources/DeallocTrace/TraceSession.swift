@@ -27,7 +27,7 @@ final class TraceSession: @unchecked Sendable {
   let firstID: UInt64
   let buffer: EventBuffer
   /// Objects that survived their release, watched until they die.
-  let survivors = Mutex<[Survivor]>([])
+  let survivors = AnnotatedMutex<[Survivor]>([])
   let survivorCount = Atomic<Int>(0)
   let endReason = Atomic<UInt8>(EndReason.explicit.rawValue)
   /// Signalled once by the writer when it has written `end` (or given up).

@@ -23,7 +23,7 @@ enum Tracer {
     }
   }
   /// Serialises starting and stopping.
-  static let control = Mutex<ControlState>(ControlState())
+  static let control = AnnotatedMutex<ControlState>(ControlState())
 
   struct ControlState {
     var generation: UInt64 = 0
