@@ -116,7 +116,11 @@ struct ParsedLog {
 
   /// Runs the shared validator when python3 is there; nil when it is not.
   static func validatorVerdict(for url: URL) -> (status: Int32, output: String)? {
-    let validator = URL(fileURLWithPath: "/work/shared/tools/validate-log")
+    // The contract's validator sits in `shared/`, beside the checkout (as in CI).
+    let packageRoot = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let validator = packageRoot.deletingLastPathComponent()
+      .appendingPathComponent("shared/tools/validate-log")
     let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
       FileManager.default.isExecutableFile(atPath: $0)
     }
