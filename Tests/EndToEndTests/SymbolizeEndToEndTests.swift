@@ -37,7 +37,7 @@ import Testing
     let log =
       [
         #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"x","wall":"w","delay_ms":100,"frames":8}"#,
-        #"{"ev":"stack","id":1,"frames":[{"ip":"0x1","mod":"\#(binary)","off":"0x\#(String(offset + 4, radix: 16))"},{"ip":"0x2","sym":"Already.symbolized() -> ()"},{"ip":"0x3","mod":"/nonexistent/lib.so","off":"0x10"}]}"#,
+        #"{"ev":"stack","id":1,"frames":[{"ip":"0x1","mod":"\#(binary)","off":"0x\#(String(offset + 4, radix: 16))"},{"ip":"0x2","sym":"Already.symbolized() -> ()"},{"ip":"0x3","mod":"/nonexistent/lib.so","off":"0x10"},{"ip":"0x4","mod":"\#(binary)","off":"0x\#(String(offset + 4, radix: 16))","sym":"Recorded.name() -> ()"}]}"#,
         #"{"ev":"enqueue","t":1,"id":1,"obj":"0x10","type":"T.Node","q":"shared","tid":1,"depth":1,"stack":1}"#,
         #"{"ev":"end","t":2,"why":"exit","pending":1,"lost":0}"#,
       ].joined(separator: "\n") + "\n"
@@ -56,5 +56,8 @@ import Testing
     #expect(stack[1]["file"] == nil)
     #expect(stack[2]["sym"] == nil)
     #expect(run.standardError.contains("/nonexistent/lib.so is not on this machine"))
+    // The recorder's name is kept; the file and line are added.
+    #expect(stack[3]["sym"] as? String == "Recorded.name() -> ()")
+    #expect((stack[3]["file"] as? String)?.hasSuffix("ReportCommand.swift") == true, "\(stack[3])")
   }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// does. Both are found on `PATH` (they ship next to `swift`) and run directly through
 /// `Process` with an argument vector, never a shell, so no path or symbol in a log can
 /// inject a command. Results are cached per module and offset; one `llvm-symbolizer` run
-/// handles all the new offsets of one module in a stack. Frames that already have a symbol
-/// are left as they are.
+/// handles all the new offsets of one module in a stack. A frame that already has a file
+/// and line is left as it is; a frame that has only a recorded symbol keeps that symbol
+/// (the recorder's demangled name) and gains the file and line.
 public struct LLVMSymbolizer: FrameSymbolizer {
   private var cache: [String: [UInt64: (symbol: String?, file: String?, line: Int?)]] = [:]
   private var missingModules: Set<String> = []
@@ -33,7 +34,7 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     }
     var wanted: [String: Set<UInt64>] = [:]
     for (index, frame) in frames.enumerated() {
-      guard frame.symbol == nil, let module = frame.module, let offset = frame.offset else {
+      guard frame.file == nil, let module = frame.module, let offset = frame.offset else {
         continue
       }
       let key = lookupOffset(index, offset)
@@ -51,11 +52,11 @@ public struct LLVMSymbolizer: FrameSymbolizer {
       resolve(module, offsets.sorted(), with: symbolizerPath)
     }
     return frames.enumerated().map { index, frame in
-      guard frame.symbol == nil, let module = frame.module, let offset = frame.offset,
+      guard frame.file == nil, let module = frame.module, let offset = frame.offset,
         let found = cache[module]?[lookupOffset(index, offset)]
       else { return frame }
       var resolved = frame
-      resolved.symbol = found.symbol
+      resolved.symbol = frame.symbol ?? found.symbol
       resolved.file = found.file
       resolved.line = found.line
       return resolved
