@@ -205,7 +205,7 @@ private struct Batch: @unchecked Sendable {
   }
 }
 
-private struct State: ~Copyable {
+private struct State {
   var entries: [Entry] = []
   /// How many timed drains this queue has scheduled; one per batch.
   var scheduledDrains = 0

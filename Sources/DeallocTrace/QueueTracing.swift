@@ -58,28 +58,35 @@ package enum QueueTracing {
   static func prepareEnqueue(
     address: UnsafeRawPointer, metatype: UnsafeRawPointer
   ) -> PendingEnqueue {
-    guard let session = Tracer.session() else { return PendingEnqueue(id: 0) }
+    // The published session is retained for the life of the process (`Tracer.Current`), so
+    // the hot path borrows it without a retain/release pair.
+    guard let published = cunwind_current_session(), cunwind_tracing_is_on() != 0 else {
+      return PendingEnqueue(id: 0)
+    }
+    let borrowed = Unmanaged<TraceSession>.fromOpaque(published)
     let pending = cunwind_thread_pending()!
     // The caller's strong reference, now the queue's `taken`, is the one counted here.
     pending.pointee.retain_count = cunwind_retain_count(address)
-    session.announceCurrentThread()
-    session.buffer.waitForRoom()
-    let id = cunwind_next_object_id()
     pending.pointee.frame_count = 0
-    if session.frames > 0 {
-      // Cut by address one frame (the generic half) above this function, whatever the
+    let depth = borrowed._withUnsafeGuaranteedRef { $0.frames }
+    if depth > 0 {
+      // Captured here, in this function's own frame and not in a closure, because the cut
+      // is by address: one frame (the generic half) above this function, whatever the
       // optimizer inlined below.
       let frames = UnsafeMutableRawPointer(pending).advanced(
         by: MemoryLayout<cunwind_pending_enqueue>.offset(of: \.frames)!
       ).assumingMemoryBound(to: UInt.self)
-      pending.pointee.frame_count = Int64(
-        cunwind_backtrace_above_caller(frames, Int32(session.frames), 1))
+      pending.pointee.frame_count = Int64(cunwind_backtrace_above_caller(frames, Int32(depth), 1))
     }
-    pending.pointee.time = session.now()
     pending.pointee.address = UInt(bitPattern: address)
     pending.pointee.metatype = metatype
-    pending.pointee.session = UnsafeRawPointer(Unmanaged.passUnretained(session).toOpaque())
-    return PendingEnqueue(id: id)
+    pending.pointee.session = UnsafeRawPointer(published)
+    return borrowed._withUnsafeGuaranteedRef { session in
+      session.announceCurrentThread()
+      session.buffer.waitForRoom()
+      pending.pointee.time = session.now()
+      return PendingEnqueue(id: cunwind_next_object_id())
+    }
   }
 
   /// Hands the enqueue record over. Called while the queue's lock is held, right after the
@@ -89,7 +96,17 @@ package enum QueueTracing {
     let saved = cunwind_thread_pending()!
     guard pending.id != 0, let pointer = saved.pointee.session else { return }
     // A session that finished in between refuses the push; the object then goes untraced.
-    let session = Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
+    // Borrowed, not retained: published sessions live as long as the process.
+    Unmanaged<TraceSession>.fromOpaque(pointer)._withUnsafeGuaranteedRef { session in
+      commit(pending, saved: saved, queue: queue, depth: depth, in: session)
+    }
+  }
+
+  @inline(__always)
+  private static func commit(
+    _ pending: PendingEnqueue, saved: UnsafeMutablePointer<cunwind_pending_enqueue>,
+    queue: String, depth: Int, in session: TraceSession
+  ) {
     var event = TraceEvent(kind: .enqueue)
     event.time = saved.pointee.time
     event.threadID = cunwind_thread_id()

@@ -1,8 +1,25 @@
+import Glibc
+
 // dealloctrace-bench: prints one JSON object of figures, each with the floor or peer it is
 // compared with, measured in the same run. Build with `-c release`.
+//
+//   swift run -c release dealloctrace-bench            every group
+//   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
+//                                                      report), e.g. to profile one of them
 
+let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
+  ("queue", queueFigures(into:)),
+  ("tracing", tracingFigures(into:)),
+  ("report", reportFigures(into:)),
+]
+
+let wanted = Set(CommandLine.arguments.dropFirst())
+if let unknown = wanted.first(where: { name in !groups.contains { $0.name == name } }) {
+  print("dealloctrace-bench: unknown group '\(unknown)'; groups: queue, tracing, report")
+  exit(2)
+}
 var figures = BenchFigures()
-queueFigures(into: &figures)
-tracingFigures(into: &figures)
-reportFigures(into: &figures)
+for group in groups where wanted.isEmpty || wanted.contains(group.name) {
+  group.run(&figures)
+}
 print(figures.json())
