@@ -22,7 +22,10 @@ let package = Package(
         .target(name: "CSanitizer"),
         .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
         .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
-        .target(name: "DeallocTesting", dependencies: ["DeallocQueue", "DeallocTrace"]),
+        .target(
+            name: "DeallocTesting",
+            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis"]
+        ),
 
         // Analysis half.
         .target(name: "DeallocAnalysis"),

@@ -28,6 +28,9 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   public let label: String
   /// The trace log the check records went to; `nil` when tracing was off.
   public let traceLog: String?
+  /// The program frames that handed the object to its queue, innermost first, read back
+  /// from the trace log; empty when tracing was off or the object was never queued.
+  public let enqueueStack: [String]
 
   public var description: String {
     [
@@ -35,7 +38,13 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
       "  state: \(stateDescription)",
       "  enqueue stack: \(stackDescription)",
     ].joined(separator: "\n")
+      + enqueueStack.prefix(Self.shownFrames).map { "\n    \($0)" }.joined()
+      + (enqueueStack.count > Self.shownFrames
+        ? "\n    … \(enqueueStack.count - Self.shownFrames) more frames" : "")
   }
+
+  /// How many enqueue frames a failure message shows.
+  private static let shownFrames = 6
 
   private var references: String {
     switch otherStrongReferences {
@@ -59,6 +68,8 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
 
   private var stackDescription: String {
     switch (traceID, traceLog) {
+    case (.some(let id), .some(let log)) where !enqueueStack.isEmpty:
+      return "object id \(id) in the trace log \(log), enqueued at:"
     case (.some(let id), .some(let log)):
       return "object id \(id) in the trace log \(log); `dealloctrace report \(log)` shows it"
     case (.some(let id), nil):

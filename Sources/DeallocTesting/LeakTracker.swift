@@ -146,7 +146,10 @@ public final class LeakTracker: Sendable {
       traceID: traceID,
       callSite: entry.callSite,
       label: label,
-      traceLog: CheckRecording.logDestination
+      traceLog: CheckRecording.logDestination,
+      enqueueStack: traceID.flatMap { id in
+        CheckRecording.logDestination.map { EnqueueStackLookup.frames(ofObject: id, in: $0) }
+      } ?? []
     )
   }
 

@@ -60,6 +60,11 @@ final class CheckRecordChildProcessTests: XCTestCase {
     XCTAssertEqual(release["freed"] as? Bool, false)
     XCTAssertTrue(
       run.output.contains("enqueue stack: object id \(id) in the trace log"), run.output)
+    // The frames themselves, read back from the log: the sample's own function enqueued it.
+    XCTAssertTrue(
+      run.output.contains(
+        "\n    DeallocTestingTests.XCTestLeakSamples.testCachedScreenHandedToQueueFails() -> ()"),
+      run.output)
   }
 
   private func runTraced(_ test: String) throws -> (ChildTestRun, TraceLog) {
