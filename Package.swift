@@ -63,10 +63,12 @@ let package = Package(
             name: "DeallocTraceTests",
             dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe"]
         ),
-        .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis"]),
+        // Golden-file comparison shared by the test targets.
+        .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
+        .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
         .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting"]),
         .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
-        .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis"]),
+        .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
         // Runs the built executables (the CLI, the demo) as child processes.
         .testTarget(
             name: "EndToEndTests",

@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import GoldenFiles
 import Testing
 
 /// The repository's `fixtures/gate/` folder, reports of its logs, and golden files in
@@ -31,42 +32,12 @@ enum GateFixtures {
     return try SuppressionList.parse(text, file: "fixtures/gate/suppressions.txt")
   }
 
-  static var recording: Bool {
-    ProcessInfo.processInfo.environment["DEALLOCTRACE_RECORD_GOLDEN"] == "1"
-  }
-
+  /// Compares `actual` with `fixtures/gate/expected/NAME` (see `GoldenFile`).
   static func assertGolden(
     _ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
-    let url = root.appendingPathComponent("fixtures/gate/expected/\(name)")
-    if recording {
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(actual.utf8).write(to: url)
-      Issue.record(
-        "recorded \(name); unset DEALLOCTRACE_RECORD_GOLDEN and run again",
-        sourceLocation: sourceLocation)
-      return
-    }
-    guard let data = FileManager.default.contents(atPath: url.path) else {
-      Issue.record(
-        "missing fixtures/gate/expected/\(name); run with DEALLOCTRACE_RECORD_GOLDEN=1",
-        sourceLocation: sourceLocation)
-      return
-    }
-    let expected = String(decoding: data, as: UTF8.self)
-    guard expected != actual else { return }
-    let want = expected.split(separator: "\n", omittingEmptySubsequences: false)
-    let got = actual.split(separator: "\n", omittingEmptySubsequences: false)
-    let line =
-      zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-      ?? min(want.count, got.count)
-    Issue.record(
-      """
-      fixtures/gate/expected/\(name) differs at line \(line + 1):
-        expected: \(line < want.count ? String(want[line]) : "<end>")
-        actual:   \(line < got.count ? String(got[line]) : "<end>")
-      """, sourceLocation: sourceLocation)
+    try GoldenFile.assertMatches(
+      actual, "fixtures/gate/expected/\(name)", sourceLocation: sourceLocation)
   }
 }
 
