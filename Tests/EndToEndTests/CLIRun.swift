@@ -18,11 +18,24 @@ struct CLIRun {
   }
 
   /// Runs `dealloctrace ARGUMENTS` in the repository root, feeding `input` on standard input.
-  static func run(_ arguments: [String], input: Data? = nil) throws -> CLIRun {
+  /// The child does not inherit the CI variables the tool reacts to (a test run inside a
+  /// GitHub job must not append to that job's step summary); `environment` sets them.
+  static func run(
+    _ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:]
+  ) throws -> CLIRun {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "\(executable.path) is not built; run `swift build --build-tests` first")
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = root
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE", "DEALLOCTRACE_LOG"] {
+      environment[name] = nil
+    }
+    environment.merge(extra) { _, new in new }
+    process.environment = environment
     let output = Pipe()
     // Standard error goes to a file, so that only one pipe needs draining here.
     let errorURL = FileManager.default.temporaryDirectory

@@ -275,55 +275,18 @@ private struct CheckRun {
   var standardOutput: String
   var standardError: String
 
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = CLIRun.root
 
   /// Runs `dealloctrace check ARGUMENTS` (or `dealloctrace ARGUMENTS` when `command` is nil).
   init(
     _ arguments: [String], command: String? = "check", input: Data? = nil,
     environment extra: [String: String] = [:]
   ) throws {
-    let testBinary = try #require(Bundle.main.executablePath, "no path for the test binary")
-    let executable = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-      .appendingPathComponent("dealloctrace")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "\(executable.path) is not built; run `swift build --build-tests` first")
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = (command.map { [$0] } ?? []) + arguments
-    process.currentDirectoryURL = Self.root
-    var environment = ProcessInfo.processInfo.environment
-    for name in ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE", "DEALLOCTRACE_LOG"] {
-      environment[name] = nil
-    }
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    // Feed and drain on other threads, so that no pipe can fill up and block the child.
-    let writer = Thread {
-      if let input { standardInput.fileHandleForWriting.write(input) }
-      try? standardInput.fileHandleForWriting.close()
-    }
-    writer.start()
-    let errorBox = DataBox()
-    let errorDone = DispatchSemaphore(value: 0)
-    Thread {
-      errorBox.data = error.fileHandleForReading.readDataToEndOfFile()
-      errorDone.signal()
-    }.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    errorDone.wait()
-    process.waitUntilExit()
-    status = process.terminationStatus
-    standardOutput = String(decoding: outputData, as: UTF8.self)
-    standardError = String(decoding: errorBox.data, as: UTF8.self)
+    let run = try CLIRun.run(
+      (command.map { [$0] } ?? []) + arguments, input: input, environment: extra)
+    status = run.status
+    standardOutput = run.standardOutput
+    standardError = run.standardError
   }
 
   static func temporaryDirectory() throws -> URL {
@@ -332,9 +295,4 @@ private struct CheckRun {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
-}
-
-/// Data handed from the reading thread to the test, ordered by a semaphore.
-private final class DataBox: @unchecked Sendable {
-  var data = Data()
 }
