@@ -141,28 +141,24 @@ public struct GitHubRenderer: Sendable {
 
   /// Escapes the message part of a workflow command.
   public static func escapeMessage(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "%": out += "%25"
-      case "\r": out += "%0D"
-      case "\n": out += "%0A"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
+    escape(text, inProperty: false)
   }
 
-  /// Escapes a property value of a workflow command.
+  /// Escapes a property value of a workflow command: as a message, and `:` and `,` too,
+  /// which would otherwise end the value.
   public static func escapeProperty(_ text: String) -> String {
+    escape(text, inProperty: true)
+  }
+
+  private static func escape(_ text: String, inProperty: Bool) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
       switch scalar {
       case "%": out += "%25"
       case "\r": out += "%0D"
       case "\n": out += "%0A"
-      case ":": out += "%3A"
-      case ",": out += "%2C"
+      case ":" where inProperty: out += "%3A"
+      case "," where inProperty: out += "%2C"
       default: out.unicodeScalars.append(scalar)
       }
     }

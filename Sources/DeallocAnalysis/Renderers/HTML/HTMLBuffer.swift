@@ -93,3 +93,20 @@ package struct HTMLBuffer {
     return output
   }
 }
+
+extension HTMLBuffer {
+  /// One labelled tick under a chart's horizontal axis: a short line down from `baseline`
+  /// at `x`, and `label` centred below it. Shared by the timeline and the histogram.
+  mutating func xAxisTick(at x: Double, baseline: Double, label: String) {
+    let px = SVGNumber.format(x)
+    void(
+      "line",
+      [
+        ("class", "axis"), ("x1", px), ("x2", px), ("y1", SVGNumber.format(baseline)),
+        ("y2", SVGNumber.format(baseline + 4)),
+      ])
+    element(
+      "text", [("x", px), ("y", SVGNumber.format(baseline + 16)), ("text-anchor", "middle")],
+      text: label)
+  }
+}

@@ -70,17 +70,9 @@ enum HTMLLatencySection {
       let every = max(1, Int((Double(bars.count) / 12).rounded(.up)))
       for index in 0...bars.count where index % every == 0 || index == bars.count {
         let edge = index < bars.count ? bars[index].lower : bars[bars.count - 1].upper
-        let px = SVGNumber.format(left + Double(index) * slot)
-        g.void(
-          "line",
-          [
-            ("class", "axis"), ("x1", px), ("x2", px), ("y1", SVGNumber.format(baseline)),
-            ("y2", SVGNumber.format(baseline + 4)),
-          ])
-        g.element(
-          "text",
-          [("x", px), ("y", SVGNumber.format(baseline + 16)), ("text-anchor", "middle")],
-          text: TimeFormatting.format(edge))
+        g.xAxisTick(
+          at: left + Double(index) * slot, baseline: baseline,
+          label: TimeFormatting.format(edge))
       }
       g.element(
         "text",

@@ -215,17 +215,9 @@ struct QueueTimelineChart {
       let timeTicks = x.ticks(count: 8)
       let step = timeTicks.count > 1 ? timeTicks[1] - timeTicks[0] : 1
       for tick in timeTicks {
-        let px = SVGNumber.format(x.position(tick))
-        g.void(
-          "line",
-          [
-            ("class", "axis"), ("x1", px), ("x2", px), ("y1", SVGNumber.format(baseline)),
-            ("y2", SVGNumber.format(baseline + 4)),
-          ])
-        g.element(
-          "text",
-          [("x", px), ("y", SVGNumber.format(baseline + 16)), ("text-anchor", "middle")],
-          text: TimeAxisLabels.label(tick, step: step, maximum: timeTicks.last ?? tick))
+        g.xAxisTick(
+          at: x.position(tick), baseline: baseline,
+          label: TimeAxisLabels.label(tick, step: step, maximum: timeTicks.last ?? tick))
       }
       g.element(
         "text",
