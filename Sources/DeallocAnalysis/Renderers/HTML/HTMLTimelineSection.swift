@@ -98,7 +98,8 @@ struct QueueTimelineChart {
   static let width = 960.0
   static let left = 52.0
   static let right = 16.0
-  static let top = 26.0
+  /// Room above the plot for two rows of mark labels.
+  static let top = 38.0
   static let plotHeight = 150.0
   static let axisHeight = 24.0
   static let laneHeight = 18.0
@@ -234,7 +235,9 @@ struct QueueTimelineChart {
     let drawn = session.marks.prefix(limits.marksPerChart)
     guard !drawn.isEmpty else { return }
     html.element("g", [("class", "marks")]) { g in
-      var lastLabelEnd = -Double.infinity
+      // Labels go on the first of two rows where they do not run into the previous one;
+      // a mark whose label fits on neither keeps its line and its tooltip.
+      var rowEnds = [-Double.infinity, -Double.infinity]
       for mark in drawn {
         let px = x.position(Double(mark.t))
         g.element(
@@ -250,14 +253,15 @@ struct QueueTimelineChart {
         let labelWidth = Double(label.count) * 6.2
         let anchorEnd = px + labelWidth > C.width
         let start = anchorEnd ? px - labelWidth : px
-        if start > lastLabelEnd + 6 {
+        if let row = rowEnds.indices.first(where: { start > rowEnds[$0] + 6 }) {
           g.element(
             "text",
             [
               ("class", "mark-label"), ("x", SVGNumber.format(px + (anchorEnd ? -3 : 3))),
-              ("y", SVGNumber.format(C.top - 8)), ("text-anchor", anchorEnd ? "end" : "start"),
+              ("y", SVGNumber.format(C.top - 8 - Double(row) * 13)),
+              ("text-anchor", anchorEnd ? "end" : "start"),
             ], text: label)
-          lastLabelEnd = start + labelWidth
+          rowEnds[row] = start + labelWidth
         }
       }
     }
@@ -284,12 +288,19 @@ struct QueueTimelineChart {
           ])
         var spanStart = checkX
         var spanEnd = checkX
+        // Free room between the band and a check drawn outside it, for the label.
+        var gap: (start: Double, end: Double)?
         if let object = verdict.object {
           let released = object.releasedAt
           let bandStart = x.position(Double(object.enqueuedAt))
           let bandEnd = max(x.position(Double(released ?? end)), bandStart + 1)
           spanStart = min(spanStart, bandStart)
           spanEnd = max(spanEnd, bandEnd)
+          if checkX > bandEnd {
+            gap = (bandEnd, checkX)
+          } else if checkX < bandStart {
+            gap = (checkX, bandStart)
+          }
           let waited =
             released.map { "released at \(TimeFormatting.format($0))" }
             ?? "never released (session ends at \(TimeFormatting.format(end)))"
@@ -327,21 +338,27 @@ struct QueueTimelineChart {
               + "\(verdict.check.label) of \(verdict.check.type) at "
               + "\(TimeFormatting.format(verdict.check.t)). \(verdict.explanation)")
         }
-        let label = Self.shortened(
-          verdict.check.type + (verdict.check.label.isEmpty ? "" : " · " + verdict.check.label),
-          70)
-        let labelWidth = Double(label.count) * 6.2
-        let labelAttributes: [(String, String?)]
-        if spanEnd + 10 + labelWidth <= C.width - C.right {
-          labelAttributes = [("x", SVGNumber.format(spanEnd + 10)), ("text-anchor", "start")]
-        } else if spanStart - 10 - labelWidth >= C.left {
-          labelAttributes = [("x", SVGNumber.format(spanStart - 10)), ("text-anchor", "end")]
-        } else {
-          labelAttributes = [("x", SVGNumber.format(C.left + 4)), ("text-anchor", "start")]
+        let fullLabel =
+          verdict.check.type + (verdict.check.label.isEmpty ? "" : " · " + verdict.check.label)
+        // Right of everything drawn on the lane, else left of it, else between the band and
+        // the check; when none is wide enough, the widest, with the label shortened to fit.
+        var places: [(x: Double, anchor: String, room: Double)] = [
+          (spanEnd + 10, "start", C.width - C.right - spanEnd - 10),
+          (spanStart - 10, "end", spanStart - 10 - C.left),
+        ]
+        if let gap {
+          places.append((gap.start + 10, "start", gap.end - gap.start - 20))
         }
+        let wanted = Double(min(fullLabel.count, 70)) * 6.2
+        let place =
+          places.first { $0.room >= wanted } ?? places.max { $0.room < $1.room }!
+        let label = Self.shortened(fullLabel, max(8, min(70, Int(place.room / 6.2))))
+        let labelAttributes: [(String, String?)] = [
+          ("x", SVGNumber.format(place.x)), ("text-anchor", place.anchor),
+        ]
         g.element(
           "text",
-          [("class", "lane-label")] + labelAttributes + [
+          [("class", "lane-label"), ("data-lane", lane)] + labelAttributes + [
             ("y", SVGNumber.format(centre)), ("dy", "0.35em"),
           ], text: label)
       }
