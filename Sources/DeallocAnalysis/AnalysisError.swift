@@ -21,8 +21,13 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
   case noInput
   /// A duration option could not be read (`1s`, `250ms`, `2.5s` are valid).
   case invalidDuration(String)
-  /// The report could not be written.
+  /// The report, or a gate output (the JUnit file, the step summary), could not be written.
   case outputUnwritable(path: String, reason: String)
+  /// The gate's suppressions file does not exist or cannot be read.
+  case suppressionsUnreadable(path: String, reason: String)
+  /// A line of the suppressions file is not `type:GLOB` or `frame:GLOB` (with an optional
+  /// reason), or its glob does not compile.
+  case badSuppression(file: String, line: Int, message: String)
 
   public var description: String {
     switch self {
@@ -46,6 +51,10 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
       return "invalid duration '\(text)'; use a number with a unit: 1s, 250ms, 2.5s, 500us"
     case .outputUnwritable(let path, let reason):
       return "\(path): cannot write: \(reason)"
+    case .suppressionsUnreadable(let path, let reason):
+      return "\(path): cannot read the suppressions: \(reason)"
+    case .badSuppression(let file, let line, let message):
+      return "\(file):\(line): \(message)"
     }
   }
 }

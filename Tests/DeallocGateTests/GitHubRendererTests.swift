@@ -137,8 +137,8 @@ import Testing
     #expect(try String(contentsOfFile: path, encoding: .utf8) == "first\nsecond\n")
   }
 
-  @Test func unwritablePathIsAGateError() {
-    #expect(throws: GateError.self) {
+  @Test func unwritablePathIsAnAnalysisError() {
+    #expect(throws: AnalysisError.self) {
       try StepSummary.append("x", to: "/nonexistent-dir/summary.md")
     }
   }

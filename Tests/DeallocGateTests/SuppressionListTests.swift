@@ -43,7 +43,7 @@ import Testing
   ])
   func badLinesAreRefusedWithFileAndLine(_ line: String, _ message: String) {
     let text = "# header\n\n" + line + "\ntype:Fine\n"
-    #expect(throws: GateError.badSuppression(file: "s.txt", line: 3, message: message)) {
+    #expect(throws: AnalysisError.badSuppression(file: "s.txt", line: 3, message: message)) {
       try SuppressionList.parse(text, file: "s.txt")
     }
   }
@@ -51,21 +51,22 @@ import Testing
   @Test func badFixtureNamesItsFourthLine() {
     let path = GateFixtures.path("bad-suppressions.txt")
     #expect(
-      throws: GateError.badSuppression(
+      throws: AnalysisError.badSuppression(
         file: path, line: 4,
         message: "unknown suppression kind 'typo'; use type:GLOB or frame:GLOB")
     ) { try SuppressionList.load(path: path) }
   }
 
   @Test func missingFileIsUnreadable() {
-    let error = GateError.suppressionsUnreadable(path: "/nonexistent/s.txt", reason: "no such file")
+    let error = AnalysisError.suppressionsUnreadable(
+      path: "/nonexistent/s.txt", reason: "no such file")
     #expect(throws: error) { try SuppressionList.load(path: "/nonexistent/s.txt") }
     #expect(error.description == "/nonexistent/s.txt: cannot read the suppressions: no such file")
   }
 
   @Test func directoryIsUnreadable() {
     #expect(
-      throws: GateError.suppressionsUnreadable(path: "/tmp", reason: "is a directory")
+      throws: AnalysisError.suppressionsUnreadable(path: "/tmp", reason: "is a directory")
     ) { try SuppressionList.load(path: "/tmp") }
   }
 

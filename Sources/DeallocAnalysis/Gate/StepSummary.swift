@@ -6,8 +6,8 @@ import Foundation
 /// the steps appended, in order; truncating it would erase an earlier step's summary.
 public enum StepSummary {
   /// Appends `markdown` to the file at `path`, creating it when missing.
-  /// - Throws: ``GateError/outputUnwritable(path:reason:)``.
-  public static func append(_ markdown: String, to path: String) throws(GateError) {
+  /// - Throws: ``AnalysisError/outputUnwritable(path:reason:)``.
+  public static func append(_ markdown: String, to path: String) throws(AnalysisError) {
     let manager = FileManager.default
     if !manager.fileExists(atPath: path) {
       guard manager.createFile(atPath: path, contents: nil) else {

@@ -24,9 +24,9 @@ public struct SuppressionList: Sendable, Equatable {
   }
 
   /// Reads and parses the file at `path`.
-  /// - Throws: ``GateError/suppressionsUnreadable(path:reason:)`` or
-  ///   ``GateError/badSuppression(file:line:message:)``.
-  public static func load(path: String) throws(GateError) -> SuppressionList {
+  /// - Throws: ``AnalysisError/suppressionsUnreadable(path:reason:)`` or
+  ///   ``AnalysisError/badSuppression(file:line:message:)``.
+  public static func load(path: String) throws(AnalysisError) -> SuppressionList {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw .suppressionsUnreadable(path: path, reason: "no such file")
@@ -44,8 +44,8 @@ public struct SuppressionList: Sendable, Equatable {
   }
 
   /// Parses the text of a suppressions file; `file` names it in errors.
-  /// - Throws: ``GateError/badSuppression(file:line:message:)`` for the first bad line.
-  public static func parse(_ text: String, file: String) throws(GateError) -> SuppressionList {
+  /// - Throws: ``AnalysisError/badSuppression(file:line:message:)`` for the first bad line.
+  public static func parse(_ text: String, file: String) throws(AnalysisError) -> SuppressionList {
     var suppressions: [Suppression] = []
     var number = 0
     // "\r\n" is one Character in Swift, so a plain split on "\n" would miss Windows lines.

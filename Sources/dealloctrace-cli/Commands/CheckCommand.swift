@@ -77,7 +77,7 @@ enum CheckCommand: Command {
       throw UsageError("unknown format '\(format)'; use text, json")
     }
     let suppressions = try parsed.value("suppressions").map {
-      (path) throws(GateError) in try SuppressionList.load(path: path)
+      (path) throws(AnalysisError) in try SuppressionList.load(path: path)
     }
 
     let started = ContinuousClock.now
