@@ -5,17 +5,25 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      report), e.g. to profile one of them
+//                                                      memory, report), e.g. to profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
   ("tracing", tracingFigures(into:)),
+  ("memory", recorderMemoryFigures(into:)),
   ("report", reportFigures(into:)),
 ]
 
+if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
+  recorderWorkload()  // a child of `recorderMemoryFigures`
+  exit(0)
+}
+
 let wanted = Set(CommandLine.arguments.dropFirst())
 if let unknown = wanted.first(where: { name in !groups.contains { $0.name == name } }) {
-  print("dealloctrace-bench: unknown group '\(unknown)'; groups: queue, tracing, report")
+  print(
+    "dealloctrace-bench: unknown group '\(unknown)'; groups: \(groups.map(\.name).joined(separator: ", "))"
+  )
   exit(2)
 }
 var figures = BenchFigures()

@@ -1,0 +1,87 @@
+import DeallocQueue
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The argument that makes the bench run `recorderWorkload()` as a child instead of figures.
+let recorderWorkloadArgument = "--recorder-workload"
+
+/// What tracing costs the traced program in memory: the same workload run twice as a child
+/// process of the bench, without and with `DEALLOCTRACE_LOG`, and each child's peak resident
+/// set as the kernel reports it (`wait4`'s `ru_maxrss`). A child per run, because the
+/// recorder's buffers, stack table and writer thread live for the whole process.
+func recorderMemoryFigures(into figures: inout BenchFigures) {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("dealloctrace-bench-memory-\(getpid())")
+  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let log = directory.appendingPathComponent("workload.jsonl").path
+
+  guard let untraced = peakResidentKilobytes(tracingTo: nil),
+    let traced = peakResidentKilobytes(tracingTo: log)
+  else {
+    figures.add("record_peak_rss_error", "the workload child did not run")
+    return
+  }
+  let logBytes = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+  figures.add("record_workload_objects", recorderWorkloadObjects)
+  figures.add("record_peak_rss_untraced_mb", Double(untraced) / 1024)
+  figures.add("record_peak_rss_traced_mb", Double(traced) / 1024)
+  figures.add("record_peak_rss_added_mb", Double(traced - untraced) / 1024)
+  figures.add("record_peak_rss_traced_over_untraced", Double(traced) / Double(untraced))
+  figures.add("record_log_mb", Double(logBytes) / 1_000_000)
+}
+
+/// How many objects the workload hands to the queues.
+let recorderWorkloadObjects = 200_000
+
+/// The child's work: objects from 50 distinct call sites handed to two queues in bursts,
+/// with a drain after each burst, as a screen-by-screen app would.
+func recorderWorkload() {
+  let queues = [DeallocQueue(label: "screens"), DeallocQueue(label: "images")]
+  let bursts = 100
+  for burst in 0..<bursts {
+    for index in 0..<(recorderWorkloadObjects / bursts) {
+      handOver(site: index % 50, to: queues[burst % 2])
+    }
+    queues[burst % 2].drain()
+  }
+}
+
+private final class WorkloadObject {
+  var payload = [Int](repeating: 0, count: 8)
+}
+
+/// Recurses `site` frames deep before the enqueue, so that the workload has 50 distinct
+/// enqueue stacks, as a program with many call sites has.
+@inline(never)
+private func handOver(site: Int, to queue: DeallocQueue) {
+  if site > 0 {
+    handOver(site: site - 1, to: queue)
+    return
+  }
+  var object: WorkloadObject? = WorkloadObject()
+  queue.releaseInBackground(&object)
+}
+
+/// Runs this executable as the workload child and returns its peak RSS in KiB.
+private func peakResidentKilobytes(tracingTo log: String?) -> Int? {
+  let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+  var environment = ProcessInfo.processInfo.environment
+  environment["DEALLOCTRACE_LOG"] = log
+  environment["DEALLOCTRACE"] = nil
+  let arguments = [executable, recorderWorkloadArgument]
+  let argv = arguments.map { strdup($0) } + [nil]
+  let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  defer {
+    for pointer in argv + envp { free(pointer) }
+  }
+  var pid: pid_t = 0
+  guard posix_spawn(&pid, executable, nil, nil, argv, envp) == 0 else { return nil }
+  var status: Int32 = 0
+  var usage = rusage()
+  guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { return nil }
+  return usage.ru_maxrss
+}
