@@ -39,7 +39,8 @@ bench: setup
 	$(SWIFT) run -c release dealloctrace-bench
 
 # The same workload natively, traced, under heaptrack and under valgrind (docs/benchmarks.md).
-compare: setup
+compare:
+	scripts/setup --compare
 	scripts/compare-tools
 
 clean:
