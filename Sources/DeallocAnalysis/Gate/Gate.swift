@@ -21,14 +21,38 @@ public struct Gate: Sendable {
     var used = Array(repeating: false, count: suppressions.suppressions.count)
     var findings: [GateResult.JudgedFinding] = []
     for finding in report.findings {
-      var first: Suppression?
-      for (index, suppression) in suppressions.suppressions.enumerated()
-      where suppression.matches(finding) {
-        used[index] = true
-        if first == nil { first = suppression }
+      // Each distinct enqueue stack of the finding's members is judged on its own: the
+      // members a suppression covers are set aside, the others still count.
+      let variants =
+        finding.stackVariants.isEmpty
+        ? [StackVariant(key: "", stack: finding.stack, count: finding.count)]
+        : finding.stackVariants
+      var counted: [StackVariant] = []
+      var covered: [(variant: StackVariant, by: Int)] = []
+      for variant in variants {
+        var first: Int?
+        for (index, suppression) in suppressions.suppressions.enumerated()
+        where suppression.matches(type: finding.signature.type, stack: variant.stack) {
+          used[index] = true
+          if first == nil { first = index }
+        }
+        if let first {
+          covered.append((variant, first))
+        } else {
+          counted.append(variant)
+        }
       }
-      findings.append(
-        GateResult.JudgedFinding(finding: finding, suppressedBy: first, failing: false))
+      if !counted.isEmpty {
+        findings.append(
+          GateResult.JudgedFinding(
+            finding: finding.part(counted), suppressedBy: nil, failing: false))
+      }
+      if let shown = covered.map(\.by).min() {
+        findings.append(
+          GateResult.JudgedFinding(
+            finding: finding.part(covered.map(\.variant)),
+            suppressedBy: suppressions.suppressions[shown], failing: false))
+      }
     }
     var results: [GateResult.ThresholdResult] = []
     for threshold in GateThresholds.Threshold.allCases {
@@ -46,5 +70,21 @@ public struct Gate: Sendable {
     let unused = zip(suppressions.suppressions, used).filter { !$0.1 }.map(\.0)
     return GateResult(
       report: report, thresholds: results, findings: findings, unusedSuppressions: unused)
+  }
+}
+
+extension Finding {
+  /// The part of this finding made of the members with `variants`' stacks, with only
+  /// their examples: the whole finding when that is all of them.
+  fileprivate func part(_ variants: [StackVariant]) -> Finding {
+    let count = variants.reduce(0) { $0 + $1.count }
+    guard count != self.count else { return self }
+    let keys = Set(variants.map(\.key))
+    var part = self
+    part.count = count
+    part.stack = variants.first?.stack ?? stack
+    part.stackVariants = variants
+    part.examples = examples.filter { keys.contains($0.stackKey) }
+    return part
   }
 }

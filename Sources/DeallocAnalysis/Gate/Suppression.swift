@@ -36,18 +36,21 @@ public struct Suppression: Sendable, Hashable {
   /// `file:line`, for messages and annotations.
   public var location: String { "\(file):\(line)" }
 
-  /// Whether the suppression covers `finding`.
-  ///
-  /// A `frame:` suppression looks at the finding's stack, which is the enqueue stack of its
-  /// first member; members of one finding share their type and their first caller frames
-  /// (the ``Signature``), so deeper frames may differ between them. A finding is suppressed
-  /// as a whole, never in part.
+  /// Whether the suppression covers `finding`: its type, or (for `frame:`) a frame of the
+  /// finding's first enqueue stack. The gate judges `frame:` suppressions member by member
+  /// (``matches(type:stack:)`` on each distinct stack), so that a finding whose members
+  /// were enqueued through different deeper frames can be suppressed in part.
   public func matches(_ finding: Finding) -> Bool {
+    matches(type: finding.signature.type, stack: finding.stack)
+  }
+
+  /// Whether the suppression covers an object of `type` enqueued through `stack`.
+  public func matches(type: String, stack: [Frame]) -> Bool {
     switch target {
     case .type:
-      return glob.matches(finding.signature.type)
+      return glob.matches(type)
     case .frame:
-      return finding.stack.contains { glob.matches($0.symbol ?? $0.displayName) }
+      return stack.contains { glob.matches($0.symbol ?? $0.displayName) }
     }
   }
 }

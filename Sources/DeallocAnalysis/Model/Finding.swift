@@ -40,11 +40,23 @@ public struct Finding: Sendable, Equatable {
   public var examples: [FindingExample]
   /// A plain-language explanation of the group.
   public var explanation: String
+  /// Every distinct enqueue stack among the members (the first is ``stack``) with how many
+  /// members have it, so that a `frame:` suppression judges each member by its own stack:
+  /// members share the signature's first frames, but deeper frames can differ.
+  var stackVariants: [StackVariant] = []
 
   /// The first frame with a source location, for annotations that want `file:line`.
   public var sourceFrame: Frame? {
     signature.frames.first { $0.file != nil } ?? stack.first { $0.file != nil }
   }
+}
+
+/// One distinct enqueue stack among a finding's members.
+struct StackVariant: Sendable, Equatable {
+  /// The stack's return addresses, which tell stacks apart.
+  var key: String
+  var stack: [Frame]
+  var count: Int
 }
 
 /// One member of a finding.
@@ -66,6 +78,8 @@ public struct FindingExample: Sendable, Equatable {
   public var age: Int64?
   /// Where the record that made it a finding is (the enqueue, release or check line).
   public var location: LogLocation
+  /// Which of the finding's ``StackVariant``s this member was enqueued through.
+  var stackKey = ""
 }
 
 /// What groups findings: the type plus the first frames of the enqueue stack outside the
