@@ -86,6 +86,7 @@ public final class DeallocQueue: Sendable {
     let isFirstEntry = state.withLock { state in
       state.entries.append(entry.take()!)
       if traced {
+        state.hasTracedEntries = true
         QueueTracing.commitEnqueue(pending, queue: label, depth: state.entries.count)
       }
       guard state.entries.count == 1 else { return false }
@@ -153,12 +154,13 @@ public final class DeallocQueue: Sendable {
 
   private func drain(why: QueueTracing.DrainReason) {
     var batch = state.withLock { state in
-      var batch: [Entry] = []
-      swap(&batch, &state.entries)
-      return Batch(entries: batch)
+      var batch = Batch(entries: [], hasTracedEntries: state.hasTracedEntries)
+      swap(&batch.entries, &state.entries)
+      state.hasTracedEntries = false
+      return batch
     }
     guard !batch.entries.isEmpty else { return }
-    if QueueTracing.isRecording || batch.entries.contains(where: { $0.traceID != 0 }) {
+    if QueueTracing.isRecording || batch.hasTracedEntries {
       // Moved out, not copied: the tracer's release must drop the last reference the
       // queue holds, or `freed` would see the batch's copy keeping the object alive.
       releaseTraced(batch.takeEntries(), why: why)
@@ -197,6 +199,8 @@ private struct Entry: @unchecked Sendable {
 /// A swapped-out batch, carried out of the lock.
 private struct Batch: @unchecked Sendable {
   var entries: [Entry]
+  /// Whether any entry has a trace id, so that a drain with tracing off need not look.
+  var hasTracedEntries: Bool
 
   mutating func takeEntries() -> [Entry] {
     var taken: [Entry] = []
@@ -207,6 +211,8 @@ private struct Batch: @unchecked Sendable {
 
 private struct State {
   var entries: [Entry] = []
+  /// Whether an entry of the current batch was recorded (set only on the traced path).
+  var hasTracedEntries = false
   /// How many timed drains this queue has scheduled; one per batch.
   var scheduledDrains = 0
 }

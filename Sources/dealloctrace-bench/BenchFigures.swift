@@ -1,3 +1,5 @@
+import DeallocAnalysis
+
 /// The benchmark's output: named figures, printed as one JSON object in insertion order.
 struct BenchFigures {
   private var entries: [(key: String, json: String)] = []
@@ -12,16 +14,9 @@ struct BenchFigures {
   }
 
   mutating func add(_ key: String, _ value: String) {
-    var escaped = ""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": escaped += "\\\""
-      case "\\": escaped += "\\\\"
-      case "\n": escaped += "\\n"
-      default: escaped.unicodeScalars.append(scalar)
-      }
-    }
-    entries.append((key, "\"\(escaped)\""))
+    var quoted = ""
+    JSONValue.quote(value, into: &quoted)
+    entries.append((key, quoted))
   }
 
   mutating func add(_ key: String, _ value: Bool) {

@@ -21,23 +21,19 @@ public struct Analyzer: LogVisitor {
   private var types: [TypeRow] = []
   private var typeIndex: [String: Int] = [:]
   private var recentTypes: [Int] = []
-  private var warnings: [LogWarning] = []
-  private var omittedWarnings = 0
+  private var warnings: CappedWarnings
 
   public init(
     options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
   ) {
     self.options = options
+    self.warnings = CappedWarnings(limit: options.maximumWarnings)
     self.symbolizer = symbolizer
     self.findings.maximumExamples = options.maximumExamples
   }
 
   public mutating func warn(_ warning: LogWarning) {
-    if warnings.count < options.maximumWarnings {
-      warnings.append(warning)
-    } else {
-      omittedWarnings += 1
-    }
+    warnings.add(warning)
   }
 
   public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
@@ -65,7 +61,7 @@ public struct Analyzer: LogVisitor {
     return Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       findings: findings.sorted(), checks: checks, latency: latency, types: rows,
-      warnings: warnings, omittedWarnings: omittedWarnings)
+      warnings: warnings.kept, omittedWarnings: warnings.omitted)
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state

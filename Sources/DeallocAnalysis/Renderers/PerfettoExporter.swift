@@ -35,8 +35,9 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   public var stuckAfter: Int64
   public private(set) var counts = Counts()
   /// Problems in the input (kept up to 200; the rest counted in ``omittedWarnings``).
-  public private(set) var warnings: [LogWarning] = []
-  public private(set) var omittedWarnings = 0
+  public var warnings: [LogWarning] { capped.kept }
+  public var omittedWarnings: Int { capped.omitted }
+  private var capped = CappedWarnings(limit: 200)
   /// The most objects held at once (in a queue, or released but alive): what memory follows.
   package private(set) var peakTrackedObjects = 0
 
@@ -53,11 +54,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   }
 
   public mutating func warn(_ warning: LogWarning) {
-    if warnings.count < 200 {
-      warnings.append(warning)
-    } else {
-      omittedWarnings += 1
-    }
+    capped.add(warning)
   }
 
   public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
