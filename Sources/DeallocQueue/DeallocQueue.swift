@@ -2,6 +2,12 @@ import DeallocTrace
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A queue that releases objects on a background thread, some time after the caller let go.
 ///
 /// Tearing down a large object graph (a screen's view models, caches, thousands of nodes)
@@ -83,18 +89,20 @@ public final class DeallocQueue: Sendable {
     // alive until `enqueue` returns, and a drain on another thread in that window would
     // release a "survivor" that nothing but this frame held.
     var entry: Entry? = Entry(object: consume taken, traceID: pending.id)
-    let isFirstEntry = state.withLock { state in
+    let newBatch = state.withLock { state -> UInt64? in
       state.entries.append(entry.take()!)
       if traced {
-        state.hasTracedEntries = true
+        if pending.id != 0 {
+          state.tracedEntries += 1
+        }
         QueueTracing.commitEnqueue(pending, queue: label, depth: state.entries.count)
       }
-      guard state.entries.count == 1 else { return false }
+      guard state.entries.count == 1 else { return nil }
       state.scheduledDrains += 1
-      return true
+      return state.currentBatch
     }
-    if isFirstEntry {
-      scheduleDrain()
+    if let newBatch {
+      scheduleDrain(of: newBatch)
     }
   }
 
@@ -102,7 +110,9 @@ public final class DeallocQueue: Sendable {
   ///
   /// Safe from any thread at any time, including from a `deinit` that runs during another
   /// drain: the batch is swapped out under the lock and released after unlocking, so
-  /// objects enqueued by those `deinit`s form a new batch with a drain of its own.
+  /// objects enqueued by those `deinit`s form a new batch with a drain of its own. The
+  /// drained batch's timer still fires later but finds its batch gone and does nothing, so
+  /// the next batch waits its full `delay` after its own first entry.
   public func drain() {
     drain(why: .explicit)
   }
@@ -137,6 +147,67 @@ public final class DeallocQueue: Sendable {
     }
   }
 
+  /// Blocks until every drain of this queue that another thread began before this call has
+  /// released its whole batch; returns `false` if `timeout` passed first.
+  ///
+  /// Why: a drain swaps its batch out before releasing it, so for that whole time its
+  /// objects are neither pending (`isPending` is false) nor freed. A leak assertion that
+  /// looks then must wait for the drain itself, not guess with a time limit: a batch of
+  /// big graphs can take longer than any guess. The wait is on a semaphore that the drain
+  /// signals when it finishes; nothing polls.
+  ///
+  /// Drains running on the calling thread are not waited for: they are below the caller on
+  /// its own stack (a `deinit` in a drain that calls a leak assertion) and cannot finish
+  /// until it returns. Drains that begin after the call are not waited for either, so a
+  /// busy queue cannot starve the caller.
+  ///
+  /// The trade-off of waiting without `timeout`: a `deinit` that never returns blocks the
+  /// caller too. And two threads that each wait from inside a drain (a leak assertion in a
+  /// `deinit` on each) would wait for each other forever; a caller running inside a drain
+  /// (see `isDrainingOnCallingThread`) must pass a `timeout`.
+  @discardableResult
+  package func waitForDrainsInFlight(timeout: Duration? = nil) -> Bool {
+    let waiter = state.withLock { state -> DrainWaiter? in
+      let waiter = DrainWaiter(
+        batchesBefore: state.currentBatch, thread: pthread_self(),
+        semaphore: DispatchSemaphore(value: 0))
+      guard !waiter.isSatisfied(by: state.drainsInFlight) else { return nil }
+      state.drainWaiters.append(waiter)
+      return waiter
+    }
+    guard let waiter else { return true }
+    guard let timeout else {
+      waiter.semaphore.wait()
+      // The drain signalled under the lock; taking it orders its releases before our
+      // return for ThreadSanitizer, which does not see the semaphore's edge.
+      state.withLock { _ in }
+      return true
+    }
+    let result = waiter.semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds(of: timeout)))
+    return state.withLock { state in
+      guard result == .timedOut else { return true }
+      // Timed out, unless the drain signalled between the timeout and this lock.
+      let before = state.drainWaiters.count
+      state.drainWaiters.removeAll { $0.semaphore === waiter.semaphore }
+      return state.drainWaiters.count == before
+    }
+  }
+
+  /// Whether the calling thread is inside a drain of this queue now (a `deinit` that the
+  /// drain runs, or code it calls): such a caller must not wait for other drains without a
+  /// timeout (see `waitForDrainsInFlight(timeout:)`).
+  package var isDrainingOnCallingThread: Bool {
+    let thread = pthread_self()
+    return state.withLock { state in
+      state.drainsInFlight.contains { pthread_equal($0.thread, thread) != 0 }
+    }
+  }
+
+  /// How many drains are releasing a swapped-out batch now; for the queue's tests.
+  package var drainsInFlightCountForTesting: Int {
+    state.withLock { $0.drainsInFlight.count }
+  }
+
   /// Every queue alive in the process, `shared` included, so that leak assertions can ask
   /// whether an object is waiting in any of them. Registration happens in `init`, once per
   /// queue, never on the enqueue path.
@@ -144,32 +215,48 @@ public final class DeallocQueue: Sendable {
     QueueRegistry.all.withLock { boxes in boxes.compactMap(\.queue) }
   }
 
-  private func scheduleDrain() {
-    let (seconds, attoseconds) = delay.components
-    let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    target.asyncAfter(deadline: .now() + .nanoseconds(Int(max(0, nanoseconds)))) { [self] in
-      drain(why: .timer)
+  /// Schedules the timed drain of batch `number`. The timer drains only that batch: if an
+  /// explicit drain took it first, the timer finds a later batch (or none) and does nothing,
+  /// so a later batch always gets its full `delay`.
+  private func scheduleDrain(of number: UInt64) {
+    target.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(of: delay))) { [self] in
+      drain(why: .timer, onlyBatch: number)
     }
   }
 
-  private func drain(why: QueueTracing.DrainReason) {
-    var batch = state.withLock { state in
-      var batch = Batch(entries: [], hasTracedEntries: state.hasTracedEntries)
+  /// Swaps the current batch out (all of it, or nothing when `onlyBatch` names a batch that
+  /// is gone) and releases it on this thread, counted as a drain in flight meanwhile.
+  private func drain(why: QueueTracing.DrainReason, onlyBatch: UInt64? = nil) {
+    let thread = pthread_self()
+    let taken = state.withLock { state -> Batch? in
+      guard !state.entries.isEmpty, onlyBatch.map({ $0 == state.currentBatch }) ?? true else {
+        return nil
+      }
+      var batch = Batch(
+        number: state.currentBatch, entries: [], tracedEntries: state.tracedEntries)
       swap(&batch.entries, &state.entries)
-      state.hasTracedEntries = false
+      state.tracedEntries = 0
+      state.currentBatch &+= 1
+      state.drainsInFlight.append(DrainInFlight(batch: batch.number, thread: thread))
       return batch
     }
-    guard !batch.entries.isEmpty else { return }
-    if QueueTracing.isRecording || batch.hasTracedEntries {
+    guard var batch = taken else { return }
+    if QueueTracing.isRecording || batch.tracedEntries > 0 {
       // Moved out, not copied: the tracer's release must drop the last reference the
       // queue holds, or `freed` would see the batch's copy keeping the object alive.
-      releaseTraced(batch.takeEntries(), why: why)
+      releaseTraced(batch.takeEntries(), traced: batch.tracedEntries, why: why)
+    } else {
+      // Untraced: the array was the only holder, so this releases every object here.
+      batch.entries = []
     }
-    // Untraced: dropping `batch` here releases every object on this thread.
+    finishDrain(of: batch.number)
   }
 
-  private func releaseTraced(_ entries: consuming [Entry], why: QueueTracing.DrainReason) {
-    QueueTracing.recordDrain(queue: label, count: entries.count, why: why)
+  private func releaseTraced(
+    _ entries: consuming [Entry], traced: Int, why: QueueTracing.DrainReason
+  ) {
+    // `n` counts the objects that have `enqueue` records, the ones a reader can match.
+    QueueTracing.recordDrain(queue: label, count: traced, why: why)
     while let entry = entries.popLast() {
       let id = entry.traceID
       if id != 0 {
@@ -179,6 +266,30 @@ public final class DeallocQueue: Sendable {
       }
     }
   }
+
+  /// Marks the drain of batch `number` finished and wakes the waiters it was holding up.
+  private func finishDrain(of number: UInt64) {
+    state.withLock { state in
+      state.drainsInFlight.removeAll { $0.batch == number }
+      guard !state.drainWaiters.isEmpty else { return }
+      let inFlight = state.drainsInFlight
+      state.drainWaiters.removeAll { waiter in
+        guard waiter.isSatisfied(by: inFlight) else { return false }
+        waiter.semaphore.signal()
+        return true
+      }
+    }
+  }
+}
+
+/// `duration` in whole nanoseconds for Dispatch, 0 when negative, saturating when huge.
+private func nanoseconds(of duration: Duration) -> Int {
+  let (seconds, attoseconds) = duration.components
+  let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+  guard !overflow else { return seconds < 0 ? 0 : Int(Int64.max) }
+  let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+  guard !carry else { return Int(Int64.max) }
+  return Int(max(0, total))
 }
 
 /// One queued object and the id the tracer gave it (0 when untraced).
@@ -198,9 +309,12 @@ private struct Entry: @unchecked Sendable {
 
 /// A swapped-out batch, carried out of the lock.
 private struct Batch: @unchecked Sendable {
+  /// Which batch of the queue it is (`State.currentBatch` when it was swapped out).
+  let number: UInt64
   var entries: [Entry]
-  /// Whether any entry has a trace id, so that a drain with tracing off need not look.
-  var hasTracedEntries: Bool
+  /// How many entries have a trace id: a drain with none and tracing off need not look,
+  /// and the `drain` record's `n` counts these.
+  let tracedEntries: Int
 
   mutating func takeEntries() -> [Entry] {
     var taken: [Entry] = []
@@ -211,10 +325,37 @@ private struct Batch: @unchecked Sendable {
 
 private struct State {
   var entries: [Entry] = []
-  /// Whether an entry of the current batch was recorded (set only on the traced path).
-  var hasTracedEntries = false
+  /// How many entries of the current batch were recorded (counted only on the traced path).
+  var tracedEntries = 0
+  /// The number of the batch being filled. Each swap closes it and starts the next, so a
+  /// timer that captured an older number knows an explicit drain already took its batch.
+  var currentBatch: UInt64 = 0
   /// How many timed drains this queue has scheduled; one per batch.
   var scheduledDrains = 0
+  /// The drains releasing a swapped-out batch now: its objects are in neither the queue
+  /// nor freed yet, which is what `waitForDrainsInFlight` waits out.
+  var drainsInFlight: [DrainInFlight] = []
+  var drainWaiters: [DrainWaiter] = []
+}
+
+/// A drain releasing its batch on `thread`.
+private struct DrainInFlight {
+  let batch: UInt64
+  let thread: pthread_t
+}
+
+/// A thread blocked in `waitForDrainsInFlight` until the drains of batches before
+/// `batchesBefore`, other than its own thread's, have finished.
+private struct DrainWaiter {
+  let batchesBefore: UInt64
+  let thread: pthread_t
+  let semaphore: DispatchSemaphore
+
+  func isSatisfied(by inFlight: [DrainInFlight]) -> Bool {
+    !inFlight.contains { drain in
+      drain.batch < batchesBefore && pthread_equal(drain.thread, thread) == 0
+    }
+  }
 }
 
 /// Weak references to every queue created, for `DeallocQueue.liveQueues`.
