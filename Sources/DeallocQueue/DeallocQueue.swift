@@ -227,8 +227,25 @@ public final class DeallocQueue: Sendable {
   /// Swaps the current batch out (all of it, or nothing when `onlyBatch` names a batch that
   /// is gone) and releases it on this thread, counted as a drain in flight meanwhile.
   private func drain(why: QueueTracing.DrainReason, onlyBatch: UInt64? = nil) {
+    // Bound once, by `guard var`: a second binding would be another holder of the array,
+    // and the objects would be released when it goes, not where this function says.
+    guard var batch = takeBatch(onlyBatch) else { return }
+    if QueueTracing.isRecording || batch.tracedEntries > 0 {
+      // Moved out, not copied: the tracer's release must drop the last reference the
+      // queue holds, or `freed` would see the batch's copy keeping the object alive.
+      releaseTraced(batch.takeEntries(), traced: batch.tracedEntries, why: why)
+    } else {
+      // Untraced: the array was the only holder, so this releases every object here.
+      batch.entries = []
+    }
+    finishDrain(of: batch.number)
+  }
+
+  /// Swaps the current batch out and counts its drain in flight; `nil` when the queue is
+  /// empty or `onlyBatch` names a batch that an earlier drain took.
+  private func takeBatch(_ onlyBatch: UInt64?) -> Batch? {
     let thread = pthread_self()
-    let taken = state.withLock { state -> Batch? in
+    return state.withLock { state in
       guard !state.entries.isEmpty, onlyBatch.map({ $0 == state.currentBatch }) ?? true else {
         return nil
       }
@@ -240,16 +257,6 @@ public final class DeallocQueue: Sendable {
       state.drainsInFlight.append(DrainInFlight(batch: batch.number, thread: thread))
       return batch
     }
-    guard var batch = taken else { return }
-    if QueueTracing.isRecording || batch.tracedEntries > 0 {
-      // Moved out, not copied: the tracer's release must drop the last reference the
-      // queue holds, or `freed` would see the batch's copy keeping the object alive.
-      releaseTraced(batch.takeEntries(), traced: batch.tracedEntries, why: why)
-    } else {
-      // Untraced: the array was the only holder, so this releases every object here.
-      batch.entries = []
-    }
-    finishDrain(of: batch.number)
   }
 
   private func releaseTraced(

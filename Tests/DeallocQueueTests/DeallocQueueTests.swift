@@ -8,31 +8,6 @@ import XCTest
   import Glibc
 #endif
 
-/// Records which thread ran its `deinit`, and when.
-private final class Probe {
-  let onDeinit: @Sendable (_ threadID: UInt) -> Void
-
-  init(onDeinit: @escaping @Sendable (_ threadID: UInt) -> Void) {
-    self.onDeinit = onDeinit
-  }
-
-  deinit {
-    onDeinit(currentThreadID())
-  }
-}
-
-private func currentThreadID() -> UInt {
-  UInt(pthread_self())
-}
-
-/// A thread-safe box for values observed in `deinit`s.
-private final class Observed<Value: Sendable>: Sendable {
-  private let value: Mutex<Value>
-  init(_ value: Value) { self.value = Mutex(value) }
-  func update(_ body: @Sendable (inout Value) -> Void) { value.withLock { body(&$0) } }
-  var current: Value { value.withLock { $0 } }
-}
-
 final class DeallocQueueTests: XCTestCase {
   func testCallerVariableIsNilAndObjectDeinitsLaterOnAnotherThread() throws {
     let queue = DeallocQueue(label: "test", delay: .milliseconds(100))
@@ -107,6 +82,39 @@ final class DeallocQueueTests: XCTestCase {
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 2)
     queue.drain()
     XCTAssertEqual(deinitCount.current, 101)
+  }
+
+  func testTimerOfAnExplicitlyDrainedBatchDoesNotReleaseTheNextBatchEarly() throws {
+    let delay = 300
+    let queue = DeallocQueue(label: "test", delay: .milliseconds(delay))
+    var first: Probe? = Probe { _ in }
+    let firstEnqueued = DispatchTime.now().uptimeNanoseconds
+    queue.releaseInBackground(&first)  // schedules the first batch's timer, due at +300 ms
+    queue.drain()  // takes the first batch before its timer fires
+    usleep(200_000)
+
+    let released = expectation(description: "second deinit")
+    let deinitTime = Observed<UInt64?>(nil)
+    var second: Probe? = Probe { _ in
+      deinitTime.update { $0 = DispatchTime.now().uptimeNanoseconds }
+      released.fulfill()
+    }
+    let secondEnqueued = DispatchTime.now().uptimeNanoseconds
+    queue.releaseInBackground(&second)  // a new batch, with a timer of its own at +300 ms
+    XCTAssertEqual(queue.scheduledDrainCountForTesting, 2)
+    wait(for: [released], timeout: 10)
+
+    // The first timer fires about 100 ms after the second enqueue. Had it drained the
+    // second batch, the wait would be ~100 ms; a loaded machine only makes it longer. The
+    // bound leaves room for a timer that fires a little early.
+    let waited = try XCTUnwrap(deinitTime.current) - secondEnqueued
+    XCTAssertGreaterThanOrEqual(
+      waited, UInt64(delay - 20) * 1_000_000,
+      "released \(waited / 1_000_000) ms after its enqueue: an older batch's timer drained it")
+    if secondEnqueued - firstEnqueued >= UInt64(delay) * 1_000_000 {
+      // The first timer was due before the second enqueue; this run proves nothing.
+      print("note: the machine was too slow for this run to test the stale timer")
+    }
   }
 
   func testDeinitThatEnqueuesDuringADrainIsReleasedLaterWithoutDeadlock() {

@@ -1,0 +1,100 @@
+import DeallocQueue
+import Dispatch
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `waitForDrainsInFlight`: a batch that a drain swapped out but has not finished
+/// releasing is neither pending nor freed; a leak check must wait for exactly that.
+final class DrainsInFlightTests: XCTestCase {
+  func testNothingInFlightReturnsAtOnce() {
+    let queue = DeallocQueue(label: "test", delay: .seconds(60))
+    var object: Probe? = Probe { _ in }
+    queue.releaseInBackground(&object)  // pending, not in flight: nothing to wait for
+
+    XCTAssertTrue(queue.waitForDrainsInFlight())
+    XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
+    XCTAssertEqual(queue.pendingCount, 1)
+    queue.drain()
+  }
+
+  func testWaitReturnsOnlyWhenAnotherThreadsDrainHasReleasedItsWholeBatch() {
+    let queue = DeallocQueue(label: "test", delay: .seconds(60))
+    let started = DispatchSemaphore(value: 0)
+    let finished = Observed(0)
+    for _ in 0..<3 {
+      var object: Probe? = Probe { _ in
+        started.signal()
+        usleep(100_000)
+        finished.update { $0 += 1 }
+      }
+      queue.releaseInBackground(&object)
+    }
+    DispatchQueue.global().async { queue.drain() }
+    started.wait()  // the drain is releasing its first object
+
+    XCTAssertEqual(queue.pendingCount, 0, "the batch left the queue before its release")
+    XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)
+    XCTAssertTrue(queue.waitForDrainsInFlight())
+
+    XCTAssertEqual(finished.current, 3, "returned before the drain released its whole batch")
+    XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
+  }
+
+  func testATimerDrainInFlightIsWaitedForToo() {
+    let queue = DeallocQueue(label: "test", delay: .milliseconds(5))
+    let started = DispatchSemaphore(value: 0)
+    let finished = Observed(false)
+    var object: Probe? = Probe { _ in
+      started.signal()
+      usleep(200_000)
+      finished.update { $0 = true }
+    }
+    queue.releaseInBackground(&object)
+    started.wait()
+
+    XCTAssertTrue(queue.waitForDrainsInFlight())
+    XCTAssertTrue(finished.current)
+  }
+
+  func testADeinitInTheDrainDoesNotWaitForItsOwnDrain() {
+    let queue = DeallocQueue(label: "test", delay: .seconds(60))
+    let returned = expectation(description: "the wait inside the deinit returned")
+    let seen = Observed<(insideDrain: Bool, waited: Bool)?>(nil)
+    var object: Probe? = Probe { _ in
+      let insideDrain = queue.isDrainingOnCallingThread
+      let waited = queue.waitForDrainsInFlight()
+      seen.update { $0 = (insideDrain, waited) }
+      returned.fulfill()
+    }
+    queue.releaseInBackground(&object)
+    // On another thread, so that a self-deadlock fails this test instead of hanging it.
+    DispatchQueue.global().async { queue.drain() }
+
+    wait(for: [returned], timeout: 10)
+    XCTAssertEqual(seen.current?.insideDrain, true)
+    XCTAssertEqual(seen.current?.waited, true)
+    XCTAssertFalse(queue.isDrainingOnCallingThread)
+  }
+
+  func testATimeoutGivesUpOnADrainThatDoesNotFinish() {
+    let queue = DeallocQueue(label: "test", delay: .seconds(60))
+    let started = DispatchSemaphore(value: 0)
+    let unblock = DispatchSemaphore(value: 0)
+    var object: Probe? = Probe { _ in
+      started.signal()
+      unblock.wait()
+    }
+    queue.releaseInBackground(&object)
+    DispatchQueue.global().async { queue.drain() }
+    started.wait()
+
+    XCTAssertFalse(queue.waitForDrainsInFlight(timeout: .milliseconds(50)))
+    XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)
+    unblock.signal()
+    XCTAssertTrue(queue.waitForDrainsInFlight(timeout: .seconds(30)))
+    XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
+  }
+}
