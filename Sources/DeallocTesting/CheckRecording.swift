@@ -15,6 +15,12 @@ enum CheckRecording {
     DeallocTrace.recordCheck(address: address, typeName: type, alive: alive, label: label, id: id)
   }
 
+  /// The tracer's id for `object` if a queue released it earlier and it survived that
+  /// release; `nil` when tracing is off or it did not.
+  static func survivorID(of object: AnyObject) -> UInt64? {
+    DeallocTrace.survivorID(of: object)
+  }
+
   /// Where the trace log goes, for failure messages that send the reader to it.
   static var logDestination: String? { DeallocTrace.logPath }
 }

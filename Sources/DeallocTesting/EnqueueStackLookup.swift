@@ -12,27 +12,40 @@ import DeallocTrace
 /// costs a flush and one read of the log, which is paid only when a leak check fails, never
 /// on the enqueue path.
 enum EnqueueStackLookup {
-  /// The program frames (queue and tracer frames left out) that enqueued object `id` in
-  /// this process's latest session in `log`; empty when the log does not have them.
-  static func frames(ofObject id: UInt64, in log: String) -> [String] {
+  /// One enqueue as the log has it.
+  struct Enqueue: Equatable {
+    /// The label of the queue it was handed to.
+    var queue: String
+    /// The program frames (queue and tracer frames left out), innermost first.
+    var frames: [String]
+  }
+
+  /// The enqueue of object `id` in this process's latest session in `log`; `nil` when the
+  /// log does not have it.
+  static func enqueue(ofObject id: UInt64, in log: String) -> Enqueue? {
     DeallocTrace.flush()
     var finder = EnqueueStackFinder(id: id, pid: Int64(getpid()))
     var reader = LogReader()
     do {
       try reader.read([LogInput(path: log)], into: &finder)
     } catch {
-      return []  // best effort: a failure message never fails for want of a stack
+      return nil  // best effort: a failure message never fails for want of a stack
     }
-    return finder.frames.filter { !Signature.isMachinery($0) }.map(\.displayName)
+    return finder.queue.map { queue in
+      Enqueue(
+        queue: queue, frames: finder.frames.filter { !Signature.isMachinery($0) }.map(\.displayName)
+      )
+    }
   }
 }
 
-/// Collects the stack of one enqueue in the last session that this process wrote.
+/// Collects the queue and stack of one enqueue in the last session that this process wrote.
 private struct EnqueueStackFinder: LogVisitor {
   let id: UInt64
   let pid: Int64
   private var inOurSession = false
   private var stacks: [Int64: [Frame]] = [:]
+  private(set) var queue: String?
   private(set) var frames: [Frame] = []
 
   init(id: UInt64, pid: Int64) {
@@ -47,11 +60,13 @@ private struct EnqueueStackFinder: LogVisitor {
       inOurSession = session.record.pid == pid
       if inOurSession {
         stacks = [:]
+        queue = nil
         frames = []
       }
     case .record(.stack(let stack)) where inOurSession:
       stacks[stack.id] = stack.frames
     case .record(.enqueue(let enqueue)) where inOurSession && enqueue.id == id:
+      queue = enqueue.q
       frames = enqueue.stack.flatMap { stacks[$0] } ?? []
     default:
       break

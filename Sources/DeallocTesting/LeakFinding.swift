@@ -5,12 +5,17 @@
 public struct LeakFinding: Sendable, CustomStringConvertible {
   /// Why the object is still alive, as far as the queues can tell.
   public enum State: Sendable, Hashable {
-    /// No queue held it at the end of the test: it was never handed to a `DeallocQueue`
-    /// (a plain leak), or a queue released it earlier and something else still holds it.
+    /// No queue held it at the end of the test and, as far as the trace tells, none
+    /// released it earlier: it was never handed to a `DeallocQueue`, a plain leak. With
+    /// tracing off, a queue may also have released it earlier; only the trace can tell.
     case notQueued
     /// It waited in the queues named, the leak check drained them, and it survived that
     /// release: something else holds a strong reference (a real leak, not a delayed one).
     case survivedRelease(queues: [String])
+    /// A queue let it go before the leak check looked (the queue's own timer, or a drain by
+    /// someone else) and it survived that release: a real leak, found by the tracer, which
+    /// watches every survivor. `queue` is the queue's label, when the trace log gave it.
+    case survivedEarlierRelease(queue: String?)
   }
 
   /// The fully qualified type name, `String(reflecting:)`.
@@ -20,7 +25,8 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   public let state: State
   /// The strong references still holding it, not counting the leak check's own.
   public let otherStrongReferences: Int
-  /// The tracer's id for the object, when a queue knew it; it names the object in the log.
+  /// The tracer's id for the object, when a queue held it or the tracer watched it as a
+  /// survivor; it names the object in the log.
   public let traceID: UInt64?
   /// Where the test started watching the object.
   public let callSite: CallSite
@@ -29,7 +35,8 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   /// The trace log the check records went to; `nil` when tracing was off.
   public let traceLog: String?
   /// The program frames that handed the object to its queue, innermost first, read back
-  /// from the trace log; empty when tracing was off or the object was never queued.
+  /// from the trace log; empty when tracing was off, the object was never queued, or the
+  /// log has no stacks (`DEALLOCTRACE_FRAMES=0`).
   public let enqueueStack: [String]
 
   public var description: String {
@@ -56,9 +63,16 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
 
   private var stateDescription: String {
     switch state {
-    case .notQueued:
+    case .notQueued where traceLog == nil:
       "leaked: it waits in no DeallocQueue (never handed to one, or released by one earlier) "
         + "and \(references)"
+    case .notQueued:
+      "leaked: it waits in no DeallocQueue and the trace shows no queue releasing it "
+        + "(a plain leak), and \(references)"
+    case .survivedEarlierRelease(let queue):
+      "survived its release by "
+        + (queue.map { "DeallocQueue \"\($0)\"" } ?? "a DeallocQueue")
+        + ": the queue let it go before the leak check looked, and \(references)"
     case .survivedRelease(let queues):
       "survived its release: DeallocQueue "
         + queues.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -78,7 +92,8 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
       return "no queue held it at the end of the test; any earlier enqueue of \(address) "
         + "is in the trace log \(log)"
     case (nil, nil):
-      return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it)"
+      return "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it, and "
+        + "to learn whether a queue released it earlier)"
     }
   }
 }

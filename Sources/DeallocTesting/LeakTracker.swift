@@ -14,10 +14,16 @@ import DeallocTrace
 /// and looks again, so the result is deterministic and needs no sleep. What survives that
 /// release, or was never in a queue, is a finding.
 ///
-/// Objects released on other threads (a task finishing, a timer, a queue's own timed
-/// drain caught halfway) get a bounded grace period, `settleTimeout`, polled through a weak
+/// A queue's drain caught halfway (its own timer took the batch, and is still releasing
+/// it) is waited for until it finishes, however long its `deinit`s take: its objects are in
+/// no queue then, yet not leaked. Objects released on other threads with no queue (a task
+/// finishing, a timer) get a bounded grace period, `settleTimeout`, polled through a weak
 /// reference: the trade-off is that each `verify()` that finds a real leak costs up to that
 /// long before it reports it. Passing checks never wait.
+///
+/// `verify()` may run inside a drain (a `deinit` that checks for leaks). It never waits for
+/// its own thread's drain, and then waits for other threads' drains at most
+/// `settleTimeout`, since one of those may be waiting for its drain in turn.
 ///
 /// Each observation writes a `check` record when tracing is on (label: the test's name),
 /// so that `dealloctrace report` can tell a delayed dealloc from a leak afterwards.
@@ -83,9 +89,10 @@ public final class LeakTracker: Sendable {
   ///
   /// For each object: if it is gone, fine. If it waits in a `DeallocQueue`, that queue is
   /// drained now, on this thread (its other objects are released too, as the next timer
-  /// would have), and the object is looked at again. If no queue holds it, it gets up to
-  /// `settleTimeout` to go away. A `check` record is written for every look that tells
-  /// something (see `firstLook`).
+  /// would have), and the object is looked at again. Drains that other threads are running
+  /// are waited for until they finish. If no queue holds it, it gets up to `settleTimeout`
+  /// to go away. A `check` record is written for every look that tells something (see
+  /// `firstLook`).
   public func verify() -> [LeakFinding] {
     let entries = watched.withLock { entries in
       var taken: [Watched] = []
@@ -99,8 +106,10 @@ public final class LeakTracker: Sendable {
       }
     }
     drainOnce(looked.flatMap { $0.1.queues })
-    // Objects no queue holds may be released by another thread; so may queued ones, when a
-    // timer drain took their batch just before ours and is still releasing it.
+    // A timer drain may have taken a batch (before our first look, or just before our
+    // drain) and still be releasing it: its objects are in no queue, yet not leaked.
+    waitForDrainsInFlight()
+    // Objects no queue holds may be released by another thread.
     waitUntilGone(looked.map(\.0))
     return looked.compactMap { entry, lookup in lastLook(at: entry, after: lookup) }
   }
@@ -131,25 +140,40 @@ public final class LeakTracker: Sendable {
       queues += late.queues.map(\.label)
       traceID = traceID ?? late.traceID
       drainOnce(late.queues)
+      waitForDrainsInFlight()
       waitUntilGone([entry])
     }
+    // In no queue all along, yet alive: a queue's own timer may have released it before the
+    // first look, and it survived that. Only the tracer, which watches survivors, knows.
+    let earlierRelease = queues.isEmpty ? entry.object.flatMap(CheckRecording.survivorID) : nil
+    traceID = traceID ?? earlierRelease
     guard let strongReferences = otherStrongReferences(to: entry) else {
       recordCheck(entry, alive: false, id: traceID)
       return nil
     }
     recordCheck(entry, alive: true, id: traceID)
+    let traceLog = CheckRecording.logDestination
+    let enqueue = traceID.flatMap { id in
+      traceLog.flatMap { EnqueueStackLookup.enqueue(ofObject: id, in: $0) }
+    }
+    let state: LeakFinding.State =
+      if !queues.isEmpty {
+        .survivedRelease(queues: queues)
+      } else if earlierRelease != nil {
+        .survivedEarlierRelease(queue: enqueue?.queue)
+      } else {
+        .notQueued
+      }
     return LeakFinding(
       typeName: entry.typeName,
       address: hexAddress(entry.address),
-      state: queues.isEmpty ? .notQueued : .survivedRelease(queues: queues),
+      state: state,
       otherStrongReferences: strongReferences,
       traceID: traceID,
       callSite: entry.callSite,
       label: label,
-      traceLog: CheckRecording.logDestination,
-      enqueueStack: traceID.flatMap { id in
-        CheckRecording.logDestination.map { EnqueueStackLookup.frames(ofObject: id, in: $0) }
-      } ?? []
+      traceLog: traceLog,
+      enqueueStack: enqueue?.frames ?? []
     )
   }
 
@@ -171,6 +195,23 @@ public final class LeakTracker: Sendable {
     var drained: Set<ObjectIdentifier> = []
     for queue in queues where drained.insert(ObjectIdentifier(queue)).inserted {
       queue.drain()
+    }
+  }
+
+  /// Waits until every live queue's drains that other threads began so far have released
+  /// their batches; inside a drain, at most `settleTimeout` in all (see the type's notes).
+  private func waitForDrainsInFlight() {
+    let queues = DeallocQueue.liveQueues
+    guard queues.contains(where: { $0.isDrainingOnCallingThread }) else {
+      for queue in queues {
+        queue.waitForDrainsInFlight()
+      }
+      return
+    }
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: settleTimeout)
+    for queue in queues {
+      queue.waitForDrainsInFlight(timeout: max(.zero, deadline - clock.now))
     }
   }
 

@@ -5,9 +5,9 @@ import Testing
 ///
 /// Inside a test (or every test of a suite) marked `.leakTracking`, `expectDeallocated(_:)`
 /// and `LeakTracker.current` watch objects. At the end of each test case the tracker is
-/// verified: queued objects are drained from their `DeallocQueue` and looked at again, so
-/// delayed deallocs pass without sleeping; survivors and plain leaks record an issue at
-/// the line that watched them.
+/// verified, whether it returned or threw: queued objects are drained from their
+/// `DeallocQueue` and looked at again, so delayed deallocs pass without sleeping; survivors
+/// and plain leaks record an issue at the line that watched them.
 public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long to wait for objects released on other threads that no queue holds.
   public var settleTimeout: Duration
@@ -20,10 +20,12 @@ public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
     performing function: @Sendable () async throws -> Void
   ) async throws {
     let tracker = LeakTracker(label: scopeLabel(test), settleTimeout: settleTimeout)
+    // Verified on every exit: a test that throws after leaking still reports its leaks,
+    // next to its error, which then propagates.
+    defer { recordIssues(tracker.verify()) }
     try await LeakTracker.$current.withValue(tracker) {
       try await function()
     }
-    recordIssues(tracker.verify())
   }
 }
 
@@ -59,7 +61,7 @@ public func expectDeallocated(
 }
 
 /// Runs `body` with a fresh `LeakTracker` and records an issue for every object it
-/// watched that is still alive when `body` returns; for code where a trait does not fit
+/// watched that is still alive when `body` returns or throws; for code where a trait does not fit
 /// (a helper shared by tests, one part of a longer test).
 ///
 /// The tracker is also `LeakTracker.current` inside `body`, so `expectDeallocated(_:)`
@@ -74,11 +76,11 @@ public func withLeakTracking<Result>(
     label: label ?? Test.current.map(scopeLabel) ?? "withLeakTracking at \(sourceLocation)",
     settleTimeout: settleTimeout
   )
-  let result = try LeakTracker.$current.withValue(tracker) {
+  // Verified on every exit, a throwing `body` included; its error then propagates.
+  defer { recordIssues(tracker.verify()) }
+  return try LeakTracker.$current.withValue(tracker) {
     try body(tracker)
   }
-  recordIssues(tracker.verify())
-  return result
 }
 
 /// The `async` form of `withLeakTracking(label:settleTimeout:sourceLocation:_:)`.
@@ -93,11 +95,11 @@ public func withLeakTracking<Result>(
     label: label ?? Test.current.map(scopeLabel) ?? "withLeakTracking at \(sourceLocation)",
     settleTimeout: settleTimeout
   )
-  let result = try await LeakTracker.$current.withValue(tracker) {
+  // Verified on every exit, a throwing `body` included; its error then propagates.
+  defer { recordIssues(tracker.verify()) }
+  return try await LeakTracker.$current.withValue(tracker) {
     try await body(tracker)
   }
-  recordIssues(tracker.verify())
-  return result
 }
 
 extension LeakTracker {

@@ -67,50 +67,44 @@ final class CheckRecordChildProcessTests: XCTestCase {
       run.output)
   }
 
+  func testSurvivorOfItsQueuesOwnTimerFailsWithItsStateAndEnqueueStack() throws {
+    let test = "testCachedScreenReleasedByItsQueuesTimerFails"
+    let (run, log) = try runTraced(test)
+
+    XCTAssertEqual(run.status, 1, run.output)
+    let enqueue = try XCTUnwrap(log.records.first { $0["ev"] as? String == "enqueue" })
+    XCTAssertEqual(enqueue["q"] as? String, "fast-samples")
+    let id = try XCTUnwrap(enqueue["id"] as? Int)
+    let address = try XCTUnwrap(enqueue["obj"] as? String)
+    let drain = try XCTUnwrap(log.records.first { $0["ev"] as? String == "drain" })
+    XCTAssertEqual(drain["why"] as? String, "timer", "the queue's own timer released it")
+    // The one check, after the timer's release: alive, and named by the tracer's id.
+    let checks = log.checks(label: "XCTestLeakSamples.\(test)")
+    XCTAssertEqual(checks.map(\.alive), [true], "\(checks)")
+    XCTAssertEqual(checks.first?.id, id)
+    // The message: type, address, state, and the function that enqueued it.
+    XCTAssertTrue(
+      run.output.contains(
+        "leak: DeallocTestingTests.Node at \(address) is still alive at the end of "
+          + "XCTestLeakSamples.\(test)"),
+      run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "state: survived its release by DeallocQueue \"fast-samples\": the queue let it go "
+          + "before the leak check looked, and 1 other strong reference holds it"),
+      run.output)
+    XCTAssertTrue(
+      run.output.contains("enqueue stack: object id \(id) in the trace log"), run.output)
+    XCTAssertTrue(
+      run.output.contains("\n    DeallocTestingTests.XCTestLeakSamples.\(test)() -> ()"),
+      run.output)
+  }
+
   private func runTraced(_ test: String) throws -> (ChildTestRun, TraceLog) {
     let path = directory.appendingPathComponent("\(test).jsonl").path
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/\(test)",
       environment: ["DEALLOCTRACE_LOG": path])
     return (run, try TraceLog(path: path))
-  }
-}
-
-/// The records of a trace log, parsed line by line.
-private struct TraceLog {
-  struct Check: CustomStringConvertible {
-    var alive: Bool
-    var id: Int?
-    var obj: String?
-    var type: String?
-    var description: String { "check(alive: \(alive), id: \(id.map(String.init) ?? "-"))" }
-  }
-
-  var records: [[String: Any]]
-
-  init(path: String) throws {
-    let text = try String(contentsOfFile: path, encoding: .utf8)
-    records = try text.split(separator: "\n").map { line in
-      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
-      return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(line)")
-    }
-  }
-
-  func checks(label: String) -> [Check] {
-    records.filter { $0["ev"] as? String == "check" && $0["label"] as? String == label }.map {
-      Check(
-        alive: $0["alive"] as? Bool ?? false, id: $0["id"] as? Int, obj: $0["obj"] as? String,
-        type: $0["type"] as? String)
-    }
-  }
-
-  /// Whether the first check naming `id` comes before the queue's release of `id`.
-  func checkPrecedesRelease(of id: Int) -> Bool {
-    let check = records.firstIndex { $0["ev"] as? String == "check" && $0["id"] as? Int == id }
-    let release = records.firstIndex {
-      $0["ev"] as? String == "release" && $0["id"] as? Int == id
-    }
-    guard let check, let release else { return false }
-    return check < release
   }
 }

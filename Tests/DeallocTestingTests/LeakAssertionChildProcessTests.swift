@@ -56,6 +56,22 @@ final class LeakAssertionChildProcessTests: XCTestCase {
       run.output)
   }
 
+  func testXCTestSurvivorOfItsQueuesTimerUntracedSaysHowToLearnMore() throws {
+    let run = try ChildTestRun.run(
+      .xctest,
+      filter: "DeallocTestingTests.XCTestLeakSamples/testCachedScreenReleasedByItsQueuesTimerFails")
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "state: leaked: it waits in no DeallocQueue (never handed to one, or released by one "
+          + "earlier) and 1 other strong reference holds it"),
+      run.output)
+    XCTAssertTrue(
+      run.output.contains("set DEALLOCTRACE_LOG=FILE to record it, and to learn whether a queue"),
+      run.output)
+  }
+
   func testSwiftTestingDelayedDeallocPasses() throws {
     let run = try ChildTestRun.run(
       .swiftTesting, filter: "SwiftTestingLeakSamples/delayedDeallocPasses")

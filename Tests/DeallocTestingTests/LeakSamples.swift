@@ -15,6 +15,9 @@ let samplesEnabled = ProcessInfo.processInfo.environment["DEALLOCTESTING_SAMPLES
 /// the end of a test can only be released by the leak check's drain.
 let sampleQueue = DeallocQueue(label: "samples", delay: .seconds(60))
 
+/// A private queue whose own timer lets go of its objects long before a test ends.
+let fastSampleQueue = DeallocQueue(label: "fast-samples", delay: .milliseconds(5))
+
 final class XCTestLeakSamples: XCTestCase {
   override func setUpWithError() throws {
     try XCTSkipUnless(samplesEnabled, "set DEALLOCTESTING_SAMPLES=1 to run the leak samples")
@@ -48,6 +51,23 @@ final class XCTestLeakSamples: XCTestCase {
     let tracker = makeLeakTracker()
     tracker.track(screen!)
     sampleQueue.releaseInBackground(&screen)
+  }
+
+  /// A cached screen that the queue's own timer released before teardown: it survived that
+  /// release, and no queue holds it when the leak check looks.
+  func testCachedScreenReleasedByItsQueuesTimerFails() {
+    var screen: Node? = Node()
+    ForgetfulCache.insert(screen!)
+    let tracker = makeLeakTracker(settleTimeout: .milliseconds(10))
+    tracker.track(screen!)
+    fastSampleQueue.releaseInBackground(&screen)
+    // Past the delay: the timer's drain took the batch and finished releasing it.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while fastSampleQueue.pendingCount > 0, ContinuousClock.now < deadline {
+      usleep(1_000)
+    }
+    fastSampleQueue.waitForDrainsInFlight()
+    XCTAssertEqual(fastSampleQueue.pendingCount, 0, "the timer did not drain the queue")
   }
 }
 

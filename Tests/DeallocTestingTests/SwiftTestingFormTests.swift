@@ -1,4 +1,5 @@
 import DeallocQueue
+import Synchronization
 import Testing
 
 @testable import DeallocTesting
@@ -55,6 +56,53 @@ import Testing
     }
   }
 
+  @Test func throwingTestUnderTheTraitStillReportsItsLeakAndRethrows() async throws {
+    let trait = LeakTrackingTrait.leakTracking(settleTimeout: .milliseconds(10))
+    let test = try #require(Test.current)
+    let leaked = LeakedNode()
+    defer { leaked.release() }
+    let seen = Observed()
+    // The matcher takes every issue, so nothing is rethrown; `try` is for the signature.
+    try await withKnownIssue {
+      try await trait.provideScope(for: test, testCase: Test.Case.current) {
+        leaked.make()
+        throw SampleFailure()
+      }
+    } matching: { issue in
+      if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
+        seen.leak.set()
+      }
+      if case .errorCaught(let error) = issue.kind, error is SampleFailure {
+        seen.error.set()
+      }
+      return true
+    }
+    #expect(seen.leak.isSet, "the leak was not reported because the test threw")
+    #expect(seen.error.isSet, "the test's error must propagate")
+  }
+
+  @Test func throwingBodyOfWithLeakTrackingStillReportsItsLeakAndRethrows() throws {
+    let cycle = makeRetainCycle()
+    defer { cycle.next = nil }
+    let seen = Observed()
+    try withKnownIssue {
+      try withLeakTracking(settleTimeout: .milliseconds(10)) { tracker in
+        tracker.track(cycle)
+        throw SampleFailure()
+      }
+    } matching: { issue in
+      if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
+        seen.leak.set()
+      }
+      if case .errorCaught(let error) = issue.kind, error is SampleFailure {
+        seen.error.set()
+      }
+      return true
+    }
+    #expect(seen.leak.isSet, "the leak was not reported because the body threw")
+    #expect(seen.error.isSet, "the body's error must propagate")
+  }
+
   @Test func expectDeallocatedOutsideAScopeRecordsAnIssue() {
     let node = Node()
     withKnownIssue {
@@ -86,6 +134,33 @@ import Testing
   @Suite struct Nested {
     @Test func nestedTestsAreTrackedToo() {
       #expect(LeakTracker.current != nil)
+    }
+  }
+}
+
+private struct SampleFailure: Error {}
+
+/// What a `withKnownIssue` matcher saw.
+private final class Observed: Sendable {
+  let leak = Flag()
+  let error = Flag()
+}
+
+/// A node that a cache keeps alive, made inside a `@Sendable` test body and let go after.
+private final class LeakedNode: Sendable {
+  private let id = Mutex<ObjectIdentifier?>(nil)
+
+  /// Makes the node, watches it with the current tracker and leaves it in the cache.
+  func make() {
+    let node = Node()
+    ForgetfulCache.insert(node)
+    id.withLock { $0 = ObjectIdentifier(node) }
+    expectDeallocated(node)
+  }
+
+  func release() {
+    if let id = id.withLock({ $0 }) {
+      ForgetfulCache.remove(id: id)
     }
   }
 }

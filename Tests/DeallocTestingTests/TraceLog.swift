@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+/// The records of a trace log, parsed line by line.
+struct TraceLog {
+  struct Check: CustomStringConvertible {
+    var alive: Bool
+    var id: Int?
+    var obj: String?
+    var type: String?
+    var description: String { "check(alive: \(alive), id: \(id.map(String.init) ?? "-"))" }
+  }
+
+  var records: [[String: Any]]
+
+  init(path: String) throws {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    records = try text.split(separator: "\n").map { line in
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(line)")
+    }
+  }
+
+  func checks(label: String) -> [Check] {
+    records.filter { $0["ev"] as? String == "check" && $0["label"] as? String == label }.map {
+      Check(
+        alive: $0["alive"] as? Bool ?? false, id: $0["id"] as? Int, obj: $0["obj"] as? String,
+        type: $0["type"] as? String)
+    }
+  }
+
+  /// Whether the first check naming `id` comes before the queue's release of `id`.
+  func checkPrecedesRelease(of id: Int) -> Bool {
+    let check = records.firstIndex { $0["ev"] as? String == "check" && $0["id"] as? Int == id }
+    let release = records.firstIndex {
+      $0["ev"] as? String == "release" && $0["id"] as? Int == id
+    }
+    guard let check, let release else { return false }
+    return check < release
+  }
+}
