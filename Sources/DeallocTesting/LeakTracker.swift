@@ -105,6 +105,7 @@ public final class LeakTracker: Sendable {
         looked.append((entry, lookup))
       }
     }
+    guard !looked.isEmpty else { return [] }
     drainOnce(looked.flatMap { $0.1.queues })
     // A timer drain may have taken a batch (before our first look, or just before our
     // drain) and still be releasing it: its objects are in no queue, yet not leaked.

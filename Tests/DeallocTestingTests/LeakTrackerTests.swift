@@ -204,6 +204,60 @@ final class LeakTrackerTests: XCTestCase {
     XCTAssertTrue(flags.allSatisfy(\.isSet), "verify returned before the drain finished")
   }
 
+  func testVerifyInADeinitDuringADrainDoesNotWaitForThatDrain() {
+    let queue = DeallocQueue(label: "verify-in-deinit", delay: .seconds(60))
+    let tracker = LeakTracker(label: name, settleTimeout: .milliseconds(10))
+    let cycle = makeRetainCycle()
+    defer { cycle.next = nil }
+    tracker.track(cycle)
+    let verified = expectation(description: "verify in the deinit returned")
+    let findings = Observed<Int?>(nil)
+    var node: Node? = Node {
+      findings.set(tracker.verify().count)
+      verified.fulfill()
+    }
+    queue.releaseInBackground(&node)
+    // On another thread, so that a self-deadlock fails this test instead of hanging it.
+    DispatchQueue.global().async { queue.drain() }
+
+    wait(for: [verified], timeout: 30)
+    XCTAssertEqual(findings.value, 1, "the cycle is still reported")
+  }
+
+  func testVerifyInsideADrainWaitsForAnotherThreadsDrainAtMostTheSettleTimeout() {
+    // The other drain might itself be waiting for this one (a leak check in its deinit):
+    // waiting for it without a bound could deadlock, so the wait is bounded.
+    let blocked = DeallocQueue(label: "blocked", delay: .seconds(60))
+    let started = DispatchSemaphore(value: 0)
+    let unblock = DispatchSemaphore(value: 0)
+    var stuck: Node? = Node {
+      started.signal()
+      unblock.wait()
+    }
+    blocked.releaseInBackground(&stuck)
+    DispatchQueue.global().async { blocked.drain() }
+    started.wait()
+    defer { unblock.signal() }
+
+    let queue = DeallocQueue(label: "checking", delay: .seconds(60))
+    let tracker = LeakTracker(label: name, settleTimeout: .milliseconds(100))
+    let cycle = makeRetainCycle()
+    defer { cycle.next = nil }
+    tracker.track(cycle)
+    let verified = expectation(description: "verify in the deinit returned")
+    let findings = Observed<Int?>(nil)
+    var node: Node? = Node {
+      findings.set(tracker.verify().count)
+      verified.fulfill()
+    }
+    queue.releaseInBackground(&node)
+    DispatchQueue.global().async { queue.drain() }
+
+    wait(for: [verified], timeout: 30)
+    XCTAssertEqual(findings.value, 1)
+    XCTAssertEqual(blocked.drainsInFlightCountForTesting, 1, "the other drain is still stuck")
+  }
+
   func testSurvivorOfAnEarlierTimerReleaseSaysWhatIsKnownWithoutTracing() throws {
     try XCTSkipIf(CheckRecording.isRecording, "this process is traced")
     let queue = DeallocQueue(label: "fast", delay: .milliseconds(5))

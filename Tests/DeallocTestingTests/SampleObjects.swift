@@ -77,3 +77,11 @@ final class Handoff: @unchecked Sendable {
     slot.withLock { $0.take() }
   }
 }
+
+/// A value set on one thread and read on another (a `deinit`'s observation).
+final class Observed<Value: Sendable>: Sendable {
+  private let storage: Mutex<Value>
+  init(_ value: Value) { storage = Mutex(value) }
+  func set(_ value: Value) { storage.withLock { $0 = value } }
+  var value: Value { storage.withLock { $0 } }
+}

@@ -61,7 +61,7 @@ import Testing
     let test = try #require(Test.current)
     let leaked = LeakedNode()
     defer { leaked.release() }
-    let seen = Observed()
+    let seen = MatcherSightings()
     // The matcher takes every issue, so nothing is rethrown; `try` is for the signature.
     try await withKnownIssue {
       try await trait.provideScope(for: test, testCase: Test.Case.current) {
@@ -84,7 +84,7 @@ import Testing
   @Test func throwingBodyOfWithLeakTrackingStillReportsItsLeakAndRethrows() throws {
     let cycle = makeRetainCycle()
     defer { cycle.next = nil }
-    let seen = Observed()
+    let seen = MatcherSightings()
     try withKnownIssue {
       try withLeakTracking(settleTimeout: .milliseconds(10)) { tracker in
         tracker.track(cycle)
@@ -141,7 +141,7 @@ import Testing
 private struct SampleFailure: Error {}
 
 /// What a `withKnownIssue` matcher saw.
-private final class Observed: Sendable {
+private final class MatcherSightings: Sendable {
   let leak = Flag()
   let error = Flag()
 }
