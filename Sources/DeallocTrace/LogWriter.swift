@@ -7,12 +7,13 @@ import Glibc
 /// It wakes when the buffer is half full and at least every 50 ms, and writes what it has
 /// formatted whenever 40 ms of formatting have passed and at the end of each batch. So a
 /// record reaches the file (the kernel, which keeps it if the process is killed) at most
-/// about 90 ms after it was recorded, while the writer keeps up: the bound is 100
-/// ms. What can stretch it: one new stack's symbols, when the first address in a large
-/// library reads its symbol tables (milliseconds, once per library), and a backlog, which
-/// back-pressure keeps to one buffer (8192 events). Type names, stack interning and symbols
-/// are resolved here, once each, so the recording threads never pay for them. On an I/O
-/// error it says so once on stderr and stops the session; the host program carries on.
+/// about 90 ms after it was recorded, while the writer keeps up; the documented bound is
+/// 100 ms (`docs/log-format.md`). What can stretch it: one new stack's symbols, when the
+/// first address in a large library reads its symbol tables (milliseconds, once per
+/// library), and a backlog, which back-pressure keeps to one buffer (8192 events). Type
+/// names, stack interning and symbols are resolved here, once each, so the recording
+/// threads never pay for them. On an I/O error it says so once on stderr and stops the
+/// session; the host program carries on.
 final class LogWriter: @unchecked Sendable {
   private let session: TraceSession
   private var line = JSONLine()
