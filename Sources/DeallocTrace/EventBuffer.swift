@@ -36,6 +36,8 @@ final class EventBuffer: @unchecked Sendable {
   /// A racy copy of `events.count` for the hot path's "is there room" check, which then
   /// takes the lock only when the buffer looks full.
   private let fill = Atomic<Int>(0)
+  /// Set (once) when the buffer stops accepting events; readable without the lock.
+  private let stopped = Atomic<Bool>(false)
   /// What was refused while closing (under the lock): every record, the releases among
   /// them whose enqueue had been accepted, and the ids of refused enqueues (so that their
   /// objects' releases, refused as well, are not taken out of `pending` a second time).
@@ -119,6 +121,12 @@ final class EventBuffer: @unchecked Sendable {
     return (refusedRecords, refusedReleasesOfRecordedObjects)
   }
 
+  /// Whether the buffer has stopped accepting events, without taking the lock (a push
+  /// that raced the close may still learn it only from its refusal).
+  var hasStopped: Bool {
+    stopped.load(ordering: .acquiring)
+  }
+
   /// Whether pushes are still accepted.
   var isOpen: Bool {
     monitor.lock()
@@ -184,6 +192,7 @@ final class EventBuffer: @unchecked Sendable {
     if state == .open || newState == .failed {
       state = newState
     }
+    stopped.store(true, ordering: .releasing)
     monitor.broadcast(Monitor.room)
     monitor.signal(Monitor.data)
     monitor.unlock()

@@ -171,9 +171,12 @@ package enum QueueTracing {
   /// in `end`'s `lost`, instead of leaving the object counted as `pending`.
   package static func release(_ object: consuming AnyObject, id: UInt64) {
     let session = Tracer.session(owning: id)
-    // Counted before the `deinit` can run (at the `consume`), so the writer can wait for it.
-    session?.releasesUnderWay.add(1, ordering: .sequentiallyConsistent)
-    defer { session?.releasesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
+    // Counted before the `deinit` can run (at the `consume`), so that the writer can wait
+    // for it; only while the session is open, so the wait covers releases under way at
+    // the close and a drain that goes on releasing cannot stretch it.
+    let underWay = session.flatMap { $0.buffer.hasStopped ? nil : $0 }
+    underWay?.releasesUnderWay.add(1, ordering: .sequentiallyConsistent)
+    defer { underWay?.releasesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
     // The weak reference is made in a function of its own, so no strong copy of ours can
     // outlive the `consume` below (a local `let` could, until the end of this scope).
     let survivor = session == nil ? nil : Survivor.watching(object, id: id)

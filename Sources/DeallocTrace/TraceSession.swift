@@ -38,10 +38,10 @@ final class TraceSession: @unchecked Sendable {
   /// Set by the writer once it has written `end` or given up: nothing recorded after that
   /// can be written or counted, so recording threads stop trying.
   let isOver = Atomic<Bool>(false)
-  /// Traced releases between finding this session and handing over their record: the
-  /// object's `deinit` runs in between, for as long as it likes. The writer waits a little
-  /// for them before `end`, so that a release refused by the closing buffer is counted in
-  /// `lost` instead of being missed.
+  /// Traced releases, begun while the session was open, between finding this session and
+  /// handing over their record: the object's `deinit` runs in between, for as long as it
+  /// likes. The writer waits a little for them before `end`, so that a release refused by
+  /// the closing buffer is counted in `lost` instead of being missed.
   let releasesUnderWay = Atomic<Int>(0)
 
   /// How long the writer waits for releases under way before writing `end` anyway: the
