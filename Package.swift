@@ -14,10 +14,9 @@ let package = Package(
     ],
     targets: [
         // Recording half.
-        .target(
-            name: "CUnwind",
-            linkerSettings: [.linkedLibrary("unwind")]
-        ),
+        // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
+        // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
+        .target(name: "CUnwind"),
         // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
         .target(name: "CSanitizer"),
         .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),

@@ -7,13 +7,19 @@ import Foundation
 #endif
 
 /// What the heartbeat mode does until it is killed: batches of enqueues on the shared queue
-/// (100 ms delay), each followed by a mark `batch N` and then the line `beat N` on stdout.
+/// (100 ms delay, drained by its timer on dispatch workers) and on a private `beat` queue
+/// that the main thread drains explicitly, each batch followed by a mark `batch N` and then
+/// the line `beat N` on stdout.
 ///
-/// The parent kills it at a random moment and checks that every batch it heard about at
-/// least one flush interval before the kill is in the log. Some objects are kept alive past
-/// their release, so the log also holds late objects (a later `dealloc`) and leaked ones.
+/// The parent kills it at a random moment and checks that everything recorded at least one
+/// flush interval before the kill is in the log: each such batch's mark, its enqueues, and
+/// the explicit drain and releases the main thread recorded before the mark. Some objects
+/// are kept alive past their release, so the log also holds late objects (a later
+/// `dealloc`) and leaked ones.
 struct HeartbeatRun {
   static let objectsPerBatch = 20
+  /// Objects per batch handed to the `beat` queue and released by its explicit drain.
+  static let drainedPerBatch = 5
   var logPath: String
 
   func run() -> Never {
@@ -24,6 +30,7 @@ struct HeartbeatRun {
       exit(2)
     }
     let ledger = DeinitLedger(capacity: 1)
+    let beatQueue = DeallocQueue(label: "beat", delay: .seconds(60))
     var heldForAWhile: [TrackedObject] = []
     var heldForever: [TrackedObject] = []
     var batch = 0
@@ -34,6 +41,11 @@ struct HeartbeatRun {
         if batch % 25 == 0 && slot == 1 { heldForever.append(object!) }
         DeallocQueue.shared.releaseInBackground(&object)
       }
+      for _ in 0..<Self.drainedPerBatch {
+        var object: TrackedObject? = TrackedObject(index: 0, ledger: ledger)
+        beatQueue.releaseInBackground(&object)
+      }
+      beatQueue.drain()
       DeallocTrace.mark("batch \(batch)")
       ChildOutput.line("beat \(batch)")
       if batch % 100 == 90 { heldForAWhile.removeAll() }

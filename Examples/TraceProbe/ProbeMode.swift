@@ -15,4 +15,22 @@ enum ProbeMode: String {
   case timerSurvivor = "timer-survivor"
   /// Deletes its own log while recording, then keeps using the queue.
   case deleteLog = "delete-log"
+  /// `--explicit`-style session (`lost-at-finish PATH`): three objects wait in a 60 s queue
+  /// while another thread drains an object whose `deinit` outlasts `finish()`, so the
+  /// release of it is refused: `end` must say `pending: 3, lost: 1`.
+  case lostAtFinish = "lost-at-finish"
+  /// Exits with five objects still in a 60 s queue (tracing from the environment).
+  case pendingAtExit = "pending-at-exit"
+  /// `survivor-race PATH`: rounds of 2000 survivors that die just before `finish()`, while
+  /// another thread marks (and so looks at the survivors) without pause.
+  case survivorRace = "survivor-race"
+  /// Records until the tracer stops on a write error (the test limits the file's size),
+  /// then keeps using the queue; prints `stopped after N rounds`.
+  case fillLog = "fill-log"
+  /// Prints the log descriptor's `/proc/self/fdinfo` flags, then runs `/bin/ls -l
+  /// /proc/self/fd` as a child: the log must not be among the child's descriptors.
+  case descriptor
+  /// Calls glibc's `backtrace()` and libgcc's `_Unwind_Backtrace` in a traced process and
+  /// prints which library provides each and how many frames each found.
+  case unwinders
 }

@@ -46,5 +46,17 @@ case .timerSurvivor:
   runTimerSurvivor()
 case .deleteLog:
   runDeletingLog()
+case .lostAtFinish:
+  runLostAtFinish(path: arguments.count > 1 ? arguments[1] : "trace-probe.jsonl")
+case .pendingAtExit:
+  runPendingAtExit()
+case .survivorRace:
+  runSurvivorRace(path: arguments.count > 1 ? arguments[1] : "trace-probe.jsonl")
+case .fillLog:
+  runFillingLog()
+case .descriptor:
+  runDescriptorCheck()
+case .unwinders:
+  runUnwinderCheck()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

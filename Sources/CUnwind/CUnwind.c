@@ -1,11 +1,10 @@
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -16,18 +15,20 @@
 
 #include "CUnwind.h"
 
-/// From libswiftCore, which every Swift program links.
-extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
-                            size_t *out_buffer_size, uint32_t flags);
-
 extern size_t swift_retainCount(const void *object);
 
 int cunwind_tracing_flag = 0;
 void *cunwind_session_pointer = NULL;
 uint64_t cunwind_object_id_counter = 0;
 
+void *cunwind_latest_session_pointer = NULL;
+
 void cunwind_set_current_session(void *session) {
   __atomic_store_n(&cunwind_session_pointer, session, __ATOMIC_RELEASE);
+}
+
+void cunwind_set_latest_session(void *session) {
+  __atomic_store_n(&cunwind_latest_session_pointer, session, __ATOMIC_RELEASE);
 }
 
 intptr_t cunwind_retain_count(const void *object) { return (intptr_t)swift_retainCount(object); }
@@ -38,9 +39,53 @@ static __thread uint64_t thread_announced = 0;
 static __thread int writer_thread = 0;
 static int forked_child = 0;
 
+// libunwind is loaded with dlopen(RTLD_LOCAL), never linked: linked, libunwind.so.8 sits
+// before libc and libgcc_s in the global lookup scope, and its weak `backtrace` and its
+// `_Unwind_*` family then replace glibc's and libgcc's in the whole host process (measured
+// with LD_DEBUG=bindings: libstdc++'s exceptions, libgcc_s itself and Foundation's
+// `backtrace` all bound to libunwind). Loaded locally, only `unw_backtrace` is reached, and
+// only through this pointer.
+typedef int (*cunwind_backtrace_function)(void **, int);
+static cunwind_backtrace_function unwinder = NULL;
+static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
+static char unwinder_problem[512];
+
+static void load_unwinder(void) {
+  void *library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    const char *reason = dlerror();
+    snprintf(unwinder_problem, sizeof unwinder_problem, "%s", reason ? reason : "dlopen failed");
+    return;
+  }
+  void *function = dlsym(library, "unw_backtrace");
+  if (function == NULL) {
+    snprintf(unwinder_problem, sizeof unwinder_problem, "libunwind.so.8 has no unw_backtrace");
+    return;
+  }
+  __atomic_store_n(&unwinder, (cunwind_backtrace_function)function, __ATOMIC_RELEASE);
+}
+
+int cunwind_load_unwinder(void) {
+  pthread_once(&unwinder_once, load_unwinder);
+  return __atomic_load_n(&unwinder, __ATOMIC_ACQUIRE) != NULL;
+}
+
+const char *cunwind_unwinder_problem(void) { return unwinder_problem; }
+
+static inline cunwind_backtrace_function current_unwinder(void) {
+  cunwind_backtrace_function function = __atomic_load_n(&unwinder, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(function == NULL, 0)) {
+    if (!cunwind_load_unwinder()) return NULL;
+    function = __atomic_load_n(&unwinder, __ATOMIC_ACQUIRE);
+  }
+  return function;
+}
+
 int cunwind_backtrace(void **buffer, int capacity) {
   if (capacity <= 0) return 0;
-  int n = unw_backtrace(buffer, capacity);
+  cunwind_backtrace_function function = current_unwinder();
+  if (function == NULL) return 0;
+  int n = function(buffer, capacity);
   return n < 0 ? 0 : n;
 }
 
@@ -53,7 +98,9 @@ __attribute__((noinline)) int cunwind_backtrace_above_caller(uintptr_t *buffer, 
   void *raw[256 + slack];
   int want = capacity + skip_above_caller + 2;
   if (want > 256 + slack) want = 256 + slack;
-  int n = unw_backtrace(raw, want);
+  cunwind_backtrace_function function = current_unwinder();
+  if (function == NULL) return 0;
+  int n = function(raw, want);
   if (n <= 0) return 0;
   void *caller = __builtin_return_address(0);
   int start = -1;
@@ -107,6 +154,7 @@ static void after_fork_in_child(void) {
   // Only async-signal-safe work here: the child must stop tracing before it can touch
   // the parent's log, and the forking thread has a new id.
   __atomic_store_n(&cunwind_tracing_flag, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&cunwind_latest_session_pointer, NULL, __ATOMIC_RELAXED);
   cached_thread_id = 0;
   forked_child = 1;
 }
@@ -117,78 +165,32 @@ void cunwind_install_fork_handler(void) { pthread_once(&fork_handler_once, insta
 
 int cunwind_forked_child(void) { return forked_child; }
 
-int cunwind_symbol_name(uintptr_t ip, char *name, size_t capacity) {
-  if (capacity == 0) return 0;
-  name[0] = 0;
-  unw_context_t context;
-  unw_cursor_t cursor;
-  if (unw_getcontext(&context) != 0) return 0;
-  if (unw_init_local(&cursor, &context) != 0) return 0;
-  if (unw_set_reg(&cursor, UNW_REG_IP, (unw_word_t)ip) != 0) return 0;
-  char mangled[2048];
-  unw_word_t offset = 0;
-  int status = unw_get_proc_name(&cursor, mangled, sizeof mangled, &offset);
-  if (status != 0 && status != -UNW_ENOMEM) return 0;
-  mangled[sizeof mangled - 1] = 0;
-  if (mangled[0] == 0) return 0;
-  char *demangled = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
-  const char *chosen = demangled ? demangled : mangled;
-  strncpy(name, chosen, capacity - 1);
-  name[capacity - 1] = 0;
-  free(demangled);
-  return 1;
-}
-
-struct module_query {
-  uintptr_t ip;
-  char *path;
-  size_t capacity;
-  uintptr_t base;
-  int found;
-};
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  struct module_query *query = data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-    if (segment->p_type != PT_LOAD) continue;
-    uintptr_t start = (uintptr_t)info->dlpi_addr + segment->p_vaddr;
-    if (query->ip >= start && query->ip < start + segment->p_memsz) {
-      const char *name = info->dlpi_name;
-      if (name == NULL || name[0] == 0) {
-        ssize_t n = readlink("/proc/self/exe", query->path, query->capacity - 1);
-        query->path[n > 0 ? n : 0] = 0;
-      } else {
-        strncpy(query->path, name, query->capacity - 1);
-        query->path[query->capacity - 1] = 0;
-      }
-      query->base = (uintptr_t)info->dlpi_addr;
-      query->found = 1;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-int cunwind_module_of(uintptr_t ip, char *path, size_t capacity, uintptr_t *base) {
-  if (capacity == 0) return 0;
-  struct module_query query = {ip, path, capacity, 0, 0};
-  path[0] = 0;
-  dl_iterate_phdr(find_module, &query);
-  *base = query.base;
-  return query.found;
-}
-
 int cunwind_try_lock(int fd) {
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 1;
   return errno == EWOULDBLOCK ? 0 : -1;
 }
 
 int cunwind_open_log(const char *path, int exclusive) {
-  int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+  // O_NONBLOCK only for the open itself: a FIFO nobody reads fails at once (ENXIO) instead
+  // of blocking the host in `open`. Writes then block as usual (back-pressure, not EAGAIN).
+  int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
   if (exclusive) flags |= O_EXCL;
-  return open(path, flags, 0600);
+  int fd = open(path, flags, 0600);
+  if (fd < 0) return fd;
+  int status = fcntl(fd, F_GETFL);
+  if (status == -1 || fcntl(fd, F_SETFL, status & ~O_NONBLOCK) == -1) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+int cunwind_is_regular_file(int fd) {
+  struct stat status;
+  if (fstat(fd, &status) != 0) return -1;
+  return S_ISREG(status.st_mode) ? 1 : 0;
 }
 
 int cunwind_errno(void) { return errno; }

@@ -29,17 +29,26 @@ public enum DeallocTrace {
   /// Starts a session writing to `path` (appended to; `%p` is not expanded here).
   ///
   /// - Parameters:
-  ///   - path: the log file, created with mode 0600 if missing.
-  ///   - frames: the backtrace depth for enqueues; 0 records no stacks.
+  ///   - path: the log file, created with mode 0600 if missing. A character device or a
+  ///     FIFO is written as it is (see `docs/log-format.md`).
+  ///   - frames: the backtrace depth for enqueues; 0 records no stacks. Nil (the default)
+  ///     takes `DEALLOCTRACE_FRAMES` from the environment, as the environment switch does,
+  ///     so that a depth set for a whole run also reaches programs that start tracing from
+  ///     code; without it, `defaultFrames`. A value there that is not a number ≥ 0 is
+  ///     reported on stderr and the default is used.
   /// - Throws: `DeallocTraceError` when the file cannot be opened or written, or a session
   ///   is already recording. Tracing then stays as it was.
-  public static func start(path: String, frames: Int = defaultFrames) throws(DeallocTraceError) {
+  public static func start(path: String, frames: Int? = nil) throws(DeallocTraceError) {
     Tracer.control.withLock { $0.environmentChecked = true }
-    try Tracer.start(path: path, frames: frames)
+    let depth =
+      frames ?? TraceConfiguration.frames(from: TraceConfiguration.processEnvironment())
+    try Tracer.start(path: path, frames: depth)
   }
 
-  /// Ends the current session: writes `end` with the `pending` count, flushes and closes
-  /// the log. Safe to call when not recording. A later `start` begins a new session.
+  /// Ends the current session: writes `end` with the `pending` and `lost` counts, flushes
+  /// and closes the log. Safe to call when not recording. A later `start` begins a new
+  /// session. It waits (at most 250 ms) for releases whose `deinit` is still running, so
+  /// that their records are counted, and for the writer at most two seconds in all.
   public static func finish() {
     Tracer.finish(why: .explicit)
   }

@@ -12,6 +12,8 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
   case alreadyRecording(path: String)
   /// A setting in the environment is not usable.
   case badSetting(name: String, value: String, expected: String)
+  /// libunwind could not be loaded; the session records without backtraces.
+  case noUnwinder(reason: String)
 
   public var description: String {
     switch self {
@@ -25,6 +27,8 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
       return "dealloctrace: already recording to \(path); call finish() first"
     case .badSetting(let name, let value, let expected):
       return "dealloctrace: \(name)=\(value) is not \(expected)"
+    case .noUnwinder(let reason):
+      return "dealloctrace: cannot load libunwind (\(reason)); recording without backtraces"
     }
   }
 

@@ -12,6 +12,9 @@ import Synchronization
 /// wait: the writer's own (it would wait for itself), and the commit half of an enqueue,
 /// which runs under the queue's lock; its room was waited for in the prepare half, before
 /// that lock, so the buffer overshoots by at most one event per enqueuing thread.
+///
+/// Once closing, pushes are refused and counted: the `end` record's `lost` is that count,
+/// and a refused release takes its object out of `pending` (no queue holds it any more).
 final class EventBuffer: @unchecked Sendable {
   enum State {
     case open
@@ -33,6 +36,15 @@ final class EventBuffer: @unchecked Sendable {
   /// A racy copy of `events.count` for the hot path's "is there room" check, which then
   /// takes the lock only when the buffer looks full.
   private let fill = Atomic<Int>(0)
+  /// Set (once) when the buffer stops accepting events; readable without the lock.
+  private let stopped = Atomic<Bool>(false)
+  /// What was refused while closing (under the lock): every record, the releases among
+  /// them whose enqueue had been accepted, and the ids of refused enqueues (so that their
+  /// objects' releases, refused as well, are not taken out of `pending` a second time).
+  /// Only a push racing `finish()` lands here: at most a few per recording thread.
+  private var refusedRecords = 0
+  private var refusedReleasesOfRecordedObjects = 0
+  private var refusedEnqueueIDs: Set<UInt64> = []
 
   init(capacity: Int, maxFrames: Int) {
     self.capacity = capacity
@@ -66,6 +78,7 @@ final class EventBuffer: @unchecked Sendable {
     if mayWait { waitForRoom() }
     monitor.lock()
     guard state == .open else {
+      if state == .closing { countRefusal(of: event) }
       monitor.unlock()
       return false
     }
@@ -83,6 +96,42 @@ final class EventBuffer: @unchecked Sendable {
     }
     monitor.unlock()
     return true
+  }
+
+  /// Called with the lock held, for a push refused while closing.
+  private func countRefusal(of event: borrowing TraceEvent) {
+    refusedRecords += 1
+    switch event.kind {
+    case .enqueue:
+      refusedEnqueueIDs.insert(event.objectID)
+    case .release:
+      if !refusedEnqueueIDs.contains(event.objectID) {
+        refusedReleasesOfRecordedObjects += 1
+      }
+    default:
+      break
+    }
+  }
+
+  /// The records refused so far while closing, and how many of them were releases of
+  /// objects whose enqueue is in the log.
+  func refusals() -> (records: Int, releasesOfRecordedObjects: Int) {
+    monitor.lock()
+    defer { monitor.unlock() }
+    return (refusedRecords, refusedReleasesOfRecordedObjects)
+  }
+
+  /// Whether the buffer has stopped accepting events, without taking the lock (a push
+  /// that raced the close may still learn it only from its refusal).
+  var hasStopped: Bool {
+    stopped.load(ordering: .acquiring)
+  }
+
+  /// Whether pushes are still accepted.
+  var isOpen: Bool {
+    monitor.lock()
+    defer { monitor.unlock() }
+    return state == .open
   }
 
   /// The writer's side: waits up to `nanoseconds` for events, then swaps them (and their
@@ -143,6 +192,7 @@ final class EventBuffer: @unchecked Sendable {
     if state == .open || newState == .failed {
       state = newState
     }
+    stopped.store(true, ordering: .releasing)
     monitor.broadcast(Monitor.room)
     monitor.signal(Monitor.data)
     monitor.unlock()

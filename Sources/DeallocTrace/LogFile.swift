@@ -9,6 +9,13 @@ import Glibc
 /// child that inherited the variable), this one writes to `path.<pid>` instead and says so
 /// once on stderr. A forked child shares the parent's open file and lock, so the lock
 /// can't tell them apart; the fork handler switches tracing off in the child instead.
+///
+/// That rule is for regular files only. A character device (`/dev/null`, a terminal) or a
+/// FIFO is written as it is, unlocked and with no fallback: there is no file whose records
+/// could interleave, and `PATH.<pid>` beside a device would be a stray file (as root, a
+/// real `/dev/full.<pid>`), beside a FIFO a file nobody reads. Two processes writing one
+/// FIFO do interleave their writes; a reader of a shared FIFO gets what it asked for. A
+/// FIFO that nobody has open for reading fails at once (`ENXIO`) rather than hang the host.
 struct LogFile: Sendable {
   let path: String
   let descriptor: Int32
@@ -17,6 +24,9 @@ struct LogFile: Sendable {
     let descriptor = cunwind_open_log(requested, 0)
     guard descriptor >= 0 else {
       throw .cannotOpen(path: requested, errno: cunwind_errno())
+    }
+    guard cunwind_is_regular_file(descriptor) == 1 else {
+      return LogFile(path: requested, descriptor: descriptor)
     }
     let lock = cunwind_try_lock(descriptor)
     if lock != 0 {

@@ -28,6 +28,12 @@ package enum QueueTracing {
     }
   }
 
+  /// The drain delay of `DeallocQueue.shared`, defined here so that the `session` record's
+  /// `delay_ms` states it without the recorder importing the queue: the shared queue is
+  /// created with this delay, and the header reads the same constant, whichever of the two
+  /// comes first.
+  package static let sharedQueueDelay = Duration.milliseconds(100)
+
   /// Whether the tracer is recording now. One relaxed load of a C global, inlined.
   @inlinable
   package static var isRecording: Bool {
@@ -123,8 +129,13 @@ package enum QueueTracing {
       event, frames: frames, frameCount: Int(saved.pointee.frame_count), mayWait: false)
   }
 
-  /// Records that `queue` began releasing `count` objects on the calling thread, then looks
-  /// at the survivors (each drain is a moment when earlier survivors may have died).
+  /// Records that `queue` began releasing a batch on the calling thread, then looks at the
+  /// survivors (each drain is a moment when earlier survivors may have died).
+  ///
+  /// - Parameter count: the `drain` record's `n`: how many entries of the batch carry a
+  ///   trace id (`traceID != 0`), i.e. how many `release` records the drain is about to
+  ///   offer. Untraced entries (enqueued while tracing was off) have no `enqueue` record,
+  ///   so counting them would make `n` disagree with the releases that follow.
   package static func recordDrain(queue: String, count: Int, why: DrainReason) {
     guard let session = Tracer.session() else { return }
     session.announceCurrentThread()
@@ -154,8 +165,18 @@ package enum QueueTracing {
   /// no API short of hooking `swift_release` tells the two apart. Reading the retain count
   /// first would not close it either (the count can change between the read and the
   /// release). The report treats both outcomes as "freed on time", which is what they are.
+  ///
+  /// The session is found by the object's id, not as the current one: a release racing
+  /// `finish()` (or exit) is offered to the closing session, which refuses it and counts it
+  /// in `end`'s `lost`, instead of leaving the object counted as `pending`.
   package static func release(_ object: consuming AnyObject, id: UInt64) {
-    let session = Tracer.session().flatMap { id >= $0.firstID ? $0 : nil }
+    let session = Tracer.session(owning: id)
+    // Counted before the `deinit` can run (at the `consume`), so that the writer can wait
+    // for it; only while the session is open, so the wait covers releases under way at
+    // the close and a drain that goes on releasing cannot stretch it.
+    let underWay = session.flatMap { $0.buffer.hasStopped ? nil : $0 }
+    underWay?.releasesUnderWay.add(1, ordering: .sequentiallyConsistent)
+    defer { underWay?.releasesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
     // The weak reference is made in a function of its own, so no strong copy of ours can
     // outlive the `consume` below (a local `let` could, until the end of this scope).
     let survivor = session == nil ? nil : Survivor.watching(object, id: id)
@@ -173,9 +194,16 @@ package enum QueueTracing {
     session.announceCurrentThread()
     event.time = session.now()
     event.threadID = cunwind_thread_id()
-    guard session.buffer.push(event) else { return }
-    if !event.flag {
-      session.survivors.withLock { $0.append(survivor) }
+    guard !event.flag else {
+      session.buffer.push(event)
+      return
+    }
+    // A survivor's record and its place on the watch list go together, under the list's
+    // lock: `finish()`'s last look (which closes the buffer under that lock) either sees the
+    // survivor, or comes first and the record is refused and counted.
+    session.survivors.withLock { list in
+      guard session.buffer.push(event) else { return }
+      list.append(survivor)
       session.survivorCount.add(1, ordering: .relaxed)
     }
   }

@@ -23,14 +23,7 @@ struct TraceConfiguration: Equatable, Sendable {
     isDirectory: (String) -> Bool = TraceConfiguration.isDirectory,
     warn: (DeallocTraceError) -> Void = { StandardError.write($0.description) }
   ) -> TraceConfiguration? {
-    var frames = defaultFrames
-    if let text = environment["DEALLOCTRACE_FRAMES"] {
-      if let value = Int(text.trimmingSpaces), value >= 0 {
-        frames = min(value, maxFrames)
-      } else {
-        warn(.badSetting(name: "DEALLOCTRACE_FRAMES", value: text, expected: "a number ≥ 0"))
-      }
-    }
+    let frames = frames(from: environment, warn: warn)
     let fileName = "dealloctrace.\(pid).jsonl"
     if let requested = environment["DEALLOCTRACE_LOG"], !requested.isEmpty {
       let path = requested.replacingPercentP(with: pid)
@@ -44,6 +37,20 @@ struct TraceConfiguration: Equatable, Sendable {
       return TraceConfiguration(path: "./" + fileName, frames: frames)
     }
     return nil
+  }
+
+  /// The backtrace depth `DEALLOCTRACE_FRAMES` asks for, else the default. A value that is
+  /// not a number ≥ 0 is reported through `warn` and the default is used.
+  static func frames(
+    from environment: [String: String],
+    warn: (DeallocTraceError) -> Void = { StandardError.write($0.description) }
+  ) -> Int {
+    guard let text = environment["DEALLOCTRACE_FRAMES"] else { return defaultFrames }
+    guard let value = Int(text.trimmingSpaces), value >= 0 else {
+      warn(.badSetting(name: "DEALLOCTRACE_FRAMES", value: text, expected: "a number ≥ 0"))
+      return defaultFrames
+    }
+    return min(value, maxFrames)
   }
 
   /// The process environment, read once with `getenv` (no Foundation needed).

@@ -29,9 +29,24 @@ final class TraceSession: @unchecked Sendable {
   /// Objects that survived their release, watched until they die.
   let survivors = AnnotatedMutex<[Survivor]>([])
   let survivorCount = Atomic<Int>(0)
+  /// Looks at the survivors that left the list's lock still holding strong references
+  /// (see `Tracer.lookLastAndClose`).
+  let survivorLooksLettingGo = Atomic<Int>(0)
   let endReason = Atomic<UInt8>(EndReason.explicit.rawValue)
   /// Signalled once by the writer when it has written `end` (or given up).
   let writerFinished = DispatchSemaphore(value: 0)
+  /// Set by the writer once it has written `end` or given up: nothing recorded after that
+  /// can be written or counted, so recording threads stop trying.
+  let isOver = Atomic<Bool>(false)
+  /// Traced releases, begun while the session was open, between finding this session and
+  /// handing over their record: the object's `deinit` runs in between, for as long as it
+  /// likes. The writer waits a little for them before `end`, so that a release refused by
+  /// the closing buffer is counted in `lost` instead of being missed.
+  let releasesUnderWay = Atomic<Int>(0)
+
+  /// How long the writer waits for releases under way before writing `end` anyway: the
+  /// price of a complete `lost` count is paid by `finish()` and exit, and stays bounded.
+  static let releaseWaitNanoseconds: UInt64 = 250_000_000
 
   init(file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64) {
     self.file = file

@@ -22,6 +22,18 @@ enum Tracer {
       cunwind_set_current_session(session.map { Unmanaged.passRetained($0).toOpaque() })
     }
   }
+
+  /// The session started last, still reachable after `finish()` unpublished it (it is
+  /// retained forever by `Current.store`), so that releases of the objects it traced are
+  /// still offered to it: refused and counted while it closes, skipped once it is over.
+  /// Cleared in a forked child, which must never touch its parent's session.
+  enum Latest {
+    @inline(__always)
+    static func load() -> TraceSession? {
+      guard let pointer = cunwind_latest_session() else { return nil }
+      return Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
+    }
+  }
   /// Serialises starting and stopping.
   static let control = AnnotatedMutex<ControlState>(ControlState())
 
@@ -30,9 +42,6 @@ enum Tracer {
     var exitHandlerInstalled = false
     var environmentChecked = false
   }
-
-  /// The drain delay of `DeallocQueue.shared`, which the `session` record states.
-  static let sharedQueueDelayMilliseconds = 100
 
   /// The session recording now, if it belongs to this process (not a forked parent's).
   @inline(__always)
@@ -43,7 +52,17 @@ enum Tracer {
     return cunwind_tracing_is_on() != 0 ? session : nil
   }
 
-  static func start(path: String, frames: Int) throws(DeallocTraceError) {
+  /// The session that traced object `id` while it can still take or count a record: the
+  /// current one, or the last one while it closes (its pushes are then refused and counted).
+  @inline(__always)
+  static func session(owning id: UInt64) -> TraceSession? {
+    guard let session = Latest.load(), id >= session.firstID,
+      !session.isOver.load(ordering: .relaxed)
+    else { return nil }
+    return session
+  }
+
+  static func start(path: String, frames requested: Int) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
       if let running = Current.load() {
@@ -51,15 +70,22 @@ enum Tracer {
         Current.store(nil)  // a forked parent's session: not ours
       }
       let file = try LogFile.claim(path, pid: pid)
+      var frames = max(0, min(requested, TraceConfiguration.maxFrames))
+      if frames > 0 && cunwind_load_unwinder() == 0 {
+        StandardError.write(
+          DeallocTraceError.noUnwinder(reason: String(cString: cunwind_unwinder_problem()))
+            .description)
+        frames = 0
+      }
       state.generation += 1
       let session = TraceSession(
-        file: file, frames: max(0, min(frames, TraceConfiguration.maxFrames)), pid: pid,
-        generation: state.generation,
+        file: file, frames: frames, pid: pid, generation: state.generation,
         firstID: cunwind_peek_next_object_id())
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
-            frames: session.frames, delayMilliseconds: sharedQueueDelayMilliseconds))
+            frames: session.frames,
+            delayMilliseconds: milliseconds(QueueTracing.sharedQueueDelay)))
       } catch {
         file.close()
         throw error
@@ -71,8 +97,14 @@ enum Tracer {
         atexit { Tracer.finish(why: .exit) }
       }
       Current.store(session)
+      cunwind_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
       cunwind_set_tracing(1)
     }
+  }
+
+  private static func milliseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
   }
 
   /// Ends the current session: `end` is written, the file closed. Waits for the writer at
@@ -87,11 +119,11 @@ enum Tracer {
       return session
     }
     guard let session, session.pid == getpid() else { return }
-    // Survivors that died since the last look get their `dealloc` before `end`, so a
-    // reader doesn't call them leaked.
-    checkSurvivors(session)
     session.endReason.store(why.rawValue, ordering: .releasing)
-    session.buffer.close()
+    // Survivors that died since the last look get their `dealloc` before `end`, so a
+    // reader doesn't call them leaked; the buffer closes in the same critical section, so
+    // no other look can be half done (its `dealloc`s would be refused) or start later.
+    lookLastAndClose(session)
     _ = session.writerFinished.wait(timeout: DispatchTime.now() + DispatchTimeInterval.seconds(2))
   }
 
@@ -129,18 +161,57 @@ enum Tracer {
 
   /// Looks at every survivor and writes `dealloc` for those that died. Runs on the thread
   /// that recorded a drain or a mark, or on a dispatch worker for the timer, never on the
-  /// writer. The list is taken out under the lock and checked outside it, because loading
-  /// a weak reference may release the object last and run its `deinit`, which may record.
+  /// writer.
+  ///
+  /// The look runs under the survivor list's lock, so looks never overlap: one that took
+  /// the list out could otherwise hide it from `finish()`'s last look, and its `dealloc`s
+  /// would arrive after the buffer closed. No `deinit` runs under that lock (a `deinit` may
+  /// enqueue, mark or check, and so take it): each weak reference is loaded into a strong
+  /// one that is kept until the lock is released, so the lock never drops the last
+  /// reference to anything. Pushing under the lock may wait for room, which only the
+  /// writer makes, and the writer never takes this lock.
   static func checkSurvivors(_ session: TraceSession) {
     guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
-    let watched = session.survivors.withLock { list -> [Survivor] in
-      var taken: [Survivor] = []
-      swap(&taken, &list)
-      return taken
+    let held = session.survivors.withLock { list in look(at: &list, in: session) }
+    letGo(held, in: session)
+  }
+
+  /// `finish()`'s last look, and the buffer's close in the same critical section: no other
+  /// look can be half done, or start afterwards and record what died after the session.
+  ///
+  /// A look that has just released the lock may still hold strong references (it lets
+  /// them go right after); an object kept alive only by those would look alive here and be
+  /// called leaked, so the last look waits for such looks to finish (bounded, like the
+  /// wait for releases under way).
+  static func lookLastAndClose(_ session: TraceSession) {
+    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    while true {
+      let held = session.survivors.withLock { list -> HeldObjects? in
+        let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
+        guard !busy || cunwind_monotonic_ns() >= deadline else { return nil }
+        let held = look(at: &list, in: session)
+        session.buffer.close()
+        return held
+      }
+      if let held {
+        letGo(held, in: session)
+        return
+      }
+      usleep(1_000)
     }
+  }
+
+  /// One look, with the list's lock held. Returns the strong references it took, for
+  /// `letGo` after the lock.
+  private static func look(at list: inout [Survivor], in session: TraceSession) -> HeldObjects {
+    var held = HeldObjects()
+    // A look after the buffer closed would see deaths that happened after the session's
+    // last look; they are not the session's to record.
+    guard !list.isEmpty, session.buffer.isOpen else { return held }
     var stillAlive: [Survivor] = []
-    for survivor in watched {
-      if survivor.object != nil {
+    for survivor in list {
+      if let object = survivor.object {
+        held.objects.append(object)
         stillAlive.append(survivor)
         continue
       }
@@ -149,9 +220,21 @@ enum Tracer {
       event.objectID = survivor.id
       session.buffer.push(event)
     }
-    let died = watched.count - stillAlive.count
-    session.survivors.withLock { $0.append(contentsOf: stillAlive) }
-    session.survivorCount.subtract(died, ordering: .relaxed)
+    session.survivorCount.subtract(list.count - stillAlive.count, ordering: .relaxed)
+    list = stillAlive
+    if !held.objects.isEmpty {
+      session.survivorLooksLettingGo.add(1, ordering: .sequentiallyConsistent)
+    }
+    return held
+  }
+
+  /// Drops a look's strong references, outside the lock: this may run `deinit`s.
+  private static func letGo(_ held: consuming HeldObjects, in session: TraceSession) {
+    let counted = !held.objects.isEmpty
+    _ = consume held
+    if counted {
+      session.survivorLooksLettingGo.subtract(1, ordering: .sequentiallyConsistent)
+    }
   }
 
   /// The id of a survivor at `address` that is still alive, for `check` records.
@@ -162,4 +245,11 @@ enum Tracer {
       list.first { $0.address == address }?.id
     }
   }
+}
+
+/// Strong references taken while looking at survivors, released after the lock.
+/// `@unchecked Sendable`: they leave the critical section only to be released by the thread
+/// that took them.
+private struct HeldObjects: @unchecked Sendable {
+  var objects: [AnyObject] = []
 }

@@ -1,3 +1,4 @@
+import DeallocQueue
 import Foundation
 import XCTest
 
@@ -53,6 +54,23 @@ final class TraceConfigurationTests: XCTestCase {
       ["DEALLOCTRACE_LOG": "/x.jsonl", "DEALLOCTRACE_FRAMES": "many"], warnings: &warnings)?.frames
     XCTAssertEqual(frames, 32)
     XCTAssertEqual(warnings, ["dealloctrace: DEALLOCTRACE_FRAMES=many is not a number ≥ 0"])
+    var framesWarnings: [String] = []
+    XCTAssertEqual(TraceConfiguration.frames(from: [:]), 32)
+    XCTAssertEqual(TraceConfiguration.frames(from: ["DEALLOCTRACE_FRAMES": " 7 "]), 7)
+    XCTAssertEqual(
+      TraceConfiguration.frames(
+        from: ["DEALLOCTRACE_FRAMES": "-1"], warn: { framesWarnings.append($0.description) }), 32)
+    XCTAssertEqual(framesWarnings, ["dealloctrace: DEALLOCTRACE_FRAMES=-1 is not a number ≥ 0"])
+  }
+
+  func testTheSessionStatesTheSharedQueuesDelay() throws {
+    let log = directory.appendingPathComponent("delay.jsonl")
+    let run = try ProbeRun.run(environment: ["DEALLOCTRACE_LOG": log.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let stated = try XCTUnwrap(
+      ParsedLog(contentsOf: log).kind("session").first?["delay_ms"] as? Int)
+    XCTAssertEqual(Duration.milliseconds(stated), DeallocQueue.shared.delay)
+    XCTAssertEqual(Duration.milliseconds(stated), QueueTracing.sharedQueueDelay)
   }
 
   func testDeallocTraceOneWritesIntoTheWorkingDirectory() throws {
@@ -97,6 +115,29 @@ final class TraceConfigurationTests: XCTestCase {
     XCTAssertTrue(parsed.kind("stack").isEmpty)
     XCTAssertEqual(parsed.kind("enqueue").count, 5)
     XCTAssertTrue(parsed.kind("enqueue").allSatisfy { $0["stack"] == nil })
+  }
+
+  func testStartFromCodeTakesTheFramesVariableUnlessGivenADepth() throws {
+    let log = directory.appendingPathComponent("explicit-frames.jsonl")
+    // The probe's `explicit` mode calls `start(path:)`, then `start(path:frames: 4)`.
+    let run = try ProbeRun.run(["explicit", log.path], environment: ["DEALLOCTRACE_FRAMES": "5"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let parsed = try ParsedLog(contentsOf: log)
+    XCTAssertEqual(parsed.kind("session").map { $0["frames"] as? Int }, [5, 4])
+    let firstSessionStacks = parsed.records.prefix { $0["ev"] as? String != "end" }
+      .filter { $0["ev"] as? String == "stack" }
+    XCTAssertFalse(firstSessionStacks.isEmpty)
+    for stack in firstSessionStacks {
+      XCTAssertLessThanOrEqual((stack["frames"] as? [Any])?.count ?? 99, 5, "\(stack)")
+    }
+  }
+
+  func testStartFromCodeWithoutTheVariableUsesTheDefaultDepth() throws {
+    let log = directory.appendingPathComponent("explicit-default.jsonl")
+    let run = try ProbeRun.run(["explicit", log.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      try ParsedLog(contentsOf: log).kind("session").map { $0["frames"] as? Int }, [32, 4])
   }
 
   func testABadFramesValueWarnsOnceAndUsesTheDefault() throws {

@@ -41,6 +41,62 @@ final class TraceFaultTests: XCTestCase {
     XCTAssertTrue(run.standardError.hasPrefix("dealloctrace: "), run.standardError)
   }
 
+  /// `/dev/full` fails at the header, inside `start`; these fail in the middle of a run,
+  /// on the writer thread, after records were written.
+  func testAFileSizeLimitReachedMidRunIsReportedOnceAndTheProgramCarriesOn() throws {
+    let log = directory.appendingPathComponent("limited.jsonl")
+    let run = try ProbeRun.run(
+      ["fill-log"],
+      environment: [
+        "DEALLOCTRACE_LOG": log.path, "TRACE_PROBE_FILE_LIMIT": "30000", "TRACE_PROBE_EXIT": "4",
+      ])
+    try assertStoppedMidRun(run, log: log, reason: "File too large")
+  }
+
+  func testAFileSystemThatFillsUpMidRunIsReportedOnceAndTheProgramCarriesOn() throws {
+    let mountPoint = directory.appendingPathComponent("small")
+    try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
+    guard geteuid() == 0, shell("mount -t tmpfs -o size=64k dealloctrace-full '\(mountPoint.path)'")
+    else {
+      throw XCTSkip("needs root and mount for a small tmpfs (the file size limit test covers it)")
+    }
+    defer { _ = shell("umount '\(mountPoint.path)'") }
+    let log = mountPoint.appendingPathComponent("full.jsonl")
+    let run = try ProbeRun.run(
+      ["fill-log"], environment: ["DEALLOCTRACE_LOG": log.path, "TRACE_PROBE_EXIT": "4"])
+    try assertStoppedMidRun(run, log: log, reason: "No space left on device")
+  }
+
+  private func assertStoppedMidRun(
+    _ run: ProbeRun, log: URL, reason: String, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    XCTAssertEqual(run.status, 4, run.standardError, file: file, line: line)
+    XCTAssertEqual(
+      run.errorLines, ["dealloctrace: cannot write log \(log.path): \(reason); tracing stopped"],
+      file: file, line: line)
+    let rounds = run.standardOutput.split(separator: " ").dropFirst(2).first.flatMap { Int($0) }
+    XCTAssertEqual(
+      run.standardOutput, "stopped after \(rounds ?? -1) rounds, tracing off\n", file: file,
+      line: line)
+    XCTAssertGreaterThan(
+      rounds ?? 0, 1, "records were written before the failure", file: file, line: line)
+    let parsed = try ParsedLog(contentsOf: log, file: file, line: line)
+    XCTAssertEqual(parsed.records.first?["ev"] as? String, "session", file: file, line: line)
+    XCTAssertTrue(
+      parsed.kind("mark").contains { $0["label"] as? String == "fill 0" }, file: file, line: line)
+    XCTAssertTrue(
+      parsed.kind("end").isEmpty, "a stopped session has no end", file: file, line: line)
+  }
+
+  private func shell(_ command: String) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command + " 2>/dev/null"]
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+  }
+
   func testUnwritablePathsAreReportedOnceAndTheExitStatusIsUnchanged() throws {
     let notADirectory = directory.appendingPathComponent("plain-file")
     try Data("x".utf8).write(to: notADirectory)

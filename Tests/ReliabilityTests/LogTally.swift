@@ -19,6 +19,9 @@ struct LogTally: LogVisitor {
     var t: Int64
     /// Enqueues from the session's main thread (tid == pid) before this mark.
     var mainThreadEnqueuesBefore: Int
+    /// Releases, and explicit drains, the main thread recorded before this mark.
+    var mainThreadReleasesBefore: Int
+    var mainThreadExplicitDrainsBefore: Int
   }
 
   var sessions: [SessionRecord] = []
@@ -33,6 +36,8 @@ struct LogTally: LogVisitor {
   var deallocsOfUnknownIDs = 0
   var lastTime: Int64 = 0
   private var mainThreadEnqueues = 0
+  private var mainThreadReleases = 0
+  private var mainThreadExplicitDrains = 0
 
   /// Reads `path` with the project's `LogReader`.
   static func read(_ path: String) throws -> LogTally {
@@ -77,6 +82,7 @@ struct LogTally: LogVisitor {
       objects[enqueue.id] = Object(t: enqueue.t, tid: enqueue.tid)
     case .release(let release):
       if let tid = release.tid { threadIDs.insert(tid) }
+      if release.tid == sessions.last?.pid { mainThreadReleases += 1 }
       guard objects[release.id] != nil else {
         releasesOfUnknownIDs += 1
         return
@@ -91,9 +97,16 @@ struct LogTally: LogVisitor {
       objects[dealloc.id]!.deallocated = true
     case .mark(let mark):
       if let tid = mark.tid { threadIDs.insert(tid) }
-      marks.append(Mark(label: mark.label, t: mark.t, mainThreadEnqueuesBefore: mainThreadEnqueues))
+      marks.append(
+        Mark(
+          label: mark.label, t: mark.t, mainThreadEnqueuesBefore: mainThreadEnqueues,
+          mainThreadReleasesBefore: mainThreadReleases,
+          mainThreadExplicitDrainsBefore: mainThreadExplicitDrains))
     case .drain(let drain):
       if let tid = drain.tid { threadIDs.insert(tid) }
+      if drain.tid == sessions.last?.pid && drain.why == "explicit" {
+        mainThreadExplicitDrains += 1
+      }
     case .thread(let thread):
       threadIDs.insert(thread.tid)
     case .check(let check):

@@ -8,6 +8,15 @@
 extern "C" {
 #endif
 
+/// Loads libunwind (once) with `dlopen(RTLD_LOCAL)`, so that its exports (a weak
+/// `backtrace`, the `_Unwind_*` family) never replace glibc's and libgcc's in the host.
+/// Returns 1 when `unw_backtrace` is available, 0 otherwise (see the problem text).
+/// The corresponding C functions are `dlopen` and `dlsym`.
+int cunwind_load_unwinder(void);
+
+/// Why libunwind could not be loaded (empty when it was).
+const char *cunwind_unwinder_problem(void);
+
 /// Captures up to `capacity` return addresses of the calling thread into `buffer`,
 /// innermost first. Returns the number written (0 when unwinding fails).
 /// The corresponding C function is libunwind's `unw_backtrace` (local-only fast path).
@@ -77,6 +86,15 @@ static inline void *cunwind_current_session(void) {
 }
 void cunwind_set_current_session(void *session);
 
+/// The session started last in this process, recording or not (cleared in a forked child),
+/// so that a release of an object it traced can still be refused and counted after
+/// `finish()` unpublished it.
+extern void *cunwind_latest_session_pointer;
+static inline void *cunwind_latest_session(void) {
+  return __atomic_load_n(&cunwind_latest_session_pointer, __ATOMIC_ACQUIRE);
+}
+void cunwind_set_latest_session(void *session);
+
 /// Object ids, unique in the process: returns the next one (the first is 1).
 extern uint64_t cunwind_object_id_counter;
 static inline uint64_t cunwind_next_object_id(void) {
@@ -93,25 +111,33 @@ void cunwind_install_fork_handler(void);
 /// How many times this process has forked a child that then ran (counted in the child).
 int cunwind_forked_child(void);
 
-/// Looks up the symbol for code address `ip` (use `ip - 1` for return addresses) through
-/// libunwind, which reads `.symtab` as well as the dynamic symbols, then demangles Swift
-/// names with the runtime's `swift_demangle`. Writes a NUL-terminated name into `name` and
-/// returns 1, or returns 0 when no symbol is known.
-/// The corresponding C functions are `unw_get_proc_name` and `swift_demangle`.
-int cunwind_symbol_name(uintptr_t ip, char *name, size_t capacity);
+/// What `cunwind_describe_address` found.
+enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 
-/// Finds the loaded object containing `ip`: writes its path into `path` (the executable's
-/// path for the main program) and its load base into `base`. Returns 0 when none contains it.
-/// The corresponding C function is `dl_iterate_phdr`.
-int cunwind_module_of(uintptr_t ip, char *path, size_t capacity, uintptr_t *base);
+/// Describes code address `ip` (use `ip - 1` for return addresses): the loaded object that
+/// contains it (its path, the executable's for the main program, into `module`, its load
+/// base into `base`) and the nearest function symbol at or below it, demangled when it is a
+/// Swift name. Returns a combination of the `CUNWIND_FOUND_…` flags (0: no object holds it).
+/// Each object's symbol tables (`.symtab` and `.dynsym`) are read once and kept, so only
+/// the first address in an object pays for reading them. Symbol lookup follows libunwind's
+/// `unw_get_proc_name` rule; stripped system libraries give their nearest exported name.
+/// The corresponding C functions are `dl_iterate_phdr` and the runtime's `swift_demangle`.
+int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
+                             uintptr_t *base, char *symbol, size_t symbol_capacity);
 
 /// Takes an exclusive, non-blocking `flock` on `fd`: 1 on success, 0 when another open
 /// file description holds it, -1 on other errors.
 int cunwind_try_lock(int fd);
 
 /// Opens `path` for appending with `O_CREAT | O_CLOEXEC | O_NOFOLLOW` (and `O_EXCL` when
-/// `exclusive`), mode 0600. Returns the descriptor or -1 with `errno` set.
+/// `exclusive`), mode 0600. The open itself is non-blocking, so a FIFO without a reader
+/// fails with `ENXIO` instead of hanging; the descriptor returned is blocking.
+/// Returns the descriptor or -1 with `errno` set.
 int cunwind_open_log(const char *path, int exclusive);
+
+/// 1 when `fd` is a regular file, 0 for anything else (device, FIFO, socket), -1 on error.
+/// The corresponding C function is `fstat`.
+int cunwind_is_regular_file(int fd);
 
 /// `errno` of the last failed call on this thread.
 int cunwind_errno(void);
