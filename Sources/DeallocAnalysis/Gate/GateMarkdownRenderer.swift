@@ -23,7 +23,7 @@ public struct GateMarkdownRenderer: Sendable {
     let suppressed = result.suppressed
     if !suppressed.isEmpty {
       out.append("")
-      out.append("### Suppressed (\(suppressed.count))")
+      out.append("### Suppressed (\(result.suppressedFindingCount))")
       for judged in suppressed {
         let s = judged.suppressedBy!
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
