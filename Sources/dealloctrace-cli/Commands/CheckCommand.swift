@@ -35,7 +35,8 @@ enum CheckCommand: Command {
                                                         symbols (any frame)
                                 GLOB: * any run, ? one character, [a-z] [!a-z] one of a set,
                                 \\ escapes; quote a pattern with spaces or '#': frame:"a b*".
-                                '#' starts a comment line; a reason may start with '#'.
+                                '#' starts a comment: a whole line, or the reason after a
+                                space; an unquoted '#' inside a pattern is an error
       --junit FILE              also write JUnit XML: suite 'dealloctrace', one test case per
                                 threshold and per finding signature (file and line when a
                                 frame has them; see --symbolize); '-' for standard output,
