@@ -1,6 +1,13 @@
-// A libFuzzer target for the analysis half: the log reader, the analyzer and the renderers,
-// fed arbitrary bytes. `scripts/fuzz` compiles it together with the DeallocAnalysis sources
-// into one module (so it reaches internal API too) with `-sanitize=fuzzer,address`.
+// A libFuzzer target for the analysis half: the log reader, the analyzer, the renderers and
+// the CI gate, fed arbitrary bytes. `scripts/fuzz` compiles it together with the
+// DeallocAnalysis sources into one module (so it reaches internal API too) with
+// `-sanitize=fuzzer,address`.
+//
+// The gate's suppressions come from the same input: every line that is not a JSON record
+// is a suppression line (the reader skips it as malformed), so the seeds that join a log
+// and a suppressions file exercise the gate with suppressions that match. The gate's
+// verdict and every output (text, JSON, Markdown, JUnit, GitHub) must then hold
+// `GateInvariants`; a violation is a crash, hence a regression input.
 //
 // The reader takes its input from a path, as the CLI does; each input is written to one
 // unlinked temporary file (in /dev/shm, memory-backed) that the reader opens through
@@ -54,5 +61,29 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   for renderer in renderers {
     _ = renderer.render(report)
   }
+  let text = data.map {
+    String(decoding: UnsafeBufferPointer(start: $0, count: size), as: UTF8.self)
+  }
+  fuzzGate(report, text: text ?? "", variant: size % 3)
   return 0
+}
+
+/// Judges `report` with the suppressions written in `text` and checks every invariant;
+/// `variant` picks the thresholds (the defaults, all unlimited, or all 1).
+private func fuzzGate(_ report: Report, text: String, variant: Int) {
+  let (suppressions, problems) = GateInvariants.suppressions(in: text)
+  precondition(problems.isEmpty, "suppressions: \(problems)")
+  let patterns = suppressions.suppressions.prefix(8).map(\.glob.pattern)
+  let globProblems = GateInvariants.globViolations(Array(patterns))
+  precondition(globProblems.isEmpty, "globs: \(globProblems)")
+  let thresholds: GateThresholds
+  switch variant {
+  case 0: thresholds = GateThresholds()
+  case 1: thresholds = GateThresholds(maxLeaked: nil, maxStuck: nil, maxTrueLeaks: nil)
+  default:
+    thresholds = GateThresholds(maxLeaked: 1, maxStuck: 1, maxTrueLeaks: 1, maxNeverReleased: 1)
+  }
+  let result = Gate(thresholds: thresholds, suppressions: suppressions).evaluate(report)
+  let violations = GateInvariants.violations(result)
+  precondition(violations.isEmpty, "gate: \(violations)")
 }

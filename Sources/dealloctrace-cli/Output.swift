@@ -21,6 +21,14 @@ enum Output {
     if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
   }
 
+  /// Writes `text` to standard error, for output meant for a reader of that stream (GitHub
+  /// annotations when standard output carries a machine-readable verdict), failing like
+  /// ``write(_:to:)`` rather than dropping it as diagnostics may.
+  static func writeStandardError(_ text: String) throws(AnalysisError) {
+    var text = text
+    if let failure = text.withUTF8({ writeAll($0, to: 2, path: "<stderr>") }) { throw failure }
+  }
+
   /// Writes every byte, retrying short writes; returns the failure, if any.
   private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String)
     -> AnalysisError?

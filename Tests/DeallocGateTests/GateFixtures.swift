@@ -60,6 +60,41 @@ struct FixtureSymbolizer: FrameSymbolizer {
   }
 }
 
+/// Like ``FixtureSymbolizer``, and the third-party SDK's frames get a file too, in a
+/// dependency outside the checkout (`/ci/deps/sdk`).
+struct DependencySymbolizer: FrameSymbolizer {
+  var problems: [String] { [] }
+
+  func symbolize(_ frames: [Frame]) -> [Frame] {
+    FixtureSymbolizer().symbolize(frames).map { frame in
+      var frame = frame
+      if frame.symbol?.hasPrefix("ThirdPartySDK.Session.") == true {
+        frame.file = "/ci/deps/sdk/Session.swift"
+        frame.line = 12
+      }
+      return frame
+    }
+  }
+}
+
+/// Gives a file and line only to the queue's and the tracer's own frames, as when the
+/// dependency was built with debug information and the program without.
+struct MachineryOnlySymbolizer: FrameSymbolizer {
+  var problems: [String] { [] }
+
+  func symbolize(_ frames: [Frame]) -> [Frame] {
+    frames.map { frame in
+      var frame = frame
+      if Signature.isMachinery(frame) {
+        frame.file =
+          "/ci/work/feed/.build/checkouts/dealloctrace/Sources/DeallocQueue/DeallocQueue.swift"
+        frame.line = 77
+      }
+      return frame
+    }
+  }
+}
+
 /// Writes a log with `count` distinct leaked types, each from its own stack, to a temporary
 /// file, for tests that need more findings than GitHub shows.
 func writeManyLeaksLog(count: Int) throws -> String {

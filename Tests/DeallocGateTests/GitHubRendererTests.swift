@@ -58,10 +58,63 @@ import Testing
     #expect(viewModel.line == 0x1b2c3 % 1000 + 1)
     #expect(
       viewModel.command.hasPrefix("::error file=Sources/Feed/FeedScreen.swift,line=300,title="))
-    let outside = GitHubRenderer(workspace: "/elsewhere").annotations(Gate().evaluate(report))
+    // Without a workspace the path is left as the symbolizer gave it.
+    let anywhere = GitHubRenderer().annotations(Gate().evaluate(report))
     #expect(
-      outside.first { $0.title.contains("FeedViewModel") }?.file
+      anywhere.first { $0.title.contains("FeedViewModel") }?.file
         == "/ci/work/feed/Sources/Feed/FeedScreen.swift")
+    // A file outside the checkout cannot be placed: the annotation goes on the run.
+    let outside = GitHubRenderer(workspace: "/elsewhere").annotations(Gate().evaluate(report))
+    let unplaced = try #require(outside.first { $0.title.contains("FeedViewModel") })
+    #expect(unplaced.file == nil)
+    #expect(unplaced.line == nil)
+    #expect(unplaced.command.hasPrefix("::error title=dealloctrace%3A leaked after release"))
+    #expect(unplaced.message.contains("at /ci/work/feed/Sources/Feed/FeedScreen.swift:300"))
+  }
+
+  @Test func theAnnotationGoesOnTheFirstCallerFrameInsideTheWorkspace() throws {
+    // The SDK's frame comes first and has a file, but in a dependency outside the checkout.
+    let report = try GateFixtures.report("leaks.jsonl", symbolizer: DependencySymbolizer())
+    let result = Gate().evaluate(report)
+    func sdk(_ renderer: GitHubRenderer) -> GitHubRenderer.Annotation? {
+      renderer.annotations(result).first { $0.title.contains("SessionToken") }
+    }
+    let inside = try #require(sdk(GitHubRenderer(workspace: "/ci/work/feed")))
+    #expect(inside.file == "Sources/Feed/AppDelegate.swift")
+    #expect(inside.line == 0x2a400 % 1000 + 1)
+    #expect(sdk(GitHubRenderer())?.file == "/ci/deps/sdk/Session.swift")
+  }
+
+  @Test func theQueuesOwnFramesNeverPlaceAnAnnotation() throws {
+    // Only the queue's and the tracer's frames have files (a dependency built with debug
+    // information, the program without): no caller frame places the finding.
+    let report = try GateFixtures.report("leaks.jsonl", symbolizer: MachineryOnlySymbolizer())
+    let annotations = GitHubRenderer().annotations(Gate().evaluate(report))
+    let viewModel = try #require(annotations.first { $0.title.contains("FeedViewModel") })
+    #expect(viewModel.file == nil)
+    #expect(!viewModel.command.contains("DeallocQueue.swift"))
+  }
+
+  @Test func relativePathsAreResolvedAgainstTheCurrentDirectory() throws {
+    let list = try SuppressionList.parse("type:Nothing.*  stale\n", file: "config/leaks.supp")
+    let result = Gate(suppressions: list).evaluate(try GateFixtures.report("clean.jsonl"))
+    let inApp = GitHubRenderer(workspace: "/ci/work/feed", currentDirectory: "/ci/work/feed/app")
+    #expect(inApp.annotations(result).first?.file == "app/config/leaks.supp")
+    let atRoot = GitHubRenderer(workspace: "/ci/work/feed/", currentDirectory: "/ci/work/feed")
+    #expect(atRoot.annotations(result).first?.file == "config/leaks.supp")
+    let elsewhere = GitHubRenderer(workspace: "/ci/work/feed", currentDirectory: "/tmp")
+    #expect(elsewhere.annotations(result).first?.file == nil)
+    #expect(elsewhere.annotations(result).first?.command.hasPrefix("::warning title=") == true)
+  }
+
+  @Test func otherControlCharactersAreShownNotSent() throws {
+    let output = GitHubRenderer().render(Gate().evaluate(try GateFixtures.report("hostile.jsonl")))
+    #expect(!output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    #expect(!output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) })
+    #expect(output.contains(#"Feed.Bell\u{7}Escape\u{1b}]0;owned\u{7}%2Ckey%3Avalue%250A"#))
+    #expect(
+      GitHubRenderer.escapeMessage("a\u{1b}[31mb\tc\u{85}d") == #"a\u{1b}[31mb"# + "\tc"
+        + #"\u{85}d"#)
   }
 
   @Test func unusedSuppressionPointsAtItsLineRelativeToTheWorkspace() throws {

@@ -107,6 +107,16 @@ import Testing
       { $0["file"] == nil })
   }
 
+  @Test func theQueuesOwnFramesNeverGiveACaseItsFile() throws {
+    let report = try GateFixtures.report("leaks.jsonl", symbolizer: MachineryOnlySymbolizer())
+    let (_, suite) = try suite(Gate().evaluate(report))
+    let findings = suite.children("testcase").filter {
+      $0["classname"] != "dealloctrace.thresholds"
+    }
+    #expect(findings.count == 5)
+    #expect(findings.allSatisfy { $0["file"] == nil && $0["line"] == nil })
+  }
+
   @Test func hostileNamesAreEscapedAndForbiddenCharactersReplaced() throws {
     let result = Gate().evaluate(try GateFixtures.report("hostile.jsonl"))
     let xml = JUnitRenderer().render(result)
@@ -123,6 +133,29 @@ import Testing
       suite.children("testcase").first { $0["classname"] == "dealloctrace.trueLeak" })
     // The label's "\r\n" survives as text (a carriage return reference and a newline).
     #expect(trueLeak.child("failure")?.text.contains("Tests.test\r\n::error::injected saw") == true)
+  }
+
+  @Test func everyCharacterXMLForbidsIsReplacedNotReferenced() throws {
+    // NUL, other C0 controls, U+FFFE and U+FFFF cannot appear in XML 1.0 even as `&#…;`.
+    let hostile = "a\u{0}b\u{1f}c\u{fffe}d\u{ffff}e\u{b}f"
+    let list = try SuppressionList.parse(
+      "type:Feed.ImageDecoder*  x\ntype:Nothing  y\n", file: "s\u{1}.txt")
+    var suppressions = list
+    suppressions.suppressions[0].reason = hostile
+    suppressions.suppressions[1].reason = hostile
+    let result = Gate(suppressions: suppressions).evaluate(try GateFixtures.report("leaks.jsonl"))
+    let xml = JUnitRenderer().render(result)
+    let allowed = { (v: UInt32) in
+      v == 0x9 || v == 0xA || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
+        || v >= 0x10000
+    }
+    #expect(xml.unicodeScalars.allSatisfy { allowed($0.value) })
+    #expect(!xml.contains("&#0;") && !xml.contains("&#x"))
+    let (_, suite) = try suite(result)
+    let expected = #"a\u{0}b\u{1f}c\u{fffe}d\u{ffff}e\u{b}f"#
+    let skipped = suite.children("testcase").compactMap { $0.child("skipped")?["message"] }
+    #expect(skipped.contains { $0.hasSuffix(expected) && $0.contains(#"(s\u{1}.txt:1)"#) })
+    #expect(suite.child("system-out")?.text.hasSuffix(expected) == true)
   }
 
   @Test func attributeLineBreaksSurviveParsing() throws {

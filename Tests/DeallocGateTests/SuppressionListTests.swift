@@ -40,12 +40,65 @@ import Testing
     ("frame:\"a b\"reason", "expected a space between the closing quote and the reason"),
     ("type:Feed.[abc", "bad pattern 'Feed.[abc': column 6: '[' is never closed by ']'"),
     ("TYPE:Feed", "unknown suppression kind 'TYPE'; use type:GLOB or frame:GLOB"),
+    (
+      "type:Foo#x",
+      ##"'#' inside the pattern 'Foo#x': put a space before a comment, or quote (type:"Foo#x") or escape (\#) a '#' to match"##
+    ),
+    (
+      "frame:*closure#1*  reason",
+      ##"'#' inside the pattern '*closure#1*': put a space before a comment, or quote (frame:"*closure#1*") or escape (\#) a '#' to match"##
+    ),
+    (
+      "type:#Foo",
+      ##"'#' inside the pattern '#Foo': put a space before a comment, or quote (type:"#Foo") or escape (\#) a '#' to match"##
+    ),
+    (
+      "type:Feed.[#]x",
+      ##"'#' inside the pattern 'Feed.[#]x': put a space before a comment, or quote (type:"Feed.[#]x") or escape (\#) a '#' to match"##
+    ),
   ])
   func badLinesAreRefusedWithFileAndLine(_ line: String, _ message: String) {
     let text = "# header\n\n" + line + "\ntype:Fine\n"
     #expect(throws: AnalysisError.badSuppression(file: "s.txt", line: 3, message: message)) {
       try SuppressionList.parse(text, file: "s.txt")
     }
+  }
+
+  @Test func hashStartsACommentOnlyAfterASpaceAndMatchesWhenQuotedOrEscaped() throws {
+    let list = try SuppressionList.parse(
+      """
+      type:Feed.Cache #reason after a space
+      type:Feed.Cache\t# tab, then a reason that mentions #42
+      type:Feed.Cell\\#1  escaped
+      type:"Feed.Cell#2"  quoted
+      """, file: "s.txt")
+    let rows = list.suppressions.map { ($0.glob.pattern, $0.reason) }
+    try #require(rows.count == 4)
+    #expect(rows[0] == ("Feed.Cache", "reason after a space"))
+    #expect(rows[1] == ("Feed.Cache", "tab, then a reason that mentions #42"))
+    #expect(rows[2] == (##"Feed.Cell\#1"##, "escaped"))
+    #expect(rows[3] == ("Feed.Cell#2", "quoted"))
+    #expect(list.suppressions[2].glob.matches("Feed.Cell#1"))
+    #expect(list.suppressions[3].glob.matches("Feed.Cell#2"))
+    #expect(!list.suppressions[0].glob.matches("Feed.Cache#x"))
+  }
+
+  @Test func patternReadsBackAsTheSameSuppression() throws {
+    let text = ##"""
+      type:Feed.Plain
+      frame:"closure #1 in Feed.*"
+      frame:"say \"hi\"*"
+      type:Feed.Cell\#1
+      """##
+    let list = try SuppressionList.parse(text, file: "s.txt")
+    let patterns = list.suppressions.map(\.pattern)
+    #expect(
+      patterns == [
+        "type:Feed.Plain", ##"frame:"closure #1 in Feed.*""##, ##"frame:"say \"hi\"*""##,
+        ##"type:"Feed.Cell\#1""##,
+      ])
+    let again = try SuppressionList.parse(patterns.joined(separator: "\n"), file: "s.txt")
+    #expect(again.suppressions.map(\.glob) == list.suppressions.map(\.glob))
   }
 
   @Test func badFixtureNamesItsFourthLine() {

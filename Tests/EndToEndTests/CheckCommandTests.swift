@@ -229,6 +229,57 @@ import Testing
     #expect(again.dropFirst(text.count).hasPrefix("## dealloctrace check: passed\n"))
   }
 
+  @Test(arguments: [["--format", "json"], ["--format", "json", "-o", "-"]])
+  func aJSONVerdictOnStandardOutputStaysJSONAndAnnotationsGoToStandardError(
+    _ options: [String]
+  ) throws {
+    let run = try CheckRun(
+      ["fixtures/gate/leaks.jsonl", "--suppressions", "fixtures/gate/suppressions.txt", "--github"]
+        + options)
+    #expect(run.status == 1)
+    #expect(!run.standardOutput.contains("::"))
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+    #expect(object["passed"] as? Bool == false)
+    let commands = run.standardError.split(separator: "\n").filter { $0.hasPrefix("::") }
+    #expect(commands.count == 5)
+    #expect(commands.first?.hasPrefix("::error title=dealloctrace check failed::") == true)
+  }
+
+  @Test func aJUnitFileOnStandardOutputStaysXMLAndAnnotationsGoToStandardError() throws {
+    let directory = try CheckRun.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let verdict = directory.appendingPathComponent("verdict.txt")
+    let run = try CheckRun([
+      "fixtures/gate/leaks.jsonl", "--junit", "-", "-o", verdict.path, "--github",
+    ])
+    #expect(run.status == 1)
+    let document = try XMLDocument(data: Data(run.standardOutput.utf8), options: [])
+    #expect(document.rootElement()?.name == "testsuites")
+    #expect(run.standardError.hasPrefix("::error title=dealloctrace check failed::"))
+    #expect(
+      try String(contentsOf: verdict, encoding: .utf8).hasPrefix("dealloctrace check: FAILED"))
+  }
+
+  @Test(arguments: [["--junit", "-"], ["--junit", "-", "-o", "-"]])
+  func theJUnitFileAndTheVerdictCannotShareStandardOutput(_ options: [String]) throws {
+    let run = try CheckRun(["fixtures/gate/leaks.jsonl"] + options)
+    #expect(run.status == 2)
+    #expect(
+      run.standardError
+        == "dealloctrace check: --junit - and the verdict cannot both go to standard output;"
+        + " add -o FILE; see --help\n")
+    #expect(run.standardOutput == "")
+  }
+
+  @Test func aTextVerdictAndItsAnnotationsShareStandardOutput() throws {
+    let run = try CheckRun(["fixtures/gate/leaks.jsonl", "--github"])
+    #expect(run.status == 1)
+    #expect(run.standardOutput.hasPrefix("dealloctrace check: FAILED"))
+    #expect(run.standardOutput.contains("\n::error title=dealloctrace check failed::"))
+    #expect(run.standardError == "")
+  }
+
   @Test func withoutGithubTheStepSummaryIsLeftAlone() throws {
     let directory = try CheckRun.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -262,6 +313,10 @@ import Testing
       run.standardOutput.contains(
         "EXIT STATUS:\n  0  every threshold held\n  1  a threshold was exceeded\n  2  unusable input"
       ))
+    #expect(
+      run.standardOutput.contains(
+        "or to standard error when\n" + String(repeating: " ", count: 28)
+          + "standard output carries JSON or JUnit"))
     let usage = try CheckRun([], command: nil)
     #expect(
       usage.standardOutput.contains("check     Gate CI on leaked, stuck and truly leaking objects"))

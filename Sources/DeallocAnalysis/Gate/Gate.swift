@@ -17,10 +17,15 @@ public struct Gate: Sendable {
   }
 
   /// The verdict on `report`.
+  ///
+  /// Each member of a finding is claimed by the first suppression (in file order) that
+  /// matches it; a later suppression matching the same members still counts as used. A
+  /// finding whose members are claimed by different suppressions becomes one part per
+  /// suppression, so that every reason is shown next to the members it set aside.
   public func evaluate(_ report: Report) -> GateResult {
     var used = Array(repeating: false, count: suppressions.suppressions.count)
     var findings: [GateResult.JudgedFinding] = []
-    for finding in report.findings {
+    for (reportIndex, finding) in report.findings.enumerated() {
       // Each distinct enqueue stack of the finding's members is judged on its own: the
       // members a suppression covers are set aside, the others still count.
       let variants =
@@ -28,7 +33,7 @@ public struct Gate: Sendable {
         ? [StackVariant(key: "", stack: finding.stack, count: finding.count)]
         : finding.stackVariants
       var counted: [StackVariant] = []
-      var covered: [(variant: StackVariant, by: Int)] = []
+      var covered: [Int: [StackVariant]] = [:]
       for variant in variants {
         var first: Int?
         for (index, suppression) in suppressions.suppressions.enumerated()
@@ -37,7 +42,7 @@ public struct Gate: Sendable {
           if first == nil { first = index }
         }
         if let first {
-          covered.append((variant, first))
+          covered[first, default: []].append(variant)
         } else {
           counted.append(variant)
         }
@@ -45,13 +50,15 @@ public struct Gate: Sendable {
       if !counted.isEmpty {
         findings.append(
           GateResult.JudgedFinding(
-            finding: finding.part(counted), suppressedBy: nil, failing: false))
+            finding: finding.part(counted), suppressedBy: nil, failing: false,
+            reportIndex: reportIndex))
       }
-      if let shown = covered.map(\.by).min() {
+      for index in covered.keys.sorted() {
         findings.append(
           GateResult.JudgedFinding(
-            finding: finding.part(covered.map(\.variant)),
-            suppressedBy: suppressions.suppressions[shown], failing: false))
+            finding: finding.part(covered[index]!),
+            suppressedBy: suppressions.suppressions[index], failing: false,
+            reportIndex: reportIndex))
       }
     }
     var results: [GateResult.ThresholdResult] = []
@@ -75,7 +82,8 @@ public struct Gate: Sendable {
 
 extension Finding {
   /// The part of this finding made of the members with `variants`' stacks, with only
-  /// their examples: the whole finding when that is all of them.
+  /// their examples and an explanation that counts only them: the whole finding when that
+  /// is all of them.
   fileprivate func part(_ variants: [StackVariant]) -> Finding {
     let count = variants.reduce(0) { $0 + $1.count }
     guard count != self.count else { return self }
@@ -85,6 +93,14 @@ extension Finding {
     part.stack = variants.first?.stack ?? stack
     part.stackVariants = variants
     part.examples = examples.filter { keys.contains($0.stackKey) }
+    // A true leak's explanation is its first check's verdict, which the report keeps only
+    // for the whole finding; the other kinds are explained again, with the part's count
+    // (and, when none of its members is among the examples kept, the finding's first).
+    if kind != .trueLeak, !examples.isEmpty {
+      var basis = part
+      if basis.examples.isEmpty { basis.examples = [examples[0]] }
+      part.explanation = Explanations.finding(basis, firstCheck: nil)
+    }
     return part
   }
 }

@@ -4,7 +4,9 @@
 /// Shape (version 1; members may be added, never removed or changed without raising
 /// `gateVersion`): `passed`, `thresholds` (name, option, limit or `null`, count, suppressed,
 /// exceededBy, passed), `findings` that count (the report's finding shape plus `failing`),
-/// `suppressed` (finding plus its suppression), `unusedSuppressions`, and the report's
+/// `suppressed` (finding plus its suppression: one entry per suppression and finding, so a
+/// finding that two suppressions cover in part appears twice, each entry with the count and
+/// examples of the members its suppression covers), `unusedSuppressions`, and the report's
 /// `summary`.
 public struct GateJSONRenderer: Sendable {
   public static let gateVersion = 1

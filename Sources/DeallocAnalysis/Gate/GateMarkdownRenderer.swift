@@ -2,7 +2,9 @@
 /// (`$GITHUB_STEP_SUMMARY`), where it comes right before the full Markdown report.
 ///
 /// It says what the text verdict says, as a table, and leaves the findings in detail to
-/// ``MarkdownRenderer``, which follows it, so nothing is written twice.
+/// ``MarkdownRenderer``, which follows it, so nothing is written twice. Text from the log
+/// or the suppressions file never breaks a line: CommonMark ends a line at a lone `\r`
+/// too, which would let a type name close its code span and write Markdown of its own.
 public struct GateMarkdownRenderer: Sendable {
   public init() {}
 
@@ -23,13 +25,13 @@ public struct GateMarkdownRenderer: Sendable {
     let suppressed = result.suppressed
     if !suppressed.isEmpty {
       out.append("")
-      out.append("### Suppressed (\(suppressed.count))")
+      out.append("### Suppressed (\(result.suppressedFindingCount))")
       for judged in suppressed {
         let s = judged.suppressedBy!
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
         out.append(
-          "- \(e(judged.finding.kind.title)): `\(MarkdownRenderer.code(judged.finding.signature.title))`"
-            + " ×\(judged.finding.count) by `\(MarkdownRenderer.code(s.pattern))`"
+          "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
+            + " ×\(judged.finding.count) by `\(Self.code(s.pattern))`"
             + " (\(e(s.location))): \(e(reason))")
       }
     }
@@ -40,9 +42,21 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for s in result.unusedSuppressions {
         let reason = s.reason.isEmpty ? "" : ": \(e(s.reason))"
-        out.append("- \(e(s.location)): `\(MarkdownRenderer.code(s.pattern))`\(reason)")
+        out.append("- \(e(s.location)): `\(Self.code(s.pattern))`\(reason)")
       }
     }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// Text for a code span: control characters (line breaks included) become spaces first.
+  static func code(_ text: String) -> String {
+    var flat = ""
+    for scalar in text.unicodeScalars {
+      let control =
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+        || scalar == "\u{2029}"
+      flat.unicodeScalars.append(control ? " " : scalar)
+    }
+    return MarkdownRenderer.code(flat)
   }
 }

@@ -31,13 +31,23 @@ public struct GateResult: Sendable, Equatable {
     }
   }
 
-  /// One finding of the report, as the gate saw it.
+  /// One finding of the report, or one part of it, as the gate saw it.
+  ///
+  /// A finding is split when suppressions cover only some of its members, or when
+  /// different suppressions cover different members: the members that count form one
+  /// part, and the members each suppression covers form one part per suppression, each
+  /// with its own count and examples.
   public struct JudgedFinding: Sendable, Equatable {
+    /// The finding, or the part of it judged here (its `count` is the part's).
     public var finding: Finding
-    /// The first suppression (in file order) that covers it; `nil` when it counts.
+    /// The suppression that covers this part (the first in file order that matches its
+    /// members); `nil` when it counts.
     public var suppressedBy: Suppression?
     /// Whether it counts against a threshold that failed (the findings to fix first).
     public var failing: Bool
+    /// The position in the report's ``Report/findings`` of the finding this is (part of),
+    /// which ties the parts of one finding together.
+    public var reportIndex: Int
 
     public var isSuppressed: Bool { suppressedBy != nil }
   }
@@ -46,7 +56,9 @@ public struct GateResult: Sendable, Equatable {
   public var report: Report
   /// Every threshold, in ``GateThresholds/Threshold/allCases`` order.
   public var thresholds: [ThresholdResult]
-  /// Every finding of the report, in the report's order (most serious first).
+  /// Every finding of the report, in the report's order (most serious first), split into
+  /// parts where suppressions cover some of its members: the part that counts first, then
+  /// one part per suppression in file order.
   public var findings: [JudgedFinding]
   /// Suppressions that covered no finding at all, in file order.
   public var unusedSuppressions: [Suppression]
@@ -63,8 +75,13 @@ public struct GateResult: Sendable, Equatable {
       + findings.filter { !$0.isSuppressed && !$0.failing }
   }
 
-  /// The findings that suppressions covered.
+  /// The findings (or parts) that suppressions covered, one per suppression and finding.
   public var suppressed: [JudgedFinding] { findings.filter(\.isSuppressed) }
+
+  /// How many of the report's findings suppressions covered, in whole or in part.
+  public var suppressedFindingCount: Int {
+    Set(findings.filter(\.isSuppressed).map(\.reportIndex)).count
+  }
 
   /// The result of one threshold.
   public func result(_ threshold: GateThresholds.Threshold) -> ThresholdResult {

@@ -72,7 +72,8 @@ public struct GateTextRenderer: Sendable {
       let objects = suppressed.reduce(0) { $0 + $1.finding.count }
       out.append("")
       out.append(
-        "Suppressed (\(S.plural(suppressed.count, "finding")), \(objects) not counted)")
+        "Suppressed (\(S.plural(result.suppressedFindingCount, "finding")), \(objects) not counted)"
+      )
       for judged in suppressed {
         let finding = judged.finding
         let suppression = judged.suppressedBy!

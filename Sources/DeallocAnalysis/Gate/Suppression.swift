@@ -26,11 +26,14 @@ public struct Suppression: Sendable, Hashable {
     self.line = line
   }
 
-  /// The suppression as written: `type:Feed.ImageCache*`.
+  /// The suppression as it would be written: `type:Feed.ImageCache*`, quoted (with `\"`
+  /// for a quote) when the glob holds a space, a tab, a `#` or a quote, so that it reads
+  /// back as the same suppression.
   public var pattern: String {
     let text = glob.pattern
     let needsQuotes = text.contains { $0 == " " || $0 == "\t" || $0 == "#" || $0 == "\"" }
-    return "\(target.rawValue):" + (needsQuotes ? "\"\(text)\"" : text)
+    guard needsQuotes else { return "\(target.rawValue):" + text }
+    return "\(target.rawValue):\"" + text.replacing("\"", with: "\\\"") + "\""
   }
 
   /// `file:line`, for messages and annotations.

@@ -13,6 +13,12 @@ import Foundation
 /// quotes). Everything after it is the reason; a `#` right before the reason is dropped, so
 /// both styles above read the same. Blank lines and lines starting with `#` are skipped.
 ///
+/// `#` starts a comment: a whole line, or the reason after a pattern, so it must follow a
+/// space or a tab. A `#` that touches an unquoted pattern (`type:Foo#x`) is refused rather
+/// than guessed at: read as a comment it would silently widen or empty the pattern, read as
+/// part of it a comment would be lost. To match a `#` (Swift's `closure #1`), quote the
+/// pattern or escape it as `\#`.
+///
 /// Why strict: a suppression that silently matches nothing (a typo in `typ:`) would hide
 /// nothing and be forgotten, so every line that is not a comment must parse, or the gate
 /// refuses to run (exit status 2) with the file and line.
@@ -89,6 +95,12 @@ public struct SuppressionList: Sendable, Equatable {
       let end = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
       pattern = String(rest[..<end])
       rest = rest[end...]
+      if hasUnescapedHash(pattern) {
+        throw LineError(
+          message:
+            "'#' inside the pattern '\(pattern)': put a space before a comment, or quote"
+            + " (\(kind):\"\(pattern)\") or escape (\\#) a '#' to match")
+      }
     }
     guard !pattern.isEmpty else {
       throw LineError(message: "empty pattern after '\(kind):'")
@@ -106,6 +118,21 @@ public struct SuppressionList: Sendable, Equatable {
     if reason.first == "#" { reason = reason.dropFirst().drop { $0 == " " || $0 == "\t" } }
     while let last = reason.last, last == " " || last == "\t" { reason = reason.dropLast() }
     return Suppression(target: target, glob: glob, reason: String(reason), file: file, line: line)
+  }
+
+  /// Whether `pattern` holds a `#` that no `\` escapes.
+  private static func hasUnescapedHash(_ pattern: String) -> Bool {
+    var escaped = false
+    for character in pattern {
+      if escaped {
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "#" {
+        return true
+      }
+    }
+    return false
   }
 
   /// Reads a quoted pattern (after its opening quote); returns it and the rest of the line.

@@ -11,7 +11,14 @@
 /// Suppressed findings get no annotation: they are in the text verdict and step summary.
 ///
 /// Escaping follows the runner: in messages `%`, `\r`, `\n` become `%25`, `%0D`, `%0A`;
-/// in properties (`file`, `line`, `title`) `:` and `,` also become `%3A` and `%2C`.
+/// in properties (`file`, `line`, `title`) `:` and `,` also become `%3A` and `%2C`. Other
+/// control characters from the log (a terminal escape in a type name) are written as
+/// `\u{…}` text, as in the text verdict, since the raw step log is read in terminals too.
+///
+/// An annotation is placed on a file only when GitHub can find it: with ``workspace`` set,
+/// on the first caller frame whose file lies inside it, named relative to it; a finding
+/// whose frames all lie elsewhere (the toolchain, a dependency outside the checkout) is
+/// annotated on the run instead, with its frames in the message.
 public struct GitHubRenderer: Sendable {
   /// GitHub's limit per kind of annotation and per step.
   public static let annotationLimit = 10
@@ -19,11 +26,15 @@ public struct GitHubRenderer: Sendable {
   /// The repository checkout (`$GITHUB_WORKSPACE`): absolute source paths under it are
   /// made relative, which is what GitHub needs to place an annotation on a file.
   public var workspace: String?
+  /// The directory relative paths (a suppressions file named on the command line) are
+  /// relative to, to name them relative to ``workspace``; `nil` leaves them as they are.
+  public var currentDirectory: String?
   /// Caller frames in a finding's message.
   public var maximumFrames = 6
 
-  public init(workspace: String? = nil) {
+  public init(workspace: String? = nil, currentDirectory: String? = nil) {
     self.workspace = workspace
+    self.currentDirectory = currentDirectory
   }
 
   /// One annotation.
@@ -88,7 +99,7 @@ public struct GitHubRenderer: Sendable {
     for suppression in result.unusedSuppressions {
       warnings.append(
         Annotation(
-          level: .warning, file: relative(suppression.file), line: suppression.line,
+          level: .warning, file: placeable(suppression.file), line: suppression.line,
           title: "dealloctrace: unused suppression",
           message:
             "\(suppression.pattern) matched no finding; remove it or fix its pattern"
@@ -124,19 +135,32 @@ public struct GitHubRenderer: Sendable {
       for frame in frames { lines.append("  " + RenderingSupport.frameLine(frame)) }
       if omitted > 0 { lines.append("  … \(omitted) more frames") }
     }
-    let frame = finding.sourceFrame
+    let frame = finding.callerSourceFrame { placeable($0) != nil }
+    let file = frame?.file.flatMap(placeable)
     return Annotation(
-      level: judged.failing ? .error : .warning, file: frame?.file.map(relative),
-      line: frame?.line,
+      level: judged.failing ? .error : .warning, file: file, line: file == nil ? nil : frame?.line,
       title: "dealloctrace: \(finding.kind.title): \(finding.signature.title) (×\(finding.count))",
       message: lines.joined(separator: "\n"))
   }
 
-  /// `path` relative to ``workspace`` when it lies inside it.
-  private func relative(_ path: String) -> String {
+  /// `path` as GitHub needs it: relative to ``workspace`` when one is set (`nil` when the
+  /// path lies outside it), as it is otherwise. A relative `path` is taken relative to
+  /// ``currentDirectory`` first.
+  func placeable(_ path: String) -> String? {
     guard let workspace, !workspace.isEmpty else { return path }
+    var absolute = path
+    if !path.hasPrefix("/"), let currentDirectory {
+      absolute =
+        (currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/") + path
+    }
     let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
-    return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    guard absolute.hasPrefix(root) else {
+      // Already relative, with no directory to resolve it against: assume the checkout.
+      return absolute.hasPrefix("/") ? nil : absolute
+    }
+    var relative = Substring(absolute.dropFirst(root.count))
+    while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+    return relative.isEmpty ? nil : String(relative)
   }
 
   /// Escapes the message part of a workflow command.
@@ -159,9 +183,21 @@ public struct GitHubRenderer: Sendable {
       case "\n": out += "%0A"
       case ":" where inProperty: out += "%3A"
       case "," where inProperty: out += "%2C"
-      default: out.unicodeScalars.append(scalar)
+      case "\t": out.unicodeScalars.append(scalar)
+      default:
+        if isControl(scalar) {
+          out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
       }
     }
     return out
+  }
+
+  /// C0 and C1 controls, and the Unicode line and paragraph separators.
+  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+      || scalar == "\u{2029}"
   }
 }

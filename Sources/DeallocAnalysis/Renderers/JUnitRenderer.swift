@@ -5,16 +5,19 @@
 /// - a finding that counts against an exceeded threshold is a `<failure>` whose text is the
 ///   explanation, its first examples and its enqueue stack;
 /// - a finding within its limit passes, its explanation in `<system-out>`;
-/// - a suppressed finding is `<skipped>`, with the suppression and its reason.
+/// - a finding that suppressions cover entirely is `<skipped>`, with each suppression that
+///   covered part of it, its reason and how many members it covered.
+/// A finding that suppressions cover only in part stays one test case, judged by the
+/// members that count; the suppressed members are listed after its stack.
 ///
 /// A finding's case carries `file` and `line` (read by GitLab, Jenkins and the common
-/// GitHub reporters) when a frame of its stack has them, which takes `--symbolize`.
+/// GitHub reporters) when a caller frame has them, which takes `--symbolize`.
 ///
 /// Everything from the log is escaped, and characters XML 1.0 forbids (control characters
-/// but tab, newline and return; U+FFFE, U+FFFF) are written as `\u{…}` text, since XML 1.0
-/// has no way to represent them; the trade-off is that such a type name reads differently
-/// in the report than in the log. `time` is the one value not derived from the result,
-/// so the CLI passes the analysis time and tests pass 0.
+/// but tab, newline and return; U+FFFE, U+FFFF) are replaced by `\u{…}` text, since XML 1.0
+/// has no way to represent them, not even as character references; the trade-off is that
+/// such a type name reads differently in the report than in the log. `time` is the one
+/// value not derived from the result, so the CLI passes the analysis time and tests pass 0.
 public struct JUnitRenderer: Sendable {
   /// The suite's `time` attribute, in seconds.
   public var time: Double
@@ -34,18 +37,23 @@ public struct JUnitRenderer: Sendable {
       cases.append(thresholdCase(threshold))
     }
     var names: [String: Int] = [:]
-    for judged in result.findings {
-      let classname = "dealloctrace." + judged.finding.kind.rawValue
-      var name = judged.finding.signature.title
+    for parts in Self.partsByFinding(result.findings) {
+      let finding = result.report.findings[parts[0].reportIndex]
+      let classname = "dealloctrace." + finding.kind.rawValue
+      var name = finding.signature.title
       let seen = names[classname + "\u{1}" + name, default: 0] + 1
       names[classname + "\u{1}" + name] = seen
       if seen > 1 { name += " [\(seen)]" }
-      if judged.isSuppressed {
+      let counted = parts.first { !$0.isSuppressed }
+      if counted == nil {
         skipped += 1
-      } else if judged.failing {
+      } else if counted!.failing {
         failures += 1
       }
-      cases.append(findingCase(judged, classname: classname, name: name))
+      cases.append(
+        findingCase(
+          finding, counted: counted, suppressed: parts.filter(\.isSuppressed),
+          classname: classname, name: name))
     }
     let counts =
       "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
@@ -93,32 +101,66 @@ public struct JUnitRenderer: Sendable {
     return out + "    </testcase>\n"
   }
 
+  /// The case of one finding: `counted` is the part that counts (`nil` when suppressions
+  /// cover every member), `suppressed` the parts each suppression covered.
   private func findingCase(
-    _ judged: GateResult.JudgedFinding, classname: String, name: String
+    _ finding: Finding, counted: GateResult.JudgedFinding?,
+    suppressed: [GateResult.JudgedFinding], classname: String, name: String
   ) -> String {
-    let finding = judged.finding
     var out =
       "    <testcase classname=\"\(Self.attribute(classname))\" name=\"\(Self.attribute(name))\""
-    if let frame = finding.sourceFrame, let file = frame.file {
+    if let frame = finding.callerSourceFrame(), let file = frame.file {
       out += " file=\"\(Self.attribute(file))\""
       if let line = frame.line { out += " line=\"\(line)\"" }
     }
     out += " time=\"0\">\n"
-    let headline = "\(finding.kind.title): \(finding.signature.title) (×\(finding.count))"
-    if let suppression = judged.suppressedBy {
-      let reason = suppression.reason.isEmpty ? "no reason given" : suppression.reason
+    func covered(_ judged: GateResult.JudgedFinding) -> String {
+      let s = judged.suppressedBy!
+      let reason = s.reason.isEmpty ? "no reason given" : s.reason
+      return "suppressed by \(s.pattern) (\(s.location)): \(reason)"
+    }
+    guard let counted else {
+      // Entirely suppressed; with several suppressions, each says how many it covered.
+      let lines = suppressed.map {
+        covered($0) + (suppressed.count > 1 ? " (×\($0.finding.count))" : "")
+      }
+      out += "      <skipped message=\"\(Self.attribute(lines.joined(separator: "\n")))\"/>\n"
+      return out + "    </testcase>\n"
+    }
+    let part = counted.finding
+    let headline = "\(part.kind.title): \(part.signature.title) (×\(part.count))"
+    var text = details(part)
+    if !suppressed.isEmpty {
+      let objects = suppressed.reduce(0) { $0 + $1.finding.count }
+      text += "\n\n\(objects) more not counted:"
+      for judged in suppressed { text += "\n- ×\(judged.finding.count) " + covered(judged) }
+    }
+    if counted.failing {
       out +=
-        "      <skipped message=\"\(Self.attribute("suppressed by \(suppression.pattern) (\(suppression.location)): \(reason)"))\"/>\n"
-    } else if judged.failing {
-      out +=
-        "      <failure message=\"\(Self.attribute(headline))\" type=\"\(finding.kind.rawValue)\">"
-        + Self.text(details(finding)) + "</failure>\n"
+        "      <failure message=\"\(Self.attribute(headline))\" type=\"\(part.kind.rawValue)\">"
+        + Self.text(text) + "</failure>\n"
     } else {
       out +=
-        "      <system-out>\(Self.text("within its limit: " + headline + "\n" + details(finding)))"
+        "      <system-out>\(Self.text("within its limit: " + headline + "\n" + text))"
         + "</system-out>\n"
     }
     return out + "    </testcase>\n"
+  }
+
+  /// The judged findings grouped by the report finding they are parts of, in order (the
+  /// gate keeps the parts of one finding together).
+  static func partsByFinding(
+    _ findings: [GateResult.JudgedFinding]
+  ) -> [[GateResult.JudgedFinding]] {
+    var groups: [[GateResult.JudgedFinding]] = []
+    for judged in findings {
+      if let last = groups.last?.first, last.reportIndex == judged.reportIndex {
+        groups[groups.count - 1].append(judged)
+      } else {
+        groups.append([judged])
+      }
+    }
+    return groups
   }
 
   /// The explanation, the examples and the enqueue stack.

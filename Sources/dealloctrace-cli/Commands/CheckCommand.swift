@@ -35,18 +35,25 @@ enum CheckCommand: Command {
                                                         symbols (any frame)
                                 GLOB: * any run, ? one character, [a-z] [!a-z] one of a set,
                                 \\ escapes; quote a pattern with spaces or '#': frame:"a b*".
-                                '#' starts a comment line; a reason may start with '#'.
+                                '#' starts a comment: a whole line, or the reason after a
+                                space; an unquoted '#' inside a pattern is an error
       --junit FILE              also write JUnit XML: suite 'dealloctrace', one test case per
                                 threshold and per finding signature (file and line when a
-                                frame has them; see --symbolize)
+                                frame has them; see --symbolize); '-' for standard output,
+                                which then needs -o FILE for the verdict
       --github                  also print GitHub Actions annotations (::error, ::warning;
                                 at most 10 of each, most serious first) and, when
                                 $GITHUB_STEP_SUMMARY is set, append the verdict and the
-                                Markdown report to that file
+                                Markdown report to that file. The annotations go to standard
+                                output after the text verdict, or to standard error when
+                                standard output carries JSON or JUnit (--format json without
+                                -o, or --junit -), so that it stays parseable; the runner
+                                reads annotations from both
       --format FORMAT           the verdict as text or json (default: text)
       -o, --output FILE         write the verdict to FILE instead of standard output
       --symbolize               resolve file:line of frames with llvm-symbolizer and
-                                swift-demangle found on PATH
+                                swift-demangle found on PATH; the binaries named in the log
+                                must still be where they ran
 
     EXIT STATUS:
       0  every threshold held
@@ -76,6 +83,16 @@ enum CheckCommand: Command {
     guard format == "text" || format == "json" else {
       throw UsageError("unknown format '\(format)'; use text, json")
     }
+    let output = parsed.value("output")
+    let verdictOnStandardOutput = output == nil || output == "-"
+    let junitOnStandardOutput = parsed.value("junit") == "-"
+    if junitOnStandardOutput && verdictOnStandardOutput {
+      throw UsageError("--junit - and the verdict cannot both go to standard output; add -o FILE")
+    }
+    // Annotations must not corrupt a JSON verdict or a JUnit file on standard output; the
+    // GitHub runner reads workflow commands from standard error as well.
+    let annotationsToStandardError =
+      junitOnStandardOutput || (format == "json" && verdictOnStandardOutput)
     let suppressions = try parsed.value("suppressions").map {
       (path) throws(AnalysisError) in try SuppressionList.load(path: path)
     }
@@ -89,7 +106,7 @@ enum CheckCommand: Command {
     let result = gate.evaluate(report)
     let verdict =
       format == "json" ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
-    try Output.write(verdict, to: parsed.value("output"))
+    try Output.write(verdict, to: output)
 
     if let path = parsed.value("junit") {
       let seconds =
@@ -98,8 +115,15 @@ enum CheckCommand: Command {
     }
     if parsed.flag("github") {
       let environment = ProcessInfo.processInfo.environment
-      let annotations = GitHubRenderer(workspace: environment["GITHUB_WORKSPACE"])
-      try Output.write(annotations.render(result), to: nil)
+      let annotations = GitHubRenderer(
+        workspace: environment["GITHUB_WORKSPACE"],
+        currentDirectory: FileManager.default.currentDirectoryPath
+      ).render(result)
+      if annotationsToStandardError {
+        try Output.writeStandardError(annotations)
+      } else {
+        try Output.write(annotations, to: nil)
+      }
       if let summaryPath = environment["GITHUB_STEP_SUMMARY"], !summaryPath.isEmpty {
         try StepSummary.append(
           GateMarkdownRenderer().render(result) + "\n" + MarkdownRenderer().render(report) + "\n",
