@@ -13,6 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+// The header (Debian's libunwind-dev) gives the prototype that the loaded entry point must
+// have; UNW_LOCAL_ONLY binds its names to the fast local-process versions. Nothing here
+// references a libunwind symbol at link time: `__typeof__` does not.
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include "CUnwind.h"
 
 extern size_t swift_retainCount(const void *object);
@@ -45,7 +51,7 @@ static int forked_child = 0;
 // with LD_DEBUG=bindings: libstdc++'s exceptions, libgcc_s itself and Foundation's
 // `backtrace` all bound to libunwind). Loaded locally, only `unw_backtrace` is reached, and
 // only through this pointer.
-typedef int (*cunwind_backtrace_function)(void **, int);
+typedef __typeof__(&unw_backtrace) cunwind_backtrace_function;
 static cunwind_backtrace_function unwinder = NULL;
 static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
 static char unwinder_problem[512];

@@ -29,7 +29,7 @@ import Synchronization
 /// must not assume the main thread.
 public final class DeallocQueue: Sendable {
   /// The process-wide queue, with the default 100 ms delay on the global dispatch queue.
-  public static let shared = DeallocQueue(label: "shared")
+  public static let shared = DeallocQueue(label: "shared", delay: QueueTracing.sharedQueueDelay)
 
   /// The name reports use for this queue.
   public let label: String
