@@ -148,7 +148,6 @@ public struct Analyzer: LogVisitor {
     state.live[r.id] = object
     state.liveByAddress[r.obj.rawValue] = r.id
     state.enqueued.insert(address: r.obj)
-    state.enqueued.insert(id: r.id)
     state.summary.enqueued += 1
     types[type].enqueued += 1
     state.timelines[queue].enqueued += 1
@@ -246,9 +245,8 @@ public struct Analyzer: LogVisitor {
       stack: match?.stack, typeRow: typeRow)
     entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
     if match == nil {
-      entry.neverEnqueued =
-        check.id.map { !state.enqueued.mayContain(id: $0) }
-        ?? !state.enqueued.mayContain(address: check.obj)
+      // The recorder gives a check an id only for an object it saw enqueued.
+      entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.obj)
     }
     state.checks.record(entry, objectInQueue: match?.isLive == true)
   }

@@ -25,7 +25,7 @@ struct CheckLedger {
     /// The analyzer's type row of the check's type.
     var typeRow: Int
     /// For a check that matched no object: the session certainly never enqueued its address
-    /// (or its id).
+    /// (and the check has no id, which only enqueued objects get).
     var neverEnqueued = false
     /// Among the report's listed checks.
     var listed = false

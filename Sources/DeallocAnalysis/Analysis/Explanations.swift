@@ -6,7 +6,7 @@ enum Explanations {
   typealias T = TimeFormatting
 
   /// `neverEnqueued`: for a check matched with no object, the session certainly never
-  /// enqueued its address (or id). Otherwise an object may have been there and left its queue
+  /// enqueued its address, and the check has no id. Otherwise an object may have been there and left its queue
   /// before the analyzer's look-back, and the sentence claims no more than the log shows.
   static func check(
     _ verdict: CheckVerdict.Verdict, _ check: CheckRecord, _ facts: ObjectFacts?,
