@@ -286,7 +286,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       }
       // The latest enqueue of the address at or before the check: a released one when the
       // object now in the queue came later.
-      if (live?.enqueuedAt ?? .min) > r.t || live == nil,
+      if live.map({ $0.enqueuedAt > r.t }) ?? true,
         let latest = session!.released.latest(at: r.obj), latest.entry.enqueuedAt <= r.t
       {
         live = nil
