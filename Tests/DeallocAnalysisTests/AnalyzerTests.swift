@@ -71,7 +71,11 @@ import Testing
     let report = try log.report()
     #expect(report.checks.map(\.verdict) == [.falseLeak, .trueLeak, .trueLeak])
     #expect(report.checks[0].object?.id == 2)
-    #expect(report.checks[1].object == nil)
+    // The address's latest enqueue before the check was released (and freed) before it.
+    #expect(report.checks[1].object?.id == 2)
+    #expect(report.checks[1].explanation.contains("that release freed it"))
+    #expect(report.checks[2].object == nil)
+    #expect(report.checks[2].explanation.contains("it was never handed to one"))
   }
 
   @Test func aCheckBeforeItsObjectWasEnqueuedIsATrueLeak() throws {
@@ -153,5 +157,123 @@ import Testing
     let report = try log.report()
     #expect(report.warnings.count == 200)
     #expect(report.omittedWarnings == 50)
+  }
+
+  // MARK: - Bad numbers
+
+  @Test func timesPastTheLimitsAreMalformedLinesAndTheRestIsRead() throws {
+    // Once trapped: the enqueue → release latency overflowed Int64.
+    let log = try TemporaryLog([
+      Line.session(),
+      #"{"ev":"enqueue","t":-9223372036854775807,"id":1,"obj":"0x1","type":"A","q":"s"}"#,
+      #"{"ev":"release","t":9223372036854775807,"id":1,"freed":true}"#,
+      #"{"ev":"enqueue","t":9223372036854775807,"id":2,"obj":"0x2","type":"A","q":"s"}"#,
+      #"{"ev":"enqueue","t":9223372036854775807,"id":3,"obj":"0x3","type":"A","q":"s"}"#,
+      Line.enqueue(4, t: 10), Line.release(4, t: 20), Line.end(t: 30),
+    ])
+    let report = try log.report()
+    #expect(report.warnings.filter { $0.kind == .malformedLine }.count == 4)
+    #expect(report.warnings.allSatisfy { $0.message.contains("out of range") })
+    #expect(report.summary.enqueued == 1)
+    #expect(report.summary.freed == 1)
+    #expect(report.latency.enqueueToRelease.stats?.max == 10)
+  }
+
+  // MARK: - Verdicts by t, not by line order
+
+  /// The recorder reads `t` before it takes its buffer lock, so a check timed before a release
+  /// can be written after it: still a false leak, by id and by address.
+  @Test func aReleaseWrittenBeforeAnEarlierCheckLeavesItAFalseLeak() throws {
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.enqueue(1, t: 10_000, obj: "0xa0"), Line.enqueue(2, t: 10_000, obj: "0xb0"),
+      Line.release(1, t: 100_000), Line.release(2, t: 100_000, freed: false, rc: 1),
+      Line.check(t: 50_000, obj: "0xa0", id: 1), Line.check(t: 60_000, obj: "0xa0"),
+      Line.check(t: 70_000, obj: "0xb0", id: 2), Line.check(t: 150_000, obj: "0xa0"),
+      Line.end(t: 300_000),
+    ])
+    let report = try log.report()
+    #expect(report.checks.map(\.verdict) == [.falseLeak, .falseLeak, .falseLeak, .trueLeak])
+    #expect(report.summary.falseLeaks == 3 && report.summary.trueLeaks == 1)
+    #expect(report.checks[0].object?.releasedAt == 100_000)
+    #expect(report.checks[0].object?.state == .freed)
+    #expect(report.checks[1].object?.id == 1)
+    #expect(report.checks[2].object?.state == .leaked)
+    #expect(report.checks[0].explanation.contains("The queue released it at 100 µs"))
+    #expect(report.types.first { $0.type == "T.Node" }?.falseLeaks == 3)
+  }
+
+  /// A release timed before a check but written after it: the check saw an object the queue
+  /// no longer held, a true leak, though the object was still queued when the check was read.
+  @Test func aReleaseWrittenAfterALaterCheckMakesItATrueLeak() throws {
+    for listed in [1000, 0] {
+      let log = try TemporaryLog([
+        Line.session(),
+        Line.stack(1, symbols: ["App.Screen.close() -> ()"]),
+        Line.enqueue(1, t: 10_000, obj: "0xa0", stack: 1),
+        Line.check(t: 100_000, obj: "0xa0", id: 1), Line.check(t: 40_000, obj: "0xa0", id: 1),
+        Line.release(1, t: 50_000, freed: false, rc: 2),
+        Line.end(t: 300_000),
+      ])
+      var options = AnalysisOptions()
+      options.maximumListedChecks = listed
+      let report = try DeallocAnalysis.analyze([log.path], options: options)
+      #expect(report.summary.trueLeaks == 1, "listed \(listed)")
+      #expect(report.summary.falseLeaks == 1, "listed \(listed)")
+      #expect(report.types.first { $0.type == "T.Node" }?.trueLeaks == 1)
+      let finding = try #require(report.findings.first { $0.kind == .trueLeak })
+      #expect(finding.count == 1)
+      #expect(finding.examples.first?.checkedAt == 100_000)
+      #expect(finding.examples.first?.releasedAt == 50_000)
+      #expect(finding.signature.frames.first?.symbol == "App.Screen.close() -> ()")
+      #expect(finding.explanation.contains("had already released it at 50 µs"))
+      if listed > 0 {
+        #expect(report.checks.map(\.verdict) == [.trueLeak, .falseLeak])
+        #expect(report.checks[0].object?.state == .leaked)
+      } else {
+        #expect(report.checks.isEmpty)
+      }
+    }
+  }
+
+  /// Same-nanosecond records: a check at its object's enqueue `t` was after the hand-over (a
+  /// false leak); at its release `t`, after the release (a true leak). Whatever the line order.
+  @Test func equalTimestampsCountTheEnqueueInAndTheReleaseOut() throws {
+    let inOrder = try TemporaryLog([
+      Line.session(), Line.enqueue(1, t: 10, obj: "0xa0"),
+      Line.check(t: 10, obj: "0xa0", id: 1), Line.check(t: 50, obj: "0xa0", id: 1),
+      Line.release(1, t: 50), Line.end(t: 100),
+    ])
+    #expect(try inOrder.report().checks.map(\.verdict) == [.falseLeak, .trueLeak])
+    let swapped = try TemporaryLog([
+      Line.session(), Line.enqueue(1, t: 10, obj: "0xa0"), Line.release(1, t: 50),
+      Line.check(t: 50, obj: "0xa0", id: 1), Line.check(t: 10, obj: "0xa0", id: 1),
+      Line.end(t: 100),
+    ])
+    #expect(try swapped.report().checks.map(\.verdict) == [.trueLeak, .falseLeak])
+  }
+
+  /// What a true leak's explanation claims about a check that matched no queued object.
+  @Test func aCheckOfAnAddressNoQueueHoldsAnyMoreSaysNoMoreThanTheLogShows() throws {
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.enqueue(1, t: 10, obj: "0xa0"), Line.release(1, t: 20),
+      // Three seconds later the release of object 1 is past the analyzer's look-back.
+      Line.enqueue(2, t: 3_000_000_000, obj: "0xb0"), Line.release(2, t: 3_000_000_010),
+      Line.check(t: 25, obj: "0xb0"),
+      Line.check(t: 4_000_000_000, obj: "0xa0"),
+      Line.check(t: 4_000_000_000, obj: "0xc0"),
+      Line.end(t: 5_000_000_000),
+    ])
+    let checks = try log.report().checks
+    #expect(checks.map(\.verdict) == [.trueLeak, .trueLeak, .trueLeak])
+    // Before object 2's enqueue: matched with nothing, but the address was enqueued later.
+    #expect(
+      checks[0].explanation.hasSuffix(
+        "It was not waiting in any queue at that moment: a real leak."))
+    #expect(
+      checks[1].explanation.hasSuffix(
+        "It was not waiting in any queue at that moment: a real leak."))
+    #expect(checks[2].explanation.contains("it was never handed to one"))
   }
 }

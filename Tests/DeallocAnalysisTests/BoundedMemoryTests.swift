@@ -38,4 +38,152 @@ import Testing
     #expect(report.sessions[0].queues[0].points.count <= QueueTimeline.capacity)
     #expect(report.latency.enqueueToRelease.isExact == false)
   }
+
+  /// Feeds records straight to an analyzer, numbering lines.
+  private struct Feeder {
+    var analyzer: Analyzer
+    var line = 0
+    let file = "log"
+
+    init(options: AnalysisOptions = AnalysisOptions()) {
+      analyzer = Analyzer(options: options)
+    }
+
+    mutating func begin(_ index: Int = 0) throws {
+      line += 1
+      try analyzer.visit(
+        .sessionBegan(
+          SessionInfo(index: index, file: file, line: line, record: SessionRecord(v: 1))),
+        at: LogLocation(file: file, line: line))
+    }
+
+    mutating func record(_ record: LogRecord) throws {
+      line += 1
+      try analyzer.visit(.record(record), at: LogLocation(file: file, line: line))
+    }
+
+    mutating func end(_ index: Int = 0, lastTime: Int64, clean: Bool = true) throws {
+      line += 1
+      try analyzer.visit(
+        .sessionEnded(
+          SessionEnding(
+            index: index, lastTime: lastTime,
+            end: clean ? EndRecord(t: lastTime, why: "exit", pending: 0, lost: 0) : nil,
+            truncated: false, unknownKinds: [:], malformedLines: 0, records: 0, lastLine: line)),
+        at: LogLocation(file: file, line: line))
+    }
+  }
+
+  @Test func trueLeakChecksAreCountedNotKept() throws {
+    var feeder = Feeder()
+    try feeder.begin()
+    var largest = 0
+    for n in 1...200_000 {
+      try feeder.record(
+        .check(
+          CheckRecord(
+            t: Int64(n) * 1000, obj: Address(0xdead_0000), type: "App.Cache", alive: true,
+            label: "testCache")))
+      largest = max(largest, feeder.analyzer.retainedCheckCount)
+    }
+    // The listed checks (1,000), the group and its examples: not one entry per check.
+    #expect(largest <= 1001)
+    try feeder.end(lastTime: 300_000_000)
+    let report = feeder.analyzer.finish(inputs: ["log"])
+    #expect(report.summary.trueLeaks == 200_000)
+    #expect(report.checks.count == 1000)
+    let finding = try #require(report.findings.first)
+    #expect(finding.kind == .trueLeak)
+    #expect(finding.count == 200_000)
+    #expect(finding.examples.map(\.checkedAt) == [1000, 2000, 3000, 4000, 5000])
+    #expect(finding.explanation.contains("(200000 checks with this signature; the first:)"))
+  }
+
+  @Test func falseLeakChecksOfAQueuedObjectAreBounded() throws {
+    var feeder = Feeder()
+    try feeder.begin()
+    try feeder.record(
+      .enqueue(
+        EnqueueRecord(t: 0, id: 1, obj: Address(0x1000), type: "App.Screen", q: "shared")))
+    var largest = 0
+    for n in 1...200_000 {
+      try feeder.record(
+        .check(
+          CheckRecord(
+            t: Int64(n), obj: Address(0x1000), type: "App.Screen", alive: true, label: "early",
+            id: 1)))
+      largest = max(largest, feeder.analyzer.retainedCheckCount)
+    }
+    #expect(largest <= 1000 + 64)
+    // The release comes after the last 10 checks: those turn into true leaks; the earliest
+    // ones the ledger stopped following stay false leaks.
+    try feeder.record(.release(ReleaseRecord(t: 199_991, id: 1, freed: true)))
+    try feeder.end(lastTime: 300_000)
+    let report = feeder.analyzer.finish(inputs: ["log"])
+    #expect(report.summary.trueLeaks == 10)
+    #expect(report.summary.falseLeaks == 199_990)
+  }
+
+  @Test func recentReleasesAreBoundedByCount() throws {
+    var feeder = Feeder()
+    try feeder.begin()
+    var largest = 0
+    for id in 1...100_000 {
+      // All within one millisecond: the time window alone would keep every one.
+      let t = Int64(id) * 10
+      try feeder.record(
+        .enqueue(
+          EnqueueRecord(t: t, id: UInt64(id), obj: Address(UInt64(id) * 16), type: "T", q: "q")))
+      try feeder.record(.release(ReleaseRecord(t: t + 5, id: UInt64(id), freed: true)))
+      largest = max(largest, feeder.analyzer.retainedCheckCount)
+    }
+    #expect(largest == RecentReleases<SessionState.Released>.defaultCapacity)
+  }
+
+  @Test func manySessionsKeepBoundedDetail() throws {
+    var options = AnalysisOptions()
+    options.maximumListedSessions = 100
+    options.maximumListedMarks = 150
+    options.maximumDetailedTimelines = 20
+    options.maximumThreadNames = 50
+    var feeder = Feeder(options: options)
+    var largest = 0
+    for session in 0..<5000 {
+      try feeder.begin(session)
+      try feeder.record(.thread(ThreadRecord(tid: 1, name: "main")))
+      for mark in 0..<3 {
+        try feeder.record(.mark(MarkRecord(t: Int64(mark), label: "m\(mark)")))
+      }
+      // Session 4000, not listed, has the deepest queue of all.
+      let depth = session == 4000 ? 9 : 2
+      for id in 1...depth {
+        try feeder.record(
+          .enqueue(
+            EnqueueRecord(
+              t: Int64(id) * 10, id: UInt64(id), obj: Address(UInt64(id)), type: "T", q: "q",
+              depth: id)))
+      }
+      for id in 1...depth {
+        try feeder.record(.release(ReleaseRecord(t: 1000 + Int64(id), id: UInt64(id), freed: true)))
+      }
+      try feeder.end(session, lastTime: 2000, clean: session != 4500)
+      largest = max(largest, feeder.analyzer.retainedSessionDetail)
+    }
+    // 100 sessions, 150 marks, 50 thread names, and 20 timelines of 4 points.
+    #expect(largest <= 100 + 150 + 50 + 20 * 4)
+    let report = feeder.analyzer.finish(inputs: ["log"])
+    #expect(report.summary.sessions == 5000)
+    #expect(report.summary.enqueued == 4999 * 2 + 9)
+    #expect(report.sessions.count == 100)
+    #expect(report.omittedSessions == 4900)
+    #expect(report.sessions.reduce(0) { $0 + $1.marks.count } == 150)
+    #expect(report.sessions[60].omittedMarks == 3)
+    #expect(report.sessions.filter { !$0.queues[0].points.isEmpty }.count == 20)
+    #expect(report.sessions[99].queues[0].peakDepth == 2, "counts and peak are kept")
+    #expect(report.peak == QueuePeak(queue: "q", session: 4000, depth: 9, at: 90))
+    #expect(report.hasIncompleteSession, "session 4500 has no end")
+    let text = TextRenderer().render(report)
+    #expect(text.contains("… 4900 more (counted above, not listed)"))
+    #expect(JSONRenderer().render(report).contains("\"omittedSessions\": 4900"))
+  }
 }

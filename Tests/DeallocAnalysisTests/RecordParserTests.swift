@@ -139,10 +139,42 @@ import Testing
     (#"{"t":1}"#, "without a string 'ev'"),
     (#"[1,2]"#, "expected a JSON object"),
     (#"{"ev":"stack","id":1,"frames":[{"mod":"x"}]}"#, "without 'ip'"),
+    // Times and counts that arithmetic downstream could overflow (see `LogLimits`).
+    (#"{"ev":"enqueue","t":-1,"id":1,"obj":"0x1","type":"A","q":"s"}"#, "'t' is out of range"),
+    (
+      #"{"ev":"enqueue","t":-9223372036854775807,"id":1,"obj":"0x1","type":"A","q":"s"}"#,
+      "'t' is out of range"
+    ),
+    (#"{"ev":"release","t":9223372036854775807,"id":1,"freed":true}"#, "'t' is out of range"),
+    (#"{"ev":"dealloc","t":1152921504606846977,"id":1}"#, "'t' is out of range"),
+    (#"{"ev":"session","v":1,"t":-5}"#, "'t' is out of range"),
+    (
+      #"{"ev":"enqueue","t":1,"id":1,"obj":"0x1","type":"A","q":"s","depth":9223372036854775807}"#,
+      "'depth' is out of range"
+    ),
+    (
+      #"{"ev":"enqueue","t":1,"id":1,"obj":"0x1","type":"A","q":"s","rc":-1}"#,
+      "'rc' is out of range"
+    ),
+    (#"{"ev":"drain","t":1,"q":"s","n":-1}"#, "'n' is out of range"),
+    (#"{"ev":"end","t":1,"why":"exit","pending":281474976710657}"#, "'pending' is out of range"),
+    (#"{"ev":"end","t":1,"why":"exit","lost":-2}"#, "'lost' is out of range"),
   ])
   func malformedLinesSayWhy(_ line: String, _ expected: String) {
     let message = failure(line)
     #expect(message?.contains(expected) == true, "\(line): \(message ?? "parsed")")
+  }
+
+  @Test func theLimitsThemselvesAreAccepted() throws {
+    #expect(
+      try parse(#"{"ev":"dealloc","t":1152921504606846976,"id":9223372036854775807}"#)
+        == .dealloc(DeallocRecord(t: LogLimits.maximumTime, id: UInt64(Int64.max))))
+    #expect(
+      try parse(#"{"ev":"drain","t":0,"q":"s","n":281474976710656}"#)
+        == .drain(DrainRecord(t: 0, q: "s", n: Int(LogLimits.maximumCount))))
+    // Two times at the limit add up without overflowing, which is what the limit is for.
+    #expect(LogLimits.maximumTime.addingReportingOverflow(LogLimits.maximumTime).overflow == false)
+    #expect(LogLimits.maximumCount < Int64(Int.max) - 1)
   }
 
   /// Any bytes: cut valid lines at every position, flip bytes, and throw random bytes at the

@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 
 /// Replays every input in `fixtures/fuzz-regressions/` through the reader, the analyzer and
-/// the renderers, as the fuzz target does: none may crash, and unusable input must come out
-/// as one line that names the input.
+/// the renderers, as the fuzz target does, and through `explain` and the Perfetto exporter:
+/// none may crash, and unusable input must come out as one line that names the input.
 final class FuzzRegressionTests: XCTestCase {
   private static let directory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -31,6 +31,51 @@ final class FuzzRegressionTests: XCTestCase {
       for renderer in renderers {
         XCTAssertFalse(renderer.render(report).isEmpty, "\(name): \(type(of: renderer))")
       }
+      try replayThroughExplainAndExport(path, name)
+    }
+  }
+
+  /// `explain` (by type, address and id, which the probes use) and `export --format perfetto`.
+  private func replayThroughExplainAndExport(_ path: String, _ name: String) throws {
+    for selector in ["A", "0x1", "1"] {
+      var collector = ObjectHistoryCollector(ObjectSelector(selector))
+      var reader = LogReader()
+      do {
+        try reader.read(LogInput(path: path), into: &collector)
+      } catch {
+        XCTAssertFalse(error.description.contains("\n"), "\(name): one line")
+        continue
+      }
+      let text = ExplainRenderer().render(
+        collector.histories, selector: collector.selector, omitted: collector.omitted)
+      XCTAssertFalse(text.isEmpty, "\(name): explain \(selector)")
+    }
+    var exporter = PerfettoExporter(output: StringTraceOutput())
+    var reader = LogReader()
+    do {
+      try reader.read(LogInput(path: path), into: &exporter)
+    } catch {
+      XCTAssertFalse(error.description.contains("\n"), "\(name): one line")
+      return
+    }
+    try exporter.finish()
+    XCTAssertTrue(exporter.output.text.hasPrefix("{\"traceEvents\":["), "\(name): export")
+  }
+
+  /// Times and counts past ``LogLimits`` (which sums and differences of times would overflow)
+  /// are malformed lines, not traps: the records that carry them are skipped with a warning.
+  func testOutOfRangeTimesAndCountsAreMalformedLines() throws {
+    for name in [
+      "time-overflow-enqueue-release.jsonl", "time-overflow-same-queue.jsonl",
+      "time-overflow-check.jsonl", "time-overflow-dealloc.jsonl", "time-overflow-age.jsonl",
+      "depth-overflow.jsonl",
+    ] {
+      let tally = try LogTally.read(Self.directory.appendingPathComponent(name).path)
+      XCTAssertEqual(tally.sessions.count, 1, name)
+      let malformed = tally.warnings.filter { $0.kind == .malformedLine }
+      XCTAssertFalse(malformed.isEmpty, name)
+      XCTAssertTrue(
+        malformed.allSatisfy { $0.message.contains("out of range") }, "\(name): \(malformed)")
     }
   }
 

@@ -8,8 +8,17 @@ public struct AnalysisOptions: Sendable, Equatable {
   public var stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter
   /// Checks with a verdict kept in ``Report/checks``; all are counted.
   public var maximumListedChecks = 1000
-  /// Marks kept per session.
+  /// Marks kept, across all sessions of the report (each session counts the rest in
+  /// ``SessionReport/omittedMarks``).
   public var maximumListedMarks = 1000
+  /// Sessions listed in ``Report/sessions``; the rest are counted in the summary and in
+  /// ``Report/omittedSessions``, so that a directory of many thousand logs costs bounded memory.
+  public var maximumListedSessions = 1000
+  /// Queue timelines (one per queue per session) that keep their depth series; later ones keep
+  /// their counts and peak only.
+  public var maximumDetailedTimelines = 64
+  /// Thread names kept, across all sessions of the report.
+  public var maximumThreadNames = 4096
   /// Members kept per finding.
   public var maximumExamples = 5
   /// Warnings kept; the rest are counted in ``Report/omittedWarnings``.

@@ -14,6 +14,13 @@ public struct Analyzer: LogVisitor {
     SessionInfo(index: -1, file: "", line: 0, record: SessionRecord(v: 1)))
   private var inSession = false
   private var sessions: [SessionReport] = []
+  private var omittedSessions = 0
+  private var peak: QueuePeak?
+  private var hasIncompleteSession = false
+  /// What is left of the report's budgets for per-session detail.
+  private var marksLeft: Int
+  private var threadNamesLeft: Int
+  private var detailedTimelinesLeft: Int
   private var summary = Summary()
   private var findings = FindingCollector()
   private var checks: [CheckVerdict] = []
@@ -30,6 +37,9 @@ public struct Analyzer: LogVisitor {
     self.warnings = CappedWarnings(limit: options.maximumWarnings)
     self.symbolizer = symbolizer
     self.findings.maximumExamples = options.maximumExamples
+    self.marksLeft = options.maximumListedMarks
+    self.threadNamesLeft = options.maximumThreadNames
+    self.detailedTimelinesLeft = options.maximumDetailedTimelines
   }
 
   public mutating func warn(_ warning: LogWarning) {
@@ -39,7 +49,13 @@ public struct Analyzer: LogVisitor {
   public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
     switch event {
     case .sessionBegan(let info):
-      state = SessionState(info)
+      state = SessionState(info, maximumExamples: options.maximumExamples)
+      // A session beyond the listed ones keeps no detail: only its counts reach the report.
+      if sessions.count < options.maximumListedSessions {
+        state.marksLeft = marksLeft
+        state.threadNamesLeft = threadNamesLeft
+        state.detailedTimelinesLeft = detailedTimelinesLeft
+      }
       inSession = true
     case .record(let record):
       guard inSession else { return }
@@ -48,7 +64,7 @@ public struct Analyzer: LogVisitor {
       guard inSession else { return }
       finishSession(ending)
       inSession = false
-      state = SessionState(state.info)
+      state = SessionState(state.info, maximumExamples: options.maximumExamples)
     }
   }
 
@@ -60,13 +76,28 @@ public struct Analyzer: LogVisitor {
     let rows = types.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
     return Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
-      findings: findings.sorted(), checks: checks, latency: latency, types: rows,
-      warnings: warnings.kept, omittedWarnings: warnings.omitted)
+      omittedSessions: omittedSessions, findings: findings.sorted(), checks: checks,
+      latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
+      peak: peak, hasIncompleteSession: hasIncompleteSession)
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
   /// that must not grow with the log's size. A test hook.
   package var trackedObjectCount: Int { state.live.count + state.survivors.count }
+
+  /// Checks and check groups the analyzer holds now, and recent releases: bounded however
+  /// many checks and releases a log has. A test hook.
+  package var retainedCheckCount: Int { state.checks.retainedCount + state.released.count }
+
+  /// Per-session detail held for the report (sessions, marks, depth points, thread names):
+  /// bounded however many sessions the inputs have. A test hook.
+  package var retainedSessionDetail: Int {
+    sessions.count
+      + sessions.reduce(0) { total, session in
+        total + session.marks.count + session.threads.count
+          + session.queues.reduce(0) { $0 + $1.points.count }
+      }
+  }
 
   // MARK: - Records
 
@@ -75,7 +106,12 @@ public struct Analyzer: LogVisitor {
     case .stack(let stack):
       state.stacks[stack.id] = stack.frames
     case .thread(let thread):
-      state.threads[thread.tid] = thread.name
+      if state.threads[thread.tid] != nil {
+        state.threads[thread.tid] = thread.name
+      } else if state.threadNamesLeft > 0 {
+        state.threadNamesLeft -= 1
+        state.threads[thread.tid] = thread.name
+      }
     case .enqueue(let enqueue):
       applyEnqueue(enqueue, line: line)
     case .release(let release):
@@ -85,7 +121,8 @@ public struct Analyzer: LogVisitor {
     case .drain(let drain):
       state.timelines[state.timeline(drain.q)].drains += 1
     case .mark(let mark):
-      if state.marks.count < options.maximumListedMarks {
+      if state.marksLeft > 0 {
+        state.marksLeft -= 1
         state.marks.append(mark)
       } else {
         state.omittedMarks += 1
@@ -98,6 +135,7 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func applyEnqueue(_ r: EnqueueRecord, line: Int) {
+    if r.t > state.lastTime { state.lastTime = r.t }
     if state.live[r.id] != nil || state.survivors[r.id] != nil {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
@@ -109,9 +147,7 @@ public struct Analyzer: LogVisitor {
       line: line)
     state.live[r.id] = object
     state.liveByAddress[r.obj.rawValue] = r.id
-    // The address's latest enqueue is now this one; a survivor that had it stays leaked
-    // (the contract wants a `dealloc` record) but no longer answers checks of the address.
-    state.survivorByAddress[r.obj.rawValue] = nil
+    state.enqueued.insert(address: r.obj)
     state.summary.enqueued += 1
     types[type].enqueued += 1
     state.timelines[queue].enqueued += 1
@@ -119,6 +155,7 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func applyRelease(_ r: ReleaseRecord, line: Int) {
+    if r.t > state.lastTime { state.lastTime = r.t }
     guard let object = state.live.removeValue(forKey: r.id) else {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
@@ -139,15 +176,30 @@ public struct Analyzer: LogVisitor {
         live: object, releasedAt: r.t, retainCount: r.rc, line: line)
       state.survivorByAddress[object.address.rawValue] = r.id
     }
-    for index in state.watched.isEmpty ? [] : state.watched[r.id] ?? [] {
-      state.checks[index].facts?.releasedAt = r.t
-      state.checks[index].facts?.freedByRelease = r.freed
-      state.checks[index].facts?.retainCountAfterRelease = r.rc
-      if r.freed { state.checks[index].facts?.state = .freed }
+    state.released.add(
+      r.id,
+      RecentReleases.Entry(
+        address: object.address, enqueuedAt: object.enqueuedAt, releasedAt: r.t,
+        value: SessionState.Released(
+          type: object.type, queue: object.queue, stack: object.stack, freed: r.freed,
+          retainCount: r.rc)),
+      now: state.lastTime)
+    // Checks of this object read before its release, but timed at or after it, were no
+    // false leaks after all: the queue no longer held the object then.
+    guard state.checks.follows(r.id) else { return }
+    let turned = state.checks.released(
+      r.id, at: r.t, freed: r.freed, retainCount: r.rc, stack: object.stack,
+      facts: facts(id: r.id, object))
+    for typeRow in turned {
+      state.summary.falseLeaks -= 1
+      state.summary.trueLeaks += 1
+      types[typeRow].falseLeaks -= 1
+      types[typeRow].trueLeaks += 1
     }
   }
 
   private mutating func applyDealloc(_ r: DeallocRecord, line: Int) {
+    if r.t > state.lastTime { state.lastTime = r.t }
     guard let survivor = state.survivors.removeValue(forKey: r.id) else {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
@@ -158,48 +210,96 @@ public struct Analyzer: LogVisitor {
     state.summary.late += 1
     types[Int(survivor.live.type)][.late] += 1
     latency.releaseToDealloc.add(r.t - survivor.releasedAt)
-    for index in state.watched.isEmpty ? [] : state.watched[r.id] ?? [] {
-      state.checks[index].facts?.deallocAt = r.t
-      state.checks[index].facts?.state = .late
-    }
+    state.released[r.id]?.value.deallocAt = r.t
+    state.checks.deallocated(r.id, at: r.t)
+  }
+
+  /// The object a check is about, as far as the log has told so far.
+  private struct Match {
+    var facts: ObjectFacts
+    var stack: Int64?
+    /// Still in its queue when the check was read.
+    var isLive: Bool
   }
 
   private mutating func applyCheck(_ check: CheckRecord, line: Int) {
+    if check.t > state.lastTime { state.lastTime = check.t }
     state.summary.checks += 1
     guard check.alive else { return }
-    // Match the object: by id when the check has one, else by the address's latest enqueue.
-    var id = check.id
-    if id == nil {
-      id = state.liveByAddress[check.obj.rawValue] ?? state.survivorByAddress[check.obj.rawValue]
-    }
-    var facts: ObjectFacts?
-    var stack: Int64?
-    var inQueue = false
-    if let id, let object = state.live[id] {
-      inQueue = object.enqueuedAt <= check.t
-      facts = self.facts(id: id, object)
-      stack = object.stack
-    } else if let id, let survivor = state.survivors[id] {
-      facts = self.facts(id: id, survivor.live)
-      facts?.releasedAt = survivor.releasedAt
-      facts?.freedByRelease = false
-      facts?.retainCountAfterRelease = survivor.retainCount
-      stack = survivor.live.stack
-    }
-    let verdict: CheckVerdict.Verdict = inQueue ? .falseLeak : .trueLeak
+    let typeRow = row(check.type)
+    let match = self.match(check)
+    let inQueue =
+      match.map {
+        QueueMembership.wasWaiting(
+          at: check.t, enqueuedAt: $0.facts.enqueuedAt, releasedAt: $0.facts.releasedAt)
+      } ?? false
     if inQueue {
       state.summary.falseLeaks += 1
-      types[row(check.type)].falseLeaks += 1
+      types[typeRow].falseLeaks += 1
     } else {
       state.summary.trueLeaks += 1
-      types[row(check.type)].trueLeaks += 1
+      types[typeRow].trueLeaks += 1
     }
-    let listed = checks.count + state.checks.count < options.maximumListedChecks
-    guard listed || verdict == .trueLeak else { return }
-    state.checks.append(
-      SessionState.PendingCheck(
-        verdict: verdict, check: check, line: line, facts: facts, stack: stack))
-    if let facts { state.watched[facts.id, default: []].append(state.checks.count - 1) }
+    var entry = CheckLedger.Entry(
+      verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match?.facts,
+      stack: match?.stack, typeRow: typeRow)
+    entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
+    if match == nil {
+      // The recorder gives a check an id only for an object it saw enqueued.
+      entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.obj)
+    }
+    state.checks.record(entry, objectInQueue: match?.isLive == true)
+  }
+
+  /// Matches a check with its object: by id when the check has one, else the latest enqueue
+  /// of its address at or before the check's `t` (or, when every enqueue of the address came
+  /// later, the one still in its queue, which explains the verdict). Looks among the objects
+  /// in a queue, the survivors of their release and the recent releases.
+  private func match(_ check: CheckRecord) -> Match? {
+    if let id = check.id { return match(id: id) }
+    let address = check.obj.rawValue
+    var candidates: [Match] = []
+    if let id = state.liveByAddress[address], let found = match(id: id) { candidates.append(found) }
+    if let id = state.survivorByAddress[address], let found = match(id: id) {
+      candidates.append(found)
+    }
+    if let latest = state.released.latest(at: check.obj), let found = match(id: latest.id) {
+      candidates.append(found)
+    }
+    let before = candidates.filter { $0.facts.enqueuedAt <= check.t }
+    return before.max { $0.facts.enqueuedAt < $1.facts.enqueuedAt }
+      ?? candidates.first { $0.isLive }
+  }
+
+  private func match(id: UInt64) -> Match? {
+    if let object = state.live[id] {
+      return Match(facts: facts(id: id, object), stack: object.stack, isLive: true)
+    }
+    if let survivor = state.survivors[id] {
+      var facts = self.facts(id: id, survivor.live)
+      facts.releasedAt = survivor.releasedAt
+      facts.freedByRelease = false
+      facts.retainCountAfterRelease = survivor.retainCount
+      return Match(facts: facts, stack: survivor.live.stack, isLive: false)
+    }
+    if let entry = state.released[id] {
+      let released = entry.value
+      var facts = ObjectFacts(
+        id: id, address: entry.address, type: types[Int(released.type)].type,
+        queue: state.timelines[Int(released.queue)].queue, enqueuedAt: entry.enqueuedAt,
+        enqueuedBy: nil)
+      facts.releasedAt = entry.releasedAt
+      facts.freedByRelease = released.freed
+      facts.retainCountAfterRelease = released.retainCount
+      facts.deallocAt = released.deallocAt
+      if released.freed {
+        facts.state = .freed
+      } else if released.deallocAt != nil {
+        facts.state = .late
+      }
+      return Match(facts: facts, stack: released.stack, isLive: false)
+    }
+    return nil
   }
 
   private func facts(id: UInt64, _ object: SessionState.Live) -> ObjectFacts {
@@ -266,7 +366,7 @@ public struct Analyzer: LogVisitor {
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
           location: LogLocation(file: file, line: survivor.line)))
-      for check in state.watched[id] ?? [] { state.checks[check].facts?.state = .leaked }
+      state.checks.finished(id, in: .leaked)
     }
     // Objects still in a queue: pending, stuck or never released.
     for (id, object) in state.live.entries.sorted(by: { $0.value.line < $1.value.line }) {
@@ -275,7 +375,7 @@ public struct Analyzer: LogVisitor {
         ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)
       state.summary[objectState] += 1
       types[Int(object.type)][objectState] += 1
-      for check in state.watched[id] ?? [] { state.checks[check].facts?.state = objectState }
+      state.checks.finished(id, in: objectState)
       guard objectState != .pending else { continue }
       let stack = frames(object.stack)
       let type = typeName(object)
@@ -287,40 +387,79 @@ public struct Analyzer: LogVisitor {
           queue: queueName(object), enqueuedAt: object.enqueuedAt, age: age,
           location: LogLocation(file: file, line: object.line)))
     }
-    // Checks: explain, list, and group the true leaks.
-    for pending in state.checks {
-      var facts = pending.facts
-      let stack = frames(pending.stack)
-      if facts != nil {
-        facts!.enqueuedBy = Signature(type: facts!.type, stack: stack).frames.first
-      }
-      let location = LogLocation(file: file, line: pending.line)
-      let verdict = CheckVerdict(
-        verdict: pending.verdict, session: index, check: pending.check, location: location,
-        object: facts,
-        explanation: Explanations.check(
-          pending.verdict, pending.check, facts, sessionEnd: lastTime, ended: ended))
-      if pending.verdict == .trueLeak {
-        findings.add(
-          .trueLeak, Signature(type: pending.check.type, stack: stack), stack: stack,
-          FindingExample(
-            session: index, id: facts?.id, address: pending.check.obj, type: pending.check.type,
-            queue: facts?.queue, enqueuedAt: facts?.enqueuedAt, releasedAt: facts?.releasedAt,
-            retainCount: facts?.retainCountAfterRelease, checkedAt: pending.check.t,
-            checkLabel: pending.check.label, location: location),
-          verdict: verdict)
-      }
-      if checks.count < options.maximumListedChecks { checks.append(verdict) }
-    }
+    finishChecks(lastTime: lastTime, ended: ended)
 
-    let timelines = state.timelines
-    sessions.append(
-      SessionReport(
-        index: index, file: file, line: state.info.line, header: state.info.record,
-        end: ending.end, truncated: ending.truncated, lastTime: lastTime, summary: state.summary,
-        unknownKinds: ending.unknownKinds, malformedLines: ending.malformedLines, queues: timelines,
-        marks: state.marks, omittedMarks: state.omittedMarks, threads: state.threads))
+    if !ended || ending.truncated { hasIncompleteSession = true }
+    for timeline in state.timelines where timeline.peakDepth > 0 {
+      let candidate = QueuePeak(
+        queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)
+      if peak.map({ candidate.isDeeper(than: $0) }) ?? true { peak = candidate }
+    }
+    if sessions.count < options.maximumListedSessions {
+      marksLeft = state.marksLeft
+      threadNamesLeft = state.threadNamesLeft
+      detailedTimelinesLeft = state.detailedTimelinesLeft
+      sessions.append(
+        SessionReport(
+          index: index, file: file, line: state.info.line, header: state.info.record,
+          end: ending.end, truncated: ending.truncated, lastTime: lastTime,
+          summary: state.summary, unknownKinds: ending.unknownKinds,
+          malformedLines: ending.malformedLines, queues: state.timelines, marks: state.marks,
+          omittedMarks: state.omittedMarks, threads: state.threads))
+    } else {
+      omittedSessions += 1
+    }
     summary.add(state.summary)
+  }
+
+  /// Explains the session's kept checks, lists the first ones, and groups the true leaks:
+  /// every group's examples in log order first (so that each finding's examples are its
+  /// first members), then the members beyond the examples, by count.
+  private mutating func finishChecks(lastTime: Int64, ended: Bool) {
+    let ledger = state.checks
+    var examples: [(line: Int, entry: Int)] = []
+    for group in ledger.groups {
+      for entry in group.examples { examples.append((ledger.entries[entry].line, entry)) }
+    }
+    examples.sort { ($0.line, $0.entry) < ($1.line, $1.entry) }
+    for (_, index) in examples {
+      let entry = ledger.entries[index]
+      let stack = frames(entry.stack)
+      let verdict = self.verdict(entry, stack: stack, lastTime: lastTime, ended: ended)
+      findings.add(
+        .trueLeak, Signature(type: entry.check.type, stack: stack), stack: stack,
+        FindingExample(
+          session: state.info.index, id: entry.facts?.id, address: entry.check.obj,
+          type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
+          releasedAt: entry.facts?.releasedAt, retainCount: entry.facts?.retainCountAfterRelease,
+          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location),
+        verdict: verdict)
+    }
+    for group in ledger.groups where group.count > group.examples.count {
+      let first = ledger.entries[group.examples[0]]
+      let stack = frames(first.stack)
+      findings.add(
+        .trueLeak, Signature(type: first.check.type, stack: stack), stack: stack,
+        members: group.count - group.examples.count)
+    }
+    for entry in ledger.listed where checks.count < options.maximumListedChecks {
+      checks.append(verdict(entry, stack: frames(entry.stack), lastTime: lastTime, ended: ended))
+    }
+  }
+
+  private func verdict(_ entry: CheckLedger.Entry, stack: [Frame], lastTime: Int64, ended: Bool)
+    -> CheckVerdict
+  {
+    var facts = entry.facts
+    if facts != nil {
+      facts!.enqueuedBy = Signature(type: facts!.type, stack: stack).frames.first
+    }
+    return CheckVerdict(
+      verdict: entry.verdict, session: state.info.index, check: entry.check,
+      location: LogLocation(file: state.info.file, line: entry.line), object: facts,
+      explanation: Explanations.check(
+        entry.verdict, entry.check, facts, sessionEnd: lastTime, ended: ended,
+        neverEnqueued: entry.neverEnqueued))
   }
 }
 

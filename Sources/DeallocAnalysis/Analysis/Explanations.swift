@@ -5,14 +5,20 @@
 enum Explanations {
   typealias T = TimeFormatting
 
+  /// `neverEnqueued`: for a check matched with no object, the session certainly never
+  /// enqueued its address, and the check has no id. Otherwise an object may have been there and left its queue
+  /// before the analyzer's look-back, and the sentence claims no more than the log shows.
   static func check(
     _ verdict: CheckVerdict.Verdict, _ check: CheckRecord, _ facts: ObjectFacts?,
-    sessionEnd: Int64, ended: Bool
+    sessionEnd: Int64, ended: Bool, neverEnqueued: Bool = true
   ) -> String {
     let who = check.label.isEmpty ? "A leak check" : check.label
     var text = "\(who) saw \(check.type) alive at \(T.format(check.t))."
     guard let facts else {
-      return text + " It was not waiting in any queue (it was never handed to one): a real leak."
+      if neverEnqueued {
+        return text + " It was not waiting in any queue (it was never handed to one): a real leak."
+      }
+      return text + " It was not waiting in any queue at that moment: a real leak."
     }
     let by = facts.enqueuedBy.map { " by \($0.shortName)" } ?? ""
     switch verdict {
@@ -49,6 +55,13 @@ enum Explanations {
         + " \(after), but something else still holds it\(rc(facts)): the check was early,"
         + " yet the object leaked anyway (see the leaked findings)."
     case .trueLeak:
+      if let releasedAt = facts.releasedAt, releasedAt <= check.t, facts.freedByRelease == true {
+        return text
+          + " It was not in a queue at that moment: the object it matched (id \(facts.id),"
+          + " enqueued\(by) at \(T.format(facts.enqueuedAt))) had left queue '\(facts.queue)'"
+          + " at \(T.format(releasedAt)) and that release freed it, so what the check saw alive"
+          + " was another object: a real leak."
+      }
       if let releasedAt = facts.releasedAt, releasedAt <= check.t {
         return text
           + " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
@@ -66,15 +79,15 @@ enum Explanations {
   }
 
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
-    let first = finding.examples[0]
+    let first = finding.examples.first
     let n = finding.count
     let objects =
       n == 1 ? "1 \(finding.signature.type) object" : "\(n) \(finding.signature.type) objects"
     let by = finding.signature.frames.first.map { " enqueued by \($0.shortName)" } ?? ""
-    let queue = first.queue.map { "queue '\($0)'" } ?? "a queue"
+    let queue = first?.queue.map { "queue '\($0)'" } ?? "a queue"
     switch finding.kind {
     case .leaked:
-      let rc = first.retainCount.map { " (retain count \($0) after the release)" } ?? ""
+      let rc = first?.retainCount.map { " (retain count \($0) after the release)" } ?? ""
       return
         "\(objects)\(by) \(n == 1 ? "was" : "were") released by \(queue) but stayed alive"
         + " to the end of the session\(rc): something else still holds \(n == 1 ? "it" : "them")."

@@ -14,7 +14,11 @@ public struct ObjectHistory: Sendable, Equatable {
   public var address: Address
   public var type: String
   public var queue: String?
+  /// The records in log order, up to ``ObjectHistoryCollector/maximumEntries``: the enqueue,
+  /// release and dealloc always, drains and checks while there is room.
   public var entries: [Entry] = []
+  /// Drains and checks beyond the cap, counted but not kept.
+  public var omittedEntries = 0
   /// The enqueue stack, symbolized when a symbolizer was given.
   public var stack: [Frame] = []
   /// The final state; `nil` for an object that was never enqueued.
@@ -65,10 +69,18 @@ public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
 /// A visitor that collects the ``ObjectHistory`` of every object a selector matches.
 ///
 /// Memory grows with the matched objects only (capped at ``maximumObjects``; the rest are
-/// counted), and with the session's distinct stacks.
+/// counted), each with at most ``maximumEntries`` records, and with the session's distinct
+/// stacks.
+///
+/// A check's verdict follows the log contract by `t`, with the rule the report uses
+/// (``QueueMembership``): it is settled at the session's end, once the object's release is
+/// known, so that records written slightly out of time order do not change it.
 public struct ObjectHistoryCollector: LogVisitor {
   public let selector: ObjectSelector
   public var maximumObjects = 1000
+  /// Records kept per object: a queue that drains often, or a check in a loop, must not grow
+  /// one history without bound. The enqueue, release and dealloc are always kept.
+  public var maximumEntries = 500
   public var stuckAfter: Int64
   public private(set) var histories: [ObjectHistory] = []
   public private(set) var omitted = 0
@@ -167,7 +179,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       // A drain of the object's queue while it waited explains when the queue acted.
       for index in waiting.sorted()
       where histories[index].queue == r.q && (histories[index].enqueuedAt ?? .max) <= r.t {
-        histories[index].entries.append(.init(record: record, location: location))
+        append(.init(record: record, location: location), to: index)
       }
     case .check(let r):
       var index = r.id.flatMap { open[$0] }
@@ -187,14 +199,21 @@ public struct ObjectHistoryCollector: LogVisitor {
         histories.append(history)
         return
       }
-      let h = histories[index!]
-      let inQueue = (h.enqueuedAt ?? .max) <= r.t && h.releasedAt == nil
-      histories[index!].entries.append(
-        .init(
-          record: record, location: location,
-          verdict: r.alive ? (inQueue ? .falseLeak : .trueLeak) : nil))
+      // Judged by `t` at the session's end, when the release is known (see `finish`).
+      append(
+        .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil),
+        to: index!)
     case .session, .mark, .end, .unknown:
       break
+    }
+  }
+
+  /// Appends a drain or check while the history has room, else counts it.
+  private mutating func append(_ entry: ObjectHistory.Entry, to index: Int) {
+    if histories[index].entries.count < maximumEntries {
+      histories[index].entries.append(entry)
+    } else {
+      histories[index].omittedEntries += 1
     }
   }
 
@@ -202,6 +221,16 @@ public struct ObjectHistoryCollector: LogVisitor {
     for index in firstOfSession..<histories.count {
       histories[index].sessionLastTime = ending.lastTime
       histories[index].threads = threads
+      if let enqueuedAt = histories[index].enqueuedAt {
+        let releasedAt = histories[index].releasedAt
+        for entry in histories[index].entries.indices {
+          guard case .check(let check) = histories[index].entries[entry].record, check.alive
+          else { continue }
+          let waiting = QueueMembership.wasWaiting(
+            at: check.t, enqueuedAt: enqueuedAt, releasedAt: releasedAt)
+          histories[index].entries[entry].verdict = waiting ? .falseLeak : .trueLeak
+        }
+      }
       guard histories[index].state == nil, let enqueuedAt = histories[index].enqueuedAt else {
         continue
       }

@@ -1,5 +1,6 @@
 /// What the analyzer keeps while a session is being read: the objects still in a queue, the
-/// survivors of their release, the session's stacks and queues. Dropped at the session's end.
+/// survivors of their release, recent releases, the session's stacks, queues and checks.
+/// Dropped at the session's end.
 ///
 /// Objects refer to their type and queue by index, so that the per-object tables hold no
 /// strings (no reference counting on the hot path).
@@ -24,14 +25,14 @@ struct SessionState {
     var line: Int
   }
 
-  /// A check that saw its object alive, waiting for the session's end to be explained.
-  struct PendingCheck {
-    var verdict: CheckVerdict.Verdict
-    var check: CheckRecord
-    var line: Int
-    var facts: ObjectFacts?
-    /// The stack of the matched object, for the finding and the explanation.
+  /// What a released object leaves in ``SessionState/released``.
+  struct Released {
+    var type: Int32
+    var queue: Int32
     var stack: Int64?
+    var freed: Bool
+    var retainCount: Int?
+    var deallocAt: Int64?
   }
 
   var info: SessionInfo
@@ -52,12 +53,24 @@ struct SessionState {
   var summary = Summary()
   var marks: [MarkRecord] = []
   var omittedMarks = 0
-  var checks: [PendingCheck] = []
-  /// Ids of objects that listed checks refer to, with the indices of those checks.
-  var watched: [UInt64: [Int]] = [:]
+  /// Marks this session may still keep (the report's budget, shared by its sessions).
+  var marksLeft = 0
+  /// Thread names this session may still keep.
+  var threadNamesLeft = 0
+  /// Timelines of this session that may still keep a depth series.
+  var detailedTimelinesLeft = 0
+  /// The alive checks, until the session ends.
+  var checks: CheckLedger
+  /// Released objects, for checks written after a release they precede.
+  var released = RecentReleases<Released>()
+  /// Every address and id enqueued, to tell "never enqueued" apart in explanations.
+  var enqueued = EnqueueFilter()
+  /// The largest `t` read so far.
+  var lastTime: Int64 = 0
 
-  init(_ info: SessionInfo) {
+  init(_ info: SessionInfo, maximumExamples: Int = 5) {
     self.info = info
+    self.checks = CheckLedger(maximumExamples: maximumExamples)
     summary.sessions = 1
   }
 
@@ -68,7 +81,13 @@ struct SessionState {
       return index
     }
     if let index = queueIndex[queue] { return index }
-    timelines.append(QueueTimeline(queue: queue, session: info.index))
+    var timeline = QueueTimeline(queue: queue, session: info.index)
+    if detailedTimelinesLeft > 0 {
+      detailedTimelinesLeft -= 1
+    } else {
+      timeline.keepsPoints = false
+    }
+    timelines.append(timeline)
     queueIndex[queue] = timelines.count - 1
     return timelines.count - 1
   }

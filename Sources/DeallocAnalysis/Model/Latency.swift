@@ -26,7 +26,9 @@ public struct LatencyDistribution: Sendable, Equatable {
   public mutating func add(_ nanoseconds: Int64) {
     let value = max(0, nanoseconds)
     count += 1
-    sum &+= value
+    // Saturates rather than wraps: a mean that is too small beats a negative one.
+    let (total, overflow) = sum.addingReportingOverflow(value)
+    sum = overflow ? .max : total
     minimum = min(minimum, value)
     maximum = max(maximum, value)
     if count <= exactLimit {
@@ -68,7 +70,9 @@ public struct LatencyDistribution: Sendable, Equatable {
   /// The histogram as (lower bound, upper bound, count), skipping empty buckets.
   public var histogram: [(lower: Int64, upper: Int64, count: Int)] {
     buckets.enumerated().compactMap { index, n in
-      n == 0 ? nil : (Self.bucketLower(index), Self.bucketLower(index + 1) - 1, n)
+      guard n > 0 else { return nil }
+      let next = Self.bucketLower(index + 1)
+      return (Self.bucketLower(index), next == .max ? .max : next - 1, n)
     }
   }
 
@@ -80,11 +84,15 @@ public struct LatencyDistribution: Sendable, Equatable {
     return subBuckets + (exponent - 5) * subBuckets + mantissa
   }
 
+  /// The lower bound of bucket `index`; `Int64.max` past the last bucket (`Int64.max`'s own).
   static func bucketLower(_ index: Int) -> Int64 {
     if index < subBuckets { return Int64(index) }
     let step = (index - subBuckets) / subBuckets
     let mantissa = (index - subBuckets) % subBuckets
-    return Int64(subBuckets + mantissa) << step
+    let lower = Int64(subBuckets + mantissa)
+    // `lower` is below 2⁶: shifted by 58 or more it no longer fits in 63 bits.
+    guard step <= 57 else { return .max }
+    return lower << step
   }
 
   static func bucketMiddle(_ index: Int) -> Int64 {

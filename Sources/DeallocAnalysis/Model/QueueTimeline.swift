@@ -17,6 +17,9 @@ public struct QueueTimeline: Sendable, Equatable {
   public var drains = 0
   /// The tracked depth now (enqueue `depth` fields, minus releases since).
   public private(set) var depth = 0
+  /// Whether the series is kept: a report keeps it for a bounded number of timelines
+  /// (``AnalysisOptions/maximumDetailedTimelines``); the others keep counts and the peak only.
+  public internal(set) var keepsPoints = true
   private var bucketWidth: Int64 = 1
 
   public init(queue: String, session: Int) {
@@ -31,6 +34,7 @@ public struct QueueTimeline: Sendable, Equatable {
       peakDepth = depth
       peakTime = time
     }
+    guard keepsPoints else { return }
     if let last = points.last, time < last.t + bucketWidth {
       points[points.count - 1].depth = max(last.depth, depth)
       return

@@ -8,7 +8,10 @@ public struct Report: Sendable, Equatable {
   public var inputs: [String]
   public var options: AnalysisOptions
   public var summary: Summary
+  /// The first ``AnalysisOptions/maximumListedSessions`` sessions read.
   public var sessions: [SessionReport]
+  /// Sessions read beyond those listed (the summary counts them all).
+  public var omittedSessions = 0
   /// Grouped by kind and signature, most serious first, then largest first.
   public var findings: [Finding]
   /// Every `check` that saw its object alive, with its verdict, in log order (capped at
@@ -21,20 +24,17 @@ public struct Report: Sendable, Equatable {
   /// Warnings beyond the cap that were counted but not kept.
   public var omittedWarnings: Int
 
-  /// The deepest any queue got, across sessions.
-  public var peak: QueuePeak? {
-    sessions.flatMap(\.queues).max { a, b in
-      (a.peakDepth, b.session, b.peakTime) < (b.peakDepth, a.session, a.peakTime)
-    }.map { QueuePeak(queue: $0.queue, session: $0.session, depth: $0.peakDepth, at: $0.peakTime) }
-  }
+  /// The deepest any queue got, across all sessions (listed or not); the earliest such
+  /// moment when several queues reached it.
+  public var peak: QueuePeak?
 
   /// The false leaks among ``checks``.
   public var falseLeaks: [CheckVerdict] { checks.filter { $0.verdict == .falseLeak } }
   /// The true leaks among ``checks``.
   public var trueLeaks: [CheckVerdict] { checks.filter { $0.verdict == .trueLeak } }
 
-  /// Whether any session is incomplete (no `end`, or a cut-off tail).
-  public var hasIncompleteSession: Bool { sessions.contains { !$0.isComplete } }
+  /// Whether any session is incomplete (no `end`, or a cut-off tail), listed or not.
+  public var hasIncompleteSession = false
 }
 
 /// The latencies a report shows.
@@ -47,6 +47,11 @@ public struct LatencySection: Sendable, Equatable {
 
 /// The deepest point of one queue.
 public struct QueuePeak: Sendable, Equatable {
+  /// Whether this peak beats `other`: deeper, or as deep and earlier (by session, then time).
+  func isDeeper(than other: QueuePeak) -> Bool {
+    (depth, other.session, other.at) > (other.depth, session, at)
+  }
+
   public var queue: String
   public var session: Int
   public var depth: Int
@@ -74,9 +79,10 @@ public struct SessionReport: Sendable, Equatable {
   public var unknownKinds: [String: Int]
   public var malformedLines: Int
   public var queues: [QueueTimeline]
-  /// Marks in time order, capped at ``AnalysisOptions/maximumListedMarks``.
+  /// Marks in log order, within the report's budget (``AnalysisOptions/maximumListedMarks``).
   public var marks: [MarkRecord]
   public var omittedMarks: Int
+  /// Thread names, within the report's budget (``AnalysisOptions/maximumThreadNames``).
   public var threads: [Int64: String]
 
   /// Ended with an `end` record and no cut-off line.

@@ -3,7 +3,8 @@
 /// Fields may come in any order and unknown fields are skipped. Required fields (per the
 /// contract) that are missing or of the wrong type make the line malformed; optional ones
 /// that are malformed are malformed too, because a writer that gets them wrong cannot be
-/// trusted on the rest of the line.
+/// trusted on the rest of the line. Times and counts outside ``LogLimits`` are malformed as
+/// well, so that nothing downstream can overflow.
 struct RecordParser {
   private var interner = StringInterner()
 
@@ -195,25 +196,43 @@ struct RecordParser {
       guard value >= 0 else { throw Failure("'\(name)' is negative") }
       return UInt64(value)
     }
+    /// A time within ``LogLimits/times``.
+    func time(_ value: Int64?, _ kind: String) throws(Failure) -> Int64 {
+      guard let t = value else { throw Failure("\(kind) record without 't'") }
+      guard t >= 0 && t <= LogLimits.maximumTime else {
+        throw Failure("'t' is out of range (0 to 2^60 ns since the session's start)")
+      }
+      return t
+    }
+    /// A count within ``LogLimits/counts``, when present.
+    func count(_ value: Int64?, _ name: String) throws(Failure) -> Int? {
+      guard let value else { return nil }
+      guard value >= 0 && value <= LogLimits.maximumCount else {
+        throw Failure("'\(name)' is out of range (0 to 2^48)")
+      }
+      return Int(value)
+    }
     switch f.ev {
     case Kind.enqueue:
       return .enqueue(
         EnqueueRecord(
-          t: try need(f.t, "t", "enqueue"), id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
+          t: try time(f.t, "enqueue"),
+          id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
           obj: Address(try need(f.obj, "obj", "enqueue")),
           type: try need(f.type, "type", "enqueue"),
-          q: try need(f.q, "q", "enqueue"), tid: f.tid, depth: int(f.depth), stack: f.stack,
-          rc: int(f.rc)))
+          q: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
+          stack: f.stack, rc: try count(f.rc, "rc")))
     case Kind.release:
       return .release(
         ReleaseRecord(
-          t: try need(f.t, "t", "release"), id: try unsigned(try need(f.id, "id", "release"), "id"),
-          tid: f.tid, freed: try need(f.freed, "freed", "release"), rc: int(f.rc)))
+          t: try time(f.t, "release"),
+          id: try unsigned(try need(f.id, "id", "release"), "id"),
+          tid: f.tid, freed: try need(f.freed, "freed", "release"), rc: try count(f.rc, "rc")))
     case Kind.drain:
       return .drain(
         DrainRecord(
-          t: try need(f.t, "t", "drain"), q: try need(f.q, "q", "drain"),
-          n: int(try need(f.n, "n", "drain"))!, tid: f.tid, why: f.why))
+          t: try time(f.t, "drain"), q: try need(f.q, "q", "drain"),
+          n: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, why: f.why))
     case Kind.stack:
       return .stack(
         StackRecord(
@@ -222,29 +241,29 @@ struct RecordParser {
     case Kind.dealloc:
       return .dealloc(
         DeallocRecord(
-          t: try need(f.t, "t", "dealloc"), id: try unsigned(try need(f.id, "id", "dealloc"), "id"))
+          t: try time(f.t, "dealloc"), id: try unsigned(try need(f.id, "id", "dealloc"), "id"))
       )
     case Kind.check:
       return .check(
         CheckRecord(
-          t: try need(f.t, "t", "check"), obj: Address(try need(f.obj, "obj", "check")),
+          t: try time(f.t, "check"), obj: Address(try need(f.obj, "obj", "check")),
           type: try need(f.type, "type", "check"), alive: try need(f.alive, "alive", "check"),
           label: f.label ?? "", id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") })
       )
     case Kind.mark:
-      return .mark(MarkRecord(t: try need(f.t, "t", "mark"), label: f.label ?? "", tid: f.tid))
+      return .mark(MarkRecord(t: try time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
     case Kind.thread:
       return .thread(ThreadRecord(tid: try need(f.tid, "tid", "thread"), name: f.name ?? ""))
     case Kind.session:
       return .session(
         SessionRecord(
-          v: int(try need(f.v, "v", "session"))!, t: f.t ?? 0, pid: f.pid, exe: f.exe,
-          wall: f.wall, delayMs: f.delayMs, frames: int(f.frameCount)))
+          v: int(try need(f.v, "v", "session"))!, t: try time(f.t ?? 0, "session"), pid: f.pid,
+          exe: f.exe, wall: f.wall, delayMs: f.delayMs, frames: int(f.frameCount)))
     case Kind.end:
       return .end(
         EndRecord(
-          t: try need(f.t, "t", "end"), why: f.why ?? "", pending: int(f.pending) ?? 0,
-          lost: int(f.lost) ?? 0))
+          t: try time(f.t, "end"), why: f.why ?? "", pending: try count(f.pending, "pending") ?? 0,
+          lost: try count(f.lost, "lost") ?? 0))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))

@@ -29,6 +29,11 @@ public struct ExplainRenderer: Sendable {
         let time = entry.record.time.map { T.format($0) } ?? ""
         out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
       }
+      if history.omittedEntries > 0 {
+        out.append(
+          "  … \(S.plural(history.omittedEntries, "more drain or check", "more drains and checks"))"
+            + " not shown")
+      }
       var timings: [String] = []
       if let enqueuedAt = history.enqueuedAt {
         if let releasedAt = history.releasedAt {

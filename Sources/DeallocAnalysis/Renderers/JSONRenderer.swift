@@ -34,6 +34,7 @@ public struct JSONRenderer: ReportRenderer {
       ("peak", report.peak.map(Self.peak) ?? .null),
       ("types", .array(report.types.map(Self.type))),
       ("sessions", .array(report.sessions.map(Self.session))),
+      ("omittedSessions", .int(report.omittedSessions)),
       ("warnings", .array(report.warnings.map(Self.warning))),
       ("omittedWarnings", .int(report.omittedWarnings)),
     ])

@@ -120,12 +120,17 @@ public struct MarkdownRenderer: ReportRenderer {
     }
 
     let incomplete = report.sessions.filter { !$0.isComplete }
-    if !incomplete.isEmpty || !report.warnings.isEmpty {
+    if !incomplete.isEmpty || !report.warnings.isEmpty || report.omittedSessions > 0 {
       out.append("")
       out.append("### Input")
       out.append("")
       for session in incomplete {
         out.append("- \(e(S.identity(session))): \(e(S.ending(session)))")
+      }
+      if report.omittedSessions > 0 {
+        out.append(
+          "- \(S.plural(report.omittedSessions, "more session")) counted in the summary but"
+            + " not listed (the first \(report.sessions.count) are)")
       }
       for warning in report.warnings.prefix(20) {
         out.append("- warning: \(e(warning.description))")

@@ -17,6 +17,10 @@
 ///   its state (`pending`, `stuck` or `neverReleased`) in the closing event's args.
 /// - A counter sample never goes back in time: a record written out of order by another thread
 ///   is drawn at the queue's previous sample time.
+/// - A check's verdict follows the report's rule by `t` (``QueueMembership``). The instant of a
+///   check of an object still in its queue is written once the object's release is read (or
+///   at its session's end), because a release written after the check can still be timed
+///   before it.
 /// - Checks and late deallocs carry no thread in the log; they go to a thread named
 ///   `dealloctrace` of their session, with tid 2,000,000,000: above any Linux thread id
 ///   (`pid_max` is at most 2²²), and not 0, which trace viewers keep for the idle thread.
@@ -211,6 +215,19 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     if session!.liveByAddress[slice.address] == r.id {
       session!.liveByAddress[slice.address] = nil
     }
+    session!.lastTime = max(session!.lastTime, r.t)
+    session!.released.add(
+      r.id,
+      RecentReleases.Entry(
+        address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.t, value: ()),
+      now: session!.lastTime)
+    if let deferred = session!.deferredChecks.removeValue(forKey: r.id) {
+      for check in deferred {
+        let waiting = QueueMembership.wasWaiting(
+          at: check.t, enqueuedAt: slice.enqueuedAt, releasedAt: r.t)
+        writeCheck(check, verdict: waiting ? "falseLeak" : "trueLeak")
+      }
+    }
     event("e", tid: r.tid)
     writer.string("cat", literal: "object")
     writer.string("name", slice.type)
@@ -247,14 +264,59 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   }
 
   /// The same rule as the analyzer: a check that saw its object alive is a false leak when
-  /// the object (by id, else by the address's latest enqueue) was in a queue at the check.
+  /// the object (by id, else by the address's latest enqueue at or before the check) was in
+  /// a queue at the check's `t`. A check of an object still in its queue waits for the release.
   private mutating func check(_ r: CheckRecord) {
-    var verdict: String?
-    if r.alive {
-      let id = r.id ?? session!.liveByAddress[r.obj]
-      let inQueue = id.flatMap { session!.live[$0] }.map { $0.enqueuedAt <= r.t } ?? false
-      verdict = inQueue ? "falseLeak" : "trueLeak"
+    session!.lastTime = max(session!.lastTime, r.t)
+    guard r.alive else {
+      writeCheck(r, verdict: nil)
+      return
     }
+    var live: (id: UInt64, enqueuedAt: Int64)?
+    var released: RecentReleases<Void>.Entry?
+    if let id = r.id {
+      if let slice = session!.live[id] {
+        live = (id, slice.enqueuedAt)
+      } else {
+        released = session!.released[id]
+      }
+    } else {
+      if let id = session!.liveByAddress[r.obj], let slice = session!.live[id] {
+        live = (id, slice.enqueuedAt)
+      }
+      // The latest enqueue of the address at or before the check: a released one when the
+      // object now in the queue came later.
+      if live.map({ $0.enqueuedAt > r.t }) ?? true,
+        let latest = session!.released.latest(at: r.obj), latest.entry.enqueuedAt <= r.t
+      {
+        live = nil
+        released = latest.entry
+      }
+    }
+    if let live, live.enqueuedAt <= r.t {
+      var deferred = session!.deferredChecks.removeValue(forKey: live.id) ?? []
+      if deferred.count < Self.deferredChecksPerObject {
+        deferred.append(r)
+        session!.deferredChecks[live.id] = deferred
+        return
+      }
+      session!.deferredChecks[live.id] = deferred
+      // Too many checks of one object wait already: this one is judged now, as queued.
+      writeCheck(r, verdict: "falseLeak")
+      return
+    }
+    let waiting =
+      released.map {
+        QueueMembership.wasWaiting(at: r.t, enqueuedAt: $0.enqueuedAt, releasedAt: $0.releasedAt)
+      } ?? false
+    writeCheck(r, verdict: waiting ? "falseLeak" : "trueLeak")
+  }
+
+  /// Checks of one queued object whose instants wait for its release; beyond, they are
+  /// written at once as false leaks.
+  private static var deferredChecksPerObject: Int { 64 }
+
+  private mutating func writeCheck(_ r: CheckRecord, verdict: String?) {
     switch verdict {
     case "falseLeak": instant("false leak: ", r.type, cat: "check", at: r.t, tid: nil)
     case "trueLeak": instant("true leak: ", r.type, cat: "check", at: r.t, tid: nil)
@@ -288,6 +350,13 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
 
   private mutating func end(_ ending: SessionEnding) {
     let last = ending.lastTime
+    // Checks of objects never released: they were in their queue.
+    let deferred = session!.deferredChecks.sorted {
+      (session!.live[$0.key]?.sliceID ?? 0) < (session!.live[$1.key]?.sliceID ?? 0)
+    }
+    for (_, checks) in deferred {
+      for check in checks { writeCheck(check, verdict: "falseLeak") }
+    }
     for (id, slice) in session!.live.sorted(by: { $0.value.sliceID < $1.value.sliceID }) {
       let state: ObjectState =
         ending.end != nil
@@ -343,6 +412,12 @@ private struct ExportSession {
   var liveByAddress: [Address: UInt64] = [:]
   var survivors: [UInt64: Survivor] = [:]
   var queues: [String: Counter] = [:]
+  /// Released objects, for checks written after a release they precede.
+  var released = RecentReleases<Void>()
+  /// Alive checks of objects still in their queue, by object id, waiting for the release.
+  var deferredChecks: [UInt64: [CheckRecord]] = [:]
+  /// The largest `t` read so far.
+  var lastTime: Int64 = 0
 
   init(info: SessionInfo, pid: Int64) {
     self.info = info

@@ -116,6 +116,9 @@ public struct TextRenderer: ReportRenderer {
     for session in report.sessions {
       out.append("  \(S.identity(session)): \(S.ending(session))")
     }
+    if report.omittedSessions > 0 {
+      out.append("  … \(report.omittedSessions) more (counted above, not listed)")
+    }
 
     if !report.warnings.isEmpty {
       out.append("")

@@ -26,7 +26,11 @@ enum TimeAxisLabels {
   private static func format(_ value: Double, decimals: Int) -> String {
     var factor = 1.0
     for _ in 0..<decimals { factor *= 10 }
-    let scaled = Int64((value * factor).rounded())
+    // Chart domains are log times (at most 2⁶⁰ ns), far inside Int64; the guard only keeps a
+    // non-finite or absurd value from trapping the conversion.
+    let product = (value * factor).rounded()
+    guard product.isFinite, product.magnitude < 9e18 else { return "?" }
+    let scaled = Int64(product)
     let whole = scaled / Int64(factor)
     guard decimals > 0 else { return String(whole) }
     var fraction = String((scaled % Int64(factor)).magnitude)

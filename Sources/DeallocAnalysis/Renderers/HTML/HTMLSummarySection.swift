@@ -125,7 +125,7 @@ enum HTMLSummarySection {
       }
     }
     HTMLFormat.writeOmitted(
-      shown: min(limits.sessions, report.sessions.count), total: report.sessions.count,
-      "sessions", into: &html)
+      shown: min(limits.sessions, report.sessions.count),
+      total: report.sessions.count + report.omittedSessions, "sessions", into: &html)
   }
 }

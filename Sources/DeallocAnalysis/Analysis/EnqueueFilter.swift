@@ -1,0 +1,57 @@
+/// Which addresses a session ever enqueued, in a fixed 128 KiB: a Bloom filter.
+///
+/// Why: an explanation may say that no queue ever held what a check saw only when that is
+/// certain, and remembering every address exactly would grow with the log. A Bloom filter's
+/// "no" is certain; its "maybe" can be wrong (rarely below about 100,000 distinct addresses,
+/// more often beyond), so callers state only the "no". Ids need no filter: the recorder gives a
+/// check an id only for an object it saw enqueued.
+struct EnqueueFilter {
+  private static let wordCount = 1 << 14
+  private static let bitMask: UInt64 = (1 << 20) - 1
+  /// Allocated at the first enqueue. A class over raw memory: setting bits once per enqueue
+  /// then costs no copy-on-write check.
+  private var words: Words?
+
+  private final class Words {
+    let bits = UnsafeMutablePointer<UInt64>.allocate(capacity: EnqueueFilter.wordCount)
+    init() { bits.initialize(repeating: 0, count: EnqueueFilter.wordCount) }
+    deinit { bits.deallocate() }
+  }
+
+  /// Sets two bit positions out of 2²⁰, from one 64-bit hash (no array: this runs once per
+  /// enqueue).
+  mutating func insert(address: Address) {
+    let hash = Self.mix(address.rawValue)
+    if words == nil { words = Words() }
+    let bits = words!.bits
+    Self.set(bits, Int(hash & Self.bitMask))
+    Self.set(bits, Int((hash >> 32) & Self.bitMask))
+  }
+
+  /// `false` when the session certainly never enqueued an object at `address`.
+  func mayContain(address: Address) -> Bool {
+    guard let bits = words?.bits else { return false }
+    let hash = Self.mix(address.rawValue)
+    return Self.isSet(bits, Int(hash & Self.bitMask))
+      && Self.isSet(bits, Int((hash >> 32) & Self.bitMask))
+  }
+
+  /// `bit` is below 2²⁰ (masked), so the word is inside the allocation.
+  @inline(__always)
+  private static func set(_ bits: UnsafeMutablePointer<UInt64>, _ bit: Int) {
+    bits[bit >> 6] |= 1 << UInt64(bit & 63)
+  }
+
+  @inline(__always)
+  private static func isSet(_ bits: UnsafeMutablePointer<UInt64>, _ bit: Int) -> Bool {
+    bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+  }
+
+  /// SplitMix64's finalizer: neighbouring addresses land far apart.
+  private static func mix(_ key: UInt64) -> UInt64 {
+    var z = key &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
