@@ -50,7 +50,7 @@ public struct MarkdownRenderer: ReportRenderer {
           if !frames.isEmpty {
             out.append("")
             out.append("  ```")
-            for frame in frames { out.append("  \(S.frameLine(frame).replacingBackticks)") }
+            for frame in frames { out.append("  \(Self.fenceLine(S.frameLine(frame)))") }
             if omitted > 0 { out.append("  … \(omitted) more frames") }
             out.append("  ```")
           }
@@ -165,11 +165,23 @@ public struct MarkdownRenderer: ReportRenderer {
   /// Text for inside a code span: backticks and pipes cannot be escaped there, so they are
   /// replaced by look-alikes.
   static func code(_ text: String) -> String {
-    text.replacingBackticks.replacing("|", with: "¦").replacing("\n", with: " ")
+    fenceLine(text).replacing("|", with: "¦")
   }
-}
 
-extension String {
-  /// Backticks replaced by a look-alike, for code spans and fences.
-  fileprivate var replacingBackticks: String { replacing("`", with: "ˋ") }
+  /// One line of text for inside a code fence: backticks become a look-alike (three could
+  /// close the fence), line breaks of every kind (`\n`, `\r`, `\r\n`, which Swift counts as
+  /// one `Character`) become spaces, and other control characters are dropped.
+  static func fenceLine(_ text: String) -> String {
+    var out = ""
+    for character in text {
+      if character == "`" {
+        out += "ˋ"
+      } else if character.isNewline || character == "\t" {
+        out += " "
+      } else if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+        out.append(character)
+      }
+    }
+    return out
+  }
 }
