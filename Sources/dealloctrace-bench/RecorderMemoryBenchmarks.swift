@@ -1,4 +1,5 @@
 import DeallocQueue
+import DeallocTrace
 import Foundation
 
 #if canImport(Glibc)
@@ -10,8 +11,11 @@ let recorderWorkloadArgument = "--recorder-workload"
 
 /// What tracing costs the traced program in memory: the same workload run twice as a child
 /// process of the bench, without and with `DEALLOCTRACE_LOG`, and each child's peak resident
-/// set as the kernel reports it (`wait4`'s `ru_maxrss`). A child per run, because the
-/// recorder's buffers, stack table and writer thread live for the whole process.
+/// set, which the child reads from its own `VmHWM` after `finish()` and prints. A child per
+/// run, because the recorder's buffers, stack table and writer thread live for the whole
+/// process. Not `wait4`'s `ru_maxrss`: Linux carries the spawning parent's peak into a
+/// `posix_spawn`ed child's maximum (the exec inherits the high-water mark of the address
+/// space it replaces), so once the bench itself had grown, both children reported its size.
 func recorderMemoryFigures(into figures: inout BenchFigures) {
   let directory = FileManager.default.temporaryDirectory
     .appendingPathComponent("dealloctrace-bench-memory-\(getpid())")
@@ -48,6 +52,19 @@ func recorderWorkload() {
     }
     queues[burst % 2].drain()
   }
+  DeallocTrace.finish()
+  print(ownPeakResidentKilobytes())
+}
+
+/// The calling process's peak resident set (`VmHWM` in `/proc/self/status`), in KiB.
+private func ownPeakResidentKilobytes() -> Int {
+  guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+    return 0
+  }
+  for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    return Int(line.dropFirst("VmHWM:".count).filter(\.isNumber)) ?? 0
+  }
+  return 0
 }
 
 private final class WorkloadObject {
@@ -66,22 +83,21 @@ private func handOver(site: Int, to queue: DeallocQueue) {
   queue.releaseInBackground(&object)
 }
 
-/// Runs this executable as the workload child and returns its peak RSS in KiB.
+/// Runs this executable as the workload child and returns the peak RSS it reports, in KiB.
 private func peakResidentKilobytes(tracingTo log: String?) -> Int? {
-  let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  process.arguments = [recorderWorkloadArgument]
   var environment = ProcessInfo.processInfo.environment
   environment["DEALLOCTRACE_LOG"] = log
   environment["DEALLOCTRACE"] = nil
-  let arguments = [executable, recorderWorkloadArgument]
-  let argv = arguments.map { strdup($0) } + [nil]
-  let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  defer {
-    for pointer in argv + envp { free(pointer) }
-  }
-  var pid: pid_t = 0
-  guard posix_spawn(&pid, executable, nil, nil, argv, envp) == 0 else { return nil }
-  var status: Int32 = 0
-  var usage = rusage()
-  guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { return nil }
-  return usage.ru_maxrss
+  process.environment = environment
+  let output = Pipe()
+  process.standardOutput = output
+  guard (try? process.run()) != nil else { return nil }
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else { return nil }
+  let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  return Int(text).flatMap { $0 > 0 ? $0 : nil }
 }

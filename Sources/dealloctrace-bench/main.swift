@@ -5,13 +5,15 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, report), e.g. to profile one
+//                                                      memory, report, report-large), e.g. to
+//                                                      profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
   ("tracing", tracingFigures(into:)),
   ("memory", recorderMemoryFigures(into:)),
   ("report", reportFigures(into:)),
+  ("report-large", largeReportFigures(into:)),
 ]
 
 if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {

@@ -38,14 +38,20 @@ public struct LogReader {
     let source = try LineSource(input)
     let file = input.displayName
     var lineNumber = 0
-    var session: SessionEnding?
+    // The session being read. Not an Optional: every record updates it, and mutating through
+    // `session!` cost a copy and a destroy of the whole struct per line (3 % of a report).
+    var session = SessionEnding(
+      index: -1, lastTime: 0, end: nil, truncated: false, unknownKinds: [:], malformedLines: 0,
+      records: 0, lastLine: 0)
+    var inSession = false
     var recordsBeforeSession = 0
     var firstLineBeforeSession = 0
     var sawAnyLine = false
     let firstSessionIndex = sessionCount
 
     func endSession(_ visitor: inout V) throws(AnalysisError) {
-      guard let ending = session else { return }
+      guard inSession else { return }
+      let ending = session
       if !ending.unknownKinds.isEmpty {
         let list = ending.unknownKinds.sorted { $0.key < $1.key }
           .map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
@@ -63,8 +69,8 @@ public struct LogReader {
             "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
               + " counts may be off"))
       }
+      inSession = false
       try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
-      session = nil
     }
 
     while let line = try source.next() {
@@ -79,7 +85,7 @@ public struct LogReader {
         bytes = b
         isLast = true
       case .tooLong:
-        session?.malformedLines += 1
+        if inSession { session.malformedLines += 1 }
         visitor.warn(LogWarning(.malformedLine, at: location, "line longer than 64 MiB; skipped"))
         continue
       }
@@ -89,14 +95,14 @@ public struct LogReader {
         record = try parser.parse(bytes)
       } catch {
         if isLast {
-          session?.truncated = true
+          if inSession { session.truncated = true }
           visitor.warn(
             LogWarning(
               .truncatedLine, at: location,
               "the last line is cut short (the process stopped mid-write); its session is incomplete"
             ))
         } else {
-          session?.malformedLines += 1
+          if inSession { session.malformedLines += 1 }
           visitor.warn(
             LogWarning(.malformedLine, at: location, "malformed line skipped: \(error.message)"))
         }
@@ -111,23 +117,24 @@ public struct LogReader {
         session = SessionEnding(
           index: sessionCount, lastTime: header.t, end: nil, truncated: false, unknownKinds: [:],
           malformedLines: 0, records: 0, lastLine: lineNumber)
+        inSession = true
         sessionCount += 1
         try visitor.visit(.sessionBegan(info), at: location)
         continue
       }
-      guard session != nil else {
+      guard inSession else {
         if recordsBeforeSession == 0 { firstLineBeforeSession = lineNumber }
         recordsBeforeSession += 1
         continue
       }
-      session!.lastLine = lineNumber
+      session.lastLine = lineNumber
       if case .unknown(let kind) = record {
-        session!.unknownKinds[kind, default: 0] += 1
+        session.unknownKinds[kind, default: 0] += 1
         continue
       }
-      if let t = record.time, t > session!.lastTime { session!.lastTime = t }
-      if case .end(let end) = record { session!.end = end }
-      session!.records += 1
+      if let t = record.time, t > session.lastTime { session.lastTime = t }
+      if case .end(let end) = record { session.end = end }
+      session.records += 1
       try visitor.visit(.record(record), at: location)
     }
     bytesRead += source.bytesRead
