@@ -10,12 +10,8 @@ import Foundation
 /// newlines), and the peak memory of the analysis.
 func reportFigures(into figures: inout BenchFigures) {
   let objects = 1_000_000
-  let directory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("dealloctrace-bench-\(getpid())")
-  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: directory) }
-  let path = directory.appendingPathComponent("generated.jsonl").path
-  let bytes = generateLog(objects: objects, at: path)
+  let (path, bytes) = generatedLog(objects: objects)
+  defer { removeGeneratedLog(path) }
 
   // The floor: wc -l on the same file, after the file is in the page cache (both read it
   // warm). CPU seconds, not wall time: the machine is shared, and the target is per core.
@@ -70,12 +66,8 @@ func reportFigures(into figures: inout BenchFigures) {
 /// size. The floor is the log itself: a reader that kept it would need at least that much.
 func largeReportFigures(into figures: inout BenchFigures) {
   let objects = 5_000_000
-  let directory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("dealloctrace-bench-large-\(getpid())")
-  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: directory) }
-  let path = directory.appendingPathComponent("generated.jsonl").path
-  let bytes = generateLog(objects: objects, at: path)
+  let (path, bytes) = generatedLog(objects: objects)
+  defer { removeGeneratedLog(path) }
   resetPeakMemory()
   let baseline = currentResidentBytes()
   var summary = Summary()
@@ -103,6 +95,20 @@ private struct CountingVisitor: LogVisitor {
     records += 1
   }
   mutating func warn(_ warning: LogWarning) {}
+}
+
+/// A generated log of `objects` objects in a fresh temporary directory: its path and size.
+private func generatedLog(objects: Int) -> (path: String, bytes: Int) {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("dealloctrace-bench-\(getpid())-\(objects)")
+  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  let path = directory.appendingPathComponent("generated.jsonl").path
+  return (path, generateLog(objects: objects, at: path))
+}
+
+/// Removes what `generatedLog` made.
+private func removeGeneratedLog(_ path: String) {
+  try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
 }
 
 /// Writes a log shaped like a traced program's: one session, a few threads and stacks,
