@@ -43,7 +43,6 @@ static __thread int64_t cached_thread_id = 0;
 static __thread cunwind_pending_enqueue thread_pending;
 static __thread uint64_t thread_announced = 0;
 static __thread int writer_thread = 0;
-static int forked_child = 0;
 
 // libunwind is loaded with dlopen(RTLD_LOCAL), never linked: linked, libunwind.so.8 sits
 // before libc and libgcc_s in the global lookup scope, and its weak `backtrace` and its
@@ -162,14 +161,11 @@ static void after_fork_in_child(void) {
   __atomic_store_n(&cunwind_tracing_flag, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&cunwind_latest_session_pointer, NULL, __ATOMIC_RELAXED);
   cached_thread_id = 0;
-  forked_child = 1;
 }
 
 static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
 static void install_fork_handler_once(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
 void cunwind_install_fork_handler(void) { pthread_once(&fork_handler_once, install_fork_handler_once); }
-
-int cunwind_forked_child(void) { return forked_child; }
 
 int cunwind_try_lock(int fd) {
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 1;

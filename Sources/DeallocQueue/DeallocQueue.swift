@@ -183,7 +183,7 @@ public final class DeallocQueue: Sendable {
       state.withLock { _ in }
       return true
     }
-    let result = waiter.semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds(of: timeout)))
+    let result = waiter.semaphore.wait(timeout: .now() + .nanoseconds(timeout.wholeNanoseconds))
     return state.withLock { state in
       guard result == .timedOut else { return true }
       // Timed out, unless the drain signalled between the timeout and this lock.
@@ -219,7 +219,7 @@ public final class DeallocQueue: Sendable {
   /// explicit drain took it first, the timer finds a later batch (or none) and does nothing,
   /// so a later batch always gets its full `delay`.
   private func scheduleDrain(of number: UInt64) {
-    target.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds(of: delay))) { [self] in
+    target.asyncAfter(deadline: .now() + .nanoseconds(delay.wholeNanoseconds)) { [self] in
       drain(why: .timer, onlyBatch: number)
     }
   }
@@ -287,16 +287,6 @@ public final class DeallocQueue: Sendable {
       }
     }
   }
-}
-
-/// `duration` in whole nanoseconds for Dispatch, 0 when negative, saturating when huge.
-private func nanoseconds(of duration: Duration) -> Int {
-  let (seconds, attoseconds) = duration.components
-  let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-  guard !overflow else { return seconds < 0 ? 0 : Int(Int64.max) }
-  let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-  guard !carry else { return Int(Int64.max) }
-  return Int(max(0, total))
 }
 
 /// One queued object and the id the tracer gave it (0 when untraced).

@@ -85,7 +85,7 @@ enum Tracer {
         try file.write(
           session.headerLine(
             frames: session.frames,
-            delayMilliseconds: milliseconds(QueueTracing.sharedQueueDelay)))
+            delayMilliseconds: QueueTracing.sharedQueueDelay.wholeNanoseconds / 1_000_000))
       } catch {
         file.close()
         throw error
@@ -100,11 +100,6 @@ enum Tracer {
       cunwind_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
       cunwind_set_tracing(1)
     }
-  }
-
-  private static func milliseconds(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
   }
 
   /// Ends the current session: `end` is written, the file closed. Waits for the writer at

@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// Runs the leak samples in child processes with `DEALLOCTRACE_LOG` set and reads the
-/// `check` records their leak assertions wrote: what `dealloctrace report` explains later.
+/// Runs the leak and queue samples in child processes with `DEALLOCTRACE_LOG` set and reads
+/// the `check` records their leak assertions wrote (what `dealloctrace report` explains
+/// later) and the `drain` records of their queues.
 final class CheckRecordChildProcessTests: XCTestCase {
   private var directory: URL!
 
@@ -100,10 +101,28 @@ final class CheckRecordChildProcessTests: XCTestCase {
       run.output)
   }
 
-  private func runTraced(_ test: String) throws -> (ChildTestRun, TraceLog) {
+  func testDrainCountsOnlyTheEntriesThatHaveEnqueueRecords() throws {
+    let (run, log) = try runTraced("testDrainOfAPartlyTracedBatch", in: "TracedQueueSamples")
+    XCTAssertEqual(run.status, 0, run.output)
+
+    let ours = log.records.filter { $0["q"] as? String == "partly-traced" }
+    let enqueues = ours.filter { $0["ev"] as? String == "enqueue" }
+    let drains = ours.filter { $0["ev"] as? String == "drain" }
+    XCTAssertEqual(enqueues.count, 2, "two of the five entries were traced")
+    XCTAssertEqual(drains.count, 1, "\(drains)")
+    XCTAssertEqual(drains.first?["n"] as? Int, 2, "n counts the traced entries, not all five")
+    XCTAssertEqual(drains.first?["why"] as? String, "explicit")
+    let released = Set(
+      log.records.filter { $0["ev"] as? String == "release" }.compactMap { $0["id"] as? Int })
+    XCTAssertEqual(released, Set(enqueues.compactMap { $0["id"] as? Int }))
+  }
+
+  private func runTraced(
+    _ test: String, in samples: String = "XCTestLeakSamples"
+  ) throws -> (ChildTestRun, TraceLog) {
     let path = directory.appendingPathComponent("\(test).jsonl").path
     let run = try ChildTestRun.run(
-      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/\(test)",
+      .xctest, filter: "DeallocTestingTests.\(samples)/\(test)",
       environment: ["DEALLOCTRACE_LOG": path])
     return (run, try TraceLog(path: path))
   }

@@ -69,13 +69,7 @@ import Testing
         throw SampleFailure()
       }
     } matching: { issue in
-      if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
-        seen.leak.set()
-      }
-      if case .errorCaught(let error) = issue.kind, error is SampleFailure {
-        seen.error.set()
-      }
-      return true
+      seen.note(issue)
     }
     #expect(seen.leak.isSet, "the leak was not reported because the test threw")
     #expect(seen.error.isSet, "the test's error must propagate")
@@ -91,13 +85,7 @@ import Testing
         throw SampleFailure()
       }
     } matching: { issue in
-      if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
-        seen.leak.set()
-      }
-      if case .errorCaught(let error) = issue.kind, error is SampleFailure {
-        seen.error.set()
-      }
-      return true
+      seen.note(issue)
     }
     #expect(seen.leak.isSet, "the leak was not reported because the body threw")
     #expect(seen.error.isSet, "the body's error must propagate")
@@ -144,6 +132,18 @@ private struct SampleFailure: Error {}
 private final class MatcherSightings: Sendable {
   let leak = Flag()
   let error = Flag()
+
+  /// Notes whether `issue` is the leak of a `Node` or the body's `SampleFailure`; takes
+  /// every issue as known.
+  func note(_ issue: Issue) -> Bool {
+    if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
+      leak.set()
+    }
+    if case .errorCaught(let error) = issue.kind, error is SampleFailure {
+      self.error.set()
+    }
+    return true
+  }
 }
 
 /// A node that a cache keeps alive, made inside a `@Sendable` test body and let go after.

@@ -108,9 +108,6 @@ static inline uint64_t cunwind_peek_next_object_id(void) {
 /// cached thread id: a forked child must never write into its parent's log.
 void cunwind_install_fork_handler(void);
 
-/// How many times this process has forked a child that then ran (counted in the child).
-int cunwind_forked_child(void);
-
 /// What `cunwind_describe_address` found.
 enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 
