@@ -8,14 +8,29 @@ public enum DeallocAnalysis {
   ///
   /// - Throws: ``AnalysisError`` when the input is unusable. Problems that leave it usable
   ///   are ``Report/warnings``.
+  /// - Parameter progress: called with the bytes read so far, after each chunk (see
+  ///   ``LogReader/progress``).
   public static func analyze(
     _ arguments: [String], options: AnalysisOptions = AnalysisOptions(),
-    symbolizer: (any FrameSymbolizer)? = nil
+    symbolizer: (any FrameSymbolizer)? = nil, progress: ((Int) -> Void)? = nil
   ) throws(AnalysisError) -> Report {
     let inputs = try LogInput.resolve(arguments)
     var reader = LogReader()
+    reader.progress = progress
     var analyzer = Analyzer(options: options, symbolizer: symbolizer)
-    try reader.read(inputs, into: &analyzer)
+    if PipelinedVisitor<Analyzer>.pays(for: inputs) {
+      var pipelined = PipelinedVisitor(analyzer)
+      do {
+        try reader.read(inputs, into: &pipelined)
+      } catch {
+        // The visitor's error, if it threw, came from an earlier line: the one to report.
+        _ = try pipelined.finish()
+        throw error
+      }
+      analyzer = try pipelined.finish()
+    } else {
+      try reader.read(inputs, into: &analyzer)
+    }
     return analyzer.finish(inputs: inputs.map(\.displayName))
   }
 }

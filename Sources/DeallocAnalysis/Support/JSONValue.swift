@@ -87,6 +87,13 @@ public indirect enum JSONValue: Sendable, Equatable {
   /// characters (and nothing else, so non-ASCII text stays readable).
   public static func quote(_ text: String, into out: inout String) {
     out += "\""
+    // Most strings need no escape: appended whole, not scalar by scalar (a leak-heavy report
+    // quotes tens of thousands of names). 0xE2 leads U+2028 and U+2029 in UTF-8.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+      out += text
+      out += "\""
+      return
+    }
     for scalar in text.unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""

@@ -53,7 +53,15 @@ enum ExportCommand: Command {
     let output = try FileTraceOutput(path: parsed.value("output"))
     var exporter = PerfettoExporter(output: output, stuckAfter: stuckAfter)
     var reader = LogReader()
-    try reader.read(inputs, into: &exporter)
+    let progress = ProgressLine.forArguments(parsed.positional)
+    if let progress { reader.progress = { progress.update(bytesRead: $0) } }
+    do {
+      try reader.read(inputs, into: &exporter)
+    } catch {
+      progress?.finish()
+      throw error
+    }
+    progress?.finish()
     try exporter.finish()
     printWarnings(exporter)
     return .success

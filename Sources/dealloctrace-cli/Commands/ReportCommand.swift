@@ -63,6 +63,10 @@ enum ReportCommand: Command {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
     let symbolizer: (any FrameSymbolizer)? = parsed.flag("symbolize") ? LLVMSymbolizer() : nil
-    return try DeallocAnalysis.analyze(parsed.positional, options: options, symbolizer: symbolizer)
+    let progress = ProgressLine.forArguments(parsed.positional)
+    defer { progress?.finish() }
+    return try DeallocAnalysis.analyze(
+      parsed.positional, options: options, symbolizer: symbolizer,
+      progress: progress.map { line in { line.update(bytesRead: $0) } })
   }
 }
