@@ -80,8 +80,10 @@ import Testing
       while !started.isSet {}
       let fd = open(log.path, O_WRONLY | O_APPEND)
       defer { close(fd) }
+      // Bounded: a writer faster than the reader would otherwise keep it from ever reaching
+      // the end of the file.
       var id = 100_000
-      while !done.isSet {
+      while !done.isSet && id < 120_000 {
         let line = Line.enqueue(id, t: Int64(id) * 10) + "\n"
         _ = line.withCString { write(fd, $0, strlen($0)) }
         id += 1
