@@ -12,9 +12,7 @@
 // A stripped library (libc) keeps only its exported symbols, and the nearest one below a
 // static function is a neighbour: `__libc_start_call_main` showed as `__libc_init_first`.
 // Without a name the frame still has `mod` and `off`, which `llvm-symbolizer` (or a
-// reader) resolves properly; a wrong name is worse than none. When the library's separate
-// debug file is installed (by build id, e.g. libc6-dbg), its `.symtab` names those
-// functions too.
+// reader) resolves properly; a wrong name is worse than none.
 #define _GNU_SOURCE
 
 #include <dlfcn.h>
@@ -91,125 +89,52 @@ static size_t collect(const unsigned char *image, size_t size, const ElfW(Shdr) 
   return found;
 }
 
-/// An ELF file mapped for reading; on success it stays mapped for good (symbol names point
-/// into it).
-struct elf_image {
-  const unsigned char *bytes;
-  size_t size;
-  const ElfW(Shdr) *sections;
-  size_t section_count;
-};
-
-/// Maps the ELF file at `path`; 0 when it is missing or not an ELF file of this class.
-static int map_elf(const char *path, struct elf_image *image) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+/// Reads the function symbols of the ELF file at `path` (mapped for good on success).
+static void read_symbols(struct object_symbols *object) {
+  int fd = open(object->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
   struct stat status;
   if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
       (size_t)status.st_size < sizeof(ElfW(Ehdr))) {
     close(fd);
-    return 0;
+    return;
   }
   size_t size = (size_t)status.st_size;
-  unsigned char *bytes = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (bytes == MAP_FAILED) return 0;
-  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)bytes;
+  if (image == MAP_FAILED) return;
+  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)image;
   int usable = memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
                header->e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
                header->e_shentsize == sizeof(ElfW(Shdr)) && header->e_shoff < size &&
                header->e_shnum <= (size - header->e_shoff) / sizeof(ElfW(Shdr));
   if (!usable) {
-    munmap(bytes, size);
-    return 0;
-  }
-  image->bytes = bytes;
-  image->size = size;
-  image->sections = (const ElfW(Shdr) *)(bytes + header->e_shoff);
-  image->section_count = header->e_shnum;
-  return 1;
-}
-
-/// Collects (or, with `into` NULL, counts) the function symbols of every symbol table.
-static size_t collect_all(const struct elf_image *image, size_t first_order,
-                          struct function_symbol *into) {
-  size_t found = 0;
-  for (size_t i = 0; i < image->section_count; i++) {
-    if (image->sections[i].sh_type == SHT_SYMTAB || image->sections[i].sh_type == SHT_DYNSYM) {
-      found += collect(image->bytes, image->size, image->sections, image->section_count,
-                       &image->sections[i], first_order + found, into ? into + found : NULL);
-    }
-  }
-  return found;
-}
-
-/// The directory of separate debug files by build id, as Debian's `*-dbg` packages (libc6-dbg)
-/// install them.
-static const char debug_directory[] = "/usr/lib/debug/.build-id/";
-
-/// Where the separate debug file of `image` would be (`xx/yyyy….debug` by its
-/// `NT_GNU_BUILD_ID` note) into `path`; 0 when it has no build id.
-static int debug_file_path(const struct elf_image *image, char *path, size_t capacity) {
-  for (size_t i = 0; i < image->section_count; i++) {
-    const ElfW(Shdr) *section = &image->sections[i];
-    if (section->sh_type != SHT_NOTE || section->sh_offset > image->size ||
-        section->sh_size > image->size - section->sh_offset) {
-      continue;
-    }
-    size_t offset = 0;
-    while (offset + sizeof(ElfW(Nhdr)) <= section->sh_size) {
-      const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)(image->bytes + section->sh_offset + offset);
-      size_t name_size = (note->n_namesz + 3) & ~(size_t)3;
-      size_t desc_size = (note->n_descsz + 3) & ~(size_t)3;
-      size_t next = offset + sizeof(ElfW(Nhdr)) + name_size + desc_size;
-      if (next > section->sh_size) break;
-      const char *name = (const char *)(note + 1);
-      const unsigned char *id = (const unsigned char *)name + name_size;
-      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-          note->n_descsz >= 2 && sizeof debug_directory + 2 * note->n_descsz + 8 <= capacity) {
-        static const char hex[] = "0123456789abcdef";
-        char *cursor = path;
-        memcpy(cursor, debug_directory, sizeof debug_directory - 1);
-        cursor += sizeof debug_directory - 1;
-        for (size_t k = 0; k < note->n_descsz; k++) {
-          *cursor++ = hex[id[k] >> 4];
-          *cursor++ = hex[id[k] & 0xf];
-          if (k == 0) *cursor++ = '/';
-        }
-        memcpy(cursor, ".debug", sizeof ".debug");
-        return 1;
-      }
-      offset = next;
-    }
-  }
-  return 0;
-}
-
-/// Reads the function symbols of the ELF file at `path`, and those of its separate debug
-/// file when one is installed (found by build id): a stripped library's static functions
-/// (libc's `__libc_start_call_main`) have names only there. The object's own names come
-/// first, so an exported name still wins over a debug alias at the same address.
-static void read_symbols(struct object_symbols *object) {
-  struct elf_image own, debug;
-  if (!map_elf(object->path, &own)) return;
-  char debug_path[sizeof debug_directory + 2 * 64 + 8];
-  int has_debug =
-      debug_file_path(&own, debug_path, sizeof debug_path) && map_elf(debug_path, &debug);
-  size_t own_count = collect_all(&own, 0, NULL);
-  size_t debug_count = has_debug ? collect_all(&debug, own_count, NULL) : 0;
-  if (has_debug && debug_count == 0) {
-    munmap((void *)debug.bytes, debug.size);
-    has_debug = 0;
-  }
-  size_t count = own_count + debug_count;
-  struct function_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
-  if (symbols == NULL) {
-    munmap((void *)own.bytes, own.size);
-    if (has_debug) munmap((void *)debug.bytes, debug.size);
+    munmap(image, size);
     return;
   }
-  size_t filled = collect_all(&own, 0, symbols);
-  if (has_debug) filled += collect_all(&debug, filled, symbols + filled);
+  const ElfW(Shdr) *sections = (const ElfW(Shdr) *)(image + header->e_shoff);
+  size_t count = 0;
+  for (size_t i = 0; i < header->e_shnum; i++) {
+    if (sections[i].sh_type == SHT_SYMTAB || sections[i].sh_type == SHT_DYNSYM) {
+      count += collect(image, size, sections, header->e_shnum, &sections[i], 0, NULL);
+    }
+  }
+  if (count == 0) {
+    munmap(image, size);
+    return;
+  }
+  struct function_symbol *symbols = malloc(count * sizeof *symbols);
+  if (symbols == NULL) {
+    munmap(image, size);
+    return;
+  }
+  size_t filled = 0;
+  for (size_t i = 0; i < header->e_shnum; i++) {
+    if (sections[i].sh_type == SHT_SYMTAB || sections[i].sh_type == SHT_DYNSYM) {
+      filled += collect(image, size, sections, header->e_shnum, &sections[i], filled,
+                        symbols + filled);
+    }
+  }
   // Aliases (several names at one address): keep the first in section order, the one
   // libunwind's linear scan settles on.
   qsort(symbols, filled, sizeof *symbols, by_value);

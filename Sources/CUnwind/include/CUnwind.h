@@ -115,9 +115,8 @@ enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 /// contains it (its path, the executable's for the main program, into `module`, its load
 /// base into `base`) and the nearest function symbol at or below it, demangled when it is a
 /// Swift name. Returns a combination of the `CUNWIND_FOUND_…` flags (0: no object holds it).
-/// Each object's symbol tables (`.symtab` and `.dynsym`, and the `.symtab` of its separate
-/// debug file under /usr/lib/debug/.build-id when one is installed) are read once and kept,
-/// so only the first address in an object pays for reading them. Symbol lookup follows libunwind's
+/// Each object's symbol tables (`.symtab` and `.dynsym`) are read once and kept, so only
+/// the first address in an object pays for reading them. Symbol lookup follows libunwind's
 /// `unw_get_proc_name` rule, except that an address past the end of the nearest symbol
 /// (`st_size`) gets no symbol: in a stripped library the nearest exported name below a
 /// static function is a neighbour's. C++ names are demangled with `__cxa_demangle`.
