@@ -22,6 +22,9 @@ public struct GateMarkdownRenderer: Sendable {
       out.append(
         "| `--\(t.threshold.optionName)` | \(limit) | \(t.count) | \(t.suppressed) | \(verdict) |")
     }
+    if let baseline = result.baseline {
+      appendBaseline(result, baseline, to: &out)
+    }
     let suppressed = result.suppressed
     if !suppressed.isEmpty {
       out.append("")
@@ -31,7 +34,7 @@ public struct GateMarkdownRenderer: Sendable {
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
         out.append(
           "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
-            + " ×\(judged.finding.count) by `\(Self.code(s.pattern))`"
+            + " ×\(judged.finding.count) `id:\(judged.finding.id)` by `\(Self.code(s.pattern))`"
             + " (\(e(s.location))): \(e(reason))")
       }
     }
@@ -46,6 +49,47 @@ public struct GateMarkdownRenderer: Sendable {
       }
     }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// The findings new against the baseline, the known ones and the fixed entries.
+  private func appendBaseline(_ result: GateResult, _ baseline: Baseline, to out: inout [String]) {
+    let e = MarkdownRenderer.escape
+    func line(_ finding: Finding, _ note: String) -> String {
+      "- \(e(finding.kind.title)): `\(Self.code(finding.signature.title))` ×\(finding.count)"
+        + " `id:\(finding.id)`\(note)"
+    }
+    let counted = result.counted.filter { $0.baseline != nil }
+    out.append("")
+    out.append("### New or grown since the baseline (\(counted.count))")
+    if counted.isEmpty {
+      out.append("")
+      out.append("None: every finding is in the baseline `\(Self.code(baseline.path))`.")
+    }
+    for judged in counted {
+      let note: String
+      switch judged.baseline {
+      case .grown(let count): note = ": **grown** from ×\(count)"
+      default: note = judged.failing ? ": **new**" : ": new, within its limit"
+      }
+      out.append(line(judged.finding, note))
+    }
+    let known = result.known
+    if !known.isEmpty {
+      out.append("")
+      out.append("### Known, in the baseline `\(Self.code(baseline.path))` (\(known.count))")
+      for judged in known { out.append(line(judged.finding, "")) }
+    }
+    let fixed = result.fixedBaselineEntries
+    if !fixed.isEmpty {
+      out.append("")
+      out.append("### Fixed: remove from the baseline (\(fixed.count))")
+      out.append("")
+      for entry in fixed {
+        out.append(
+          "- `id:\(entry.id)` \(e(entry.kind.title)): `\(Self.code(entry.title))`"
+            + " (baseline ×\(entry.count))")
+      }
+    }
   }
 
   /// Text for a code span: control characters (line breaks included) become spaces first.
