@@ -130,7 +130,9 @@ public struct Baseline: Sendable, Equatable {
           "\(at).kind: expected one of "
             + Finding.Kind.allCases.map(\.rawValue).joined(separator: ", "))
       }
-      guard let type = entry["type"]?.stringValue else { throw bad("\(at).type: expected a string") }
+      guard let type = entry["type"]?.stringValue else {
+        throw bad("\(at).type: expected a string")
+      }
       guard let count = entry["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
         throw bad("\(at).count: expected a count (0 or more)")
       }

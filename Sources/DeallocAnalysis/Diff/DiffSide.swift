@@ -49,7 +49,8 @@ public struct DiffSide: Sendable, Equatable {
         1
     }
     self.init(
-      inputs: report.inputs, isSavedReport: false, findings: report.findings.map(FindingDigest.init),
+      inputs: report.inputs, isSavedReport: false,
+      findings: report.findings.map(FindingDigest.init),
       falseLeaks: falseLeaks)
   }
 
@@ -85,7 +86,9 @@ public struct DiffSide: Sendable, Equatable {
       guard let kindText = finding["kind"]?.stringValue,
         let kind = Finding.Kind(rawValue: kindText)
       else { throw bad("\(at).kind: not a finding kind") }
-      guard let type = finding["type"]?.stringValue else { throw bad("\(at).type: expected a string") }
+      guard let type = finding["type"]?.stringValue else {
+        throw bad("\(at).type: expected a string")
+      }
       guard let count = finding["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
         throw bad("\(at).count: expected a count (0 or more)")
       }
@@ -103,7 +106,8 @@ public struct DiffSide: Sendable, Equatable {
           id: id, kind: kind, type: type, count: Int(count), frames: frames.map(\.displayName)))
     }
     var falseLeaks: [FalseLeakKey: Int] = [:]
-    for check in document["checks"]?.arrayValue ?? [] where check["verdict"]?.stringValue == "falseLeak" {
+    for check in document["checks"]?.arrayValue ?? []
+    where check["verdict"]?.stringValue == "falseLeak" {
       let key = FalseLeakKey(
         label: check["label"]?.stringValue ?? "", type: check["type"]?.stringValue ?? "")
       falseLeaks[key, default: 0] += 1

@@ -21,7 +21,9 @@ public struct DiffTextRenderer: Sendable {
     if !diff.gone.isEmpty {
       out.append("")
       out.append("Gone from head (\(diff.gone.count))")
-      for finding in diff.gone { out.append("  - \(Self.line(finding)) (×\(finding.count) in base)") }
+      for finding in diff.gone {
+        out.append("  - \(Self.line(finding)) (×\(finding.count) in base)")
+      }
     }
     if !diff.changed.isEmpty {
       out.append("")

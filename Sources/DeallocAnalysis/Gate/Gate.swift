@@ -12,7 +12,8 @@ public struct Gate: Sendable {
   public var baseline: Baseline?
 
   public init(
-    thresholds: GateThresholds = GateThresholds(), suppressions: SuppressionList = SuppressionList(),
+    thresholds: GateThresholds = GateThresholds(),
+    suppressions: SuppressionList = SuppressionList(),
     baseline: Baseline? = nil
   ) {
     self.thresholds = thresholds

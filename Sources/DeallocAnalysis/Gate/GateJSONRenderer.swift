@@ -66,8 +66,10 @@ public struct GateJSONRenderer: Sendable {
     switch judged.baseline {
     case nil: break
     case .new: members += [("baseline", .string("new")), ("baselineCount", .null)]
-    case .known(let count): members += [("baseline", .string("known")), ("baselineCount", .int(count))]
-    case .grown(let count): members += [("baseline", .string("grown")), ("baselineCount", .int(count))]
+    case .known(let count):
+      members += [("baseline", .string("known")), ("baselineCount", .int(count))]
+    case .grown(let count):
+      members += [("baseline", .string("grown")), ("baselineCount", .int(count))]
     }
     return .object(members)
   }

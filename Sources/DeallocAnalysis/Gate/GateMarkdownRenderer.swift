@@ -61,8 +61,8 @@ public struct GateMarkdownRenderer: Sendable {
     let counted = result.counted.filter { $0.baseline != nil }
     out.append("")
     out.append("### New or grown since the baseline (\(counted.count))")
+    out.append("")
     if counted.isEmpty {
-      out.append("")
       out.append("None: every finding is in the baseline `\(Self.code(baseline.path))`.")
     }
     for judged in counted {
@@ -77,6 +77,7 @@ public struct GateMarkdownRenderer: Sendable {
     if !known.isEmpty {
       out.append("")
       out.append("### Known, in the baseline `\(Self.code(baseline.path))` (\(known.count))")
+      out.append("")
       for judged in known { out.append(line(judged.finding, "")) }
     }
     let fixed = result.fixedBaselineEntries

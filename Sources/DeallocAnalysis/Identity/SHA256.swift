@@ -5,7 +5,7 @@
 /// for all, so an id computed by any later version of the tool (or by a script in another
 /// language) is the same. The trade-off is speed, which does not matter here: a report
 /// hashes a few hundred short strings.
-enum SHA256 {
+package enum SHA256 {
   private static let roundConstants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
     0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe,
@@ -25,7 +25,7 @@ enum SHA256 {
   ]
 
   /// The 32-byte digest of `message`.
-  static func digest(_ message: [UInt8]) -> [UInt8] {
+  package static func digest(_ message: [UInt8]) -> [UInt8] {
     var padded = message
     padded.append(0x80)
     while padded.count % 64 != 56 { padded.append(0) }
@@ -78,7 +78,7 @@ enum SHA256 {
   }
 
   /// The digest of `message` as lower-case hex.
-  static func hexDigest(_ message: [UInt8]) -> String {
+  package static func hexDigest(_ message: [UInt8]) -> String {
     digest(message).map { byte in
       let hex = String(byte, radix: 16)
       return byte < 16 ? "0" + hex : hex

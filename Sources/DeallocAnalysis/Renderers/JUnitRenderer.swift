@@ -83,7 +83,8 @@ public struct JUnitRenderer: Sendable {
     if !result.unusedSuppressions.isEmpty || !fixed.isEmpty {
       let lines =
         result.unusedSuppressions.map { s in
-          "unused suppression \(s.location): \(s.pattern)" + (s.reason.isEmpty ? "" : ": \(s.reason)")
+          "unused suppression \(s.location): \(s.pattern)"
+            + (s.reason.isEmpty ? "" : ": \(s.reason)")
         } + fixed
       out += "    <system-out>\(Self.text(lines.joined(separator: "\n")))</system-out>\n"
     }
