@@ -108,6 +108,25 @@ import Testing
     #expect(Set(printed).count == 3)
   }
 
+  @Test func writingANewBaselineWhileGatingOnTheOldOne() throws {
+    let runs = try Runs()
+    let old = runs.path("old.json")
+    let new = runs.path("new.json")
+    _ = try CLIRun.run(["check", runs.first, "--write-baseline", old])
+    let run = try CLIRun.run(["check", runs.second, "--baseline", old, "--write-baseline", new])
+    // Judged against the old baseline: the profile leak is new.
+    #expect(run.status == 1)
+    #expect(run.standardOutput.contains("[new]"))
+    let written = try String(contentsOfFile: new, encoding: .utf8)
+    #expect(written.contains("BaselineDemo.ImageCacheEntry"))
+    #expect(written.contains("BaselineDemo.ProfileViewModel"))
+    #expect(!written.contains("BaselineDemo.AuthSession"))
+    // The same findings, recorded again from the same run, write the same bytes.
+    let again = runs.path("again.json")
+    _ = try CLIRun.run(["check", runs.second, "--write-baseline", again])
+    #expect(try String(contentsOfFile: again, encoding: .utf8) == written)
+  }
+
   @Test func junitMarksTheNewLeakFailedAndTheKnownOneSkipped_githubErrorsAndNotices() throws {
     let runs = try Runs()
     let baseline = runs.path("baseline.json")
