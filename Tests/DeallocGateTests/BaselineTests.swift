@@ -143,6 +143,18 @@ import Testing
     }
   }
 
+  @Test func knownFindingsAreNoticesCappedAsGitHubShowsThem() throws {
+    let path = try writeManyLeaksLog(count: 12)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let report = try DeallocAnalysis.analyze([path])
+    let baseline = Baseline(recording: Gate().evaluate(report), path: "b.json")
+    let annotations = GitHubRenderer().annotations(Gate(baseline: baseline).evaluate(report))
+    #expect(annotations.allSatisfy { $0.level == .notice })
+    #expect(annotations.count == GitHubRenderer.annotationLimit)
+    #expect(annotations.dropLast().allSatisfy { $0.title.hasPrefix("dealloctrace: known: ") })
+    #expect(annotations.last?.message.hasPrefix("3 notices not annotated") == true)
+  }
+
   @Test func aMissingBaselineSaysSo() {
     #expect(
       throws: AnalysisError.baselineUnreadable(path: "/nonexistent/b.json", reason: "no such file")
