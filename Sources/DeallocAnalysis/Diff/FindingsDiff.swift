@@ -41,7 +41,8 @@ public struct FindingsDiff: Sendable, Equatable {
   public init(base: DiffSide, head: DiffSide) {
     self.base = base
     self.head = head
-    let baseByID = Dictionary(uniqueKeysWithValues: base.findings.map { ($0.id, $0) })
+    let baseByID = Dictionary(
+      base.findings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     let headIDs = Set(head.findings.map(\.id))
     new = []
     changed = []
