@@ -58,12 +58,27 @@ import Testing
     ].joined(separator: "\n") + "\n"
   }
 
-  func ids(_ log: String) throws -> [FindingID] {
+  func report(_ log: String) throws -> Report {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("dealloctrace-id-\(UUID().uuidString).jsonl").path
     try Data(log.utf8).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    return try DeallocAnalysis.analyze([path]).findings.map(\.id)
+    return try DeallocAnalysis.analyze([path])
+  }
+
+  func ids(_ log: String) throws -> [FindingID] {
+    try report(log).findings.map(\.id)
+  }
+
+  @Test func aBaselineOfFramesWithoutSymbolsIsTheSameAfterARebuild() throws {
+    func baseline(_ log: String) throws -> String {
+      Baseline(recording: Gate().evaluate(try report(log)), path: "b.json").serialized()
+    }
+    let first = try baseline(Self.log(symbols: false))
+    let rebuilt = try baseline(Self.log(offset: 0x4_0000, buildDirectory: "/b", symbols: false))
+    #expect(first == rebuilt)
+    #expect(!first.contains("0x"))
+    #expect(first.contains("\"Feed\""))
   }
 
   @Test func theIDSurvivesARebuildThatMovesEveryAddress() throws {

@@ -7,7 +7,9 @@ public struct FindingDigest: Sendable, Equatable {
   public var type: String
   /// Objects (checks, for true leaks) in the finding.
   public var count: Int
-  /// The signature frames' names, innermost first.
+  /// The signature frames' names, innermost first, as the id hashes them
+  /// (``FindingID/stableName(of:)``: a frame without a symbol is its module's file name,
+  /// never an offset), so that a baseline rewritten after a rebuild does not change.
   public var frames: [String]
 
   public init(id: FindingID, kind: Finding.Kind, type: String, count: Int, frames: [String]) {
@@ -22,7 +24,7 @@ public struct FindingDigest: Sendable, Equatable {
   public init(_ finding: Finding) {
     self.init(
       id: finding.id, kind: finding.kind, type: finding.signature.type, count: finding.count,
-      frames: finding.signature.frames.map(\.displayName))
+      frames: finding.signature.frames.map(FindingID.stableName))
   }
 
   /// The entry as a baseline file, a gate's JSON verdict and a JSON diff write it.

@@ -103,7 +103,8 @@ public struct DiffSide: Sendable, Equatable {
       }
       digests.append(
         FindingDigest(
-          id: id, kind: kind, type: type, count: Int(count), frames: frames.map(\.displayName)))
+          id: id, kind: kind, type: type, count: Int(count),
+          frames: frames.map(FindingID.stableName)))
     }
     var falseLeaks: [FalseLeakKey: Int] = [:]
     for check in document["checks"]?.arrayValue ?? []

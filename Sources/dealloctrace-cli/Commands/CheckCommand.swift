@@ -60,7 +60,8 @@ enum CheckCommand: Command {
                                 output after the text verdict, or to standard error when
                                 standard output carries JSON or JUnit (--format json without
                                 -o, or --junit -), so that it stays parseable; the runner
-                                reads annotations from both
+                                reads annotations from both. With --baseline, known
+                                findings and fixed entries are ::notice annotations
       --format FORMAT           the verdict as text or json (default: text)
       -o, --output FILE         write the verdict to FILE instead of standard output
       --symbolize               resolve file:line of frames with llvm-symbolizer and
