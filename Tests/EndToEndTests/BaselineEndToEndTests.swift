@@ -247,6 +247,21 @@ import Testing
     #expect(run.errorLines.count == 1)
   }
 
+  @Test func diffWarnsAboutItsLogsOnStandardErrorAndKeepsItsOutputClean() throws {
+    let run = try CLIRun.run(
+      [
+        "diff", "fixtures/truncated-tail.jsonl", "fixtures/truncated-tail.jsonl", "--format",
+        "json",
+      ])
+    #expect(run.status == 0)
+    #expect(
+      run.standardError.hasPrefix(
+        "dealloctrace: warning: fixtures/truncated-tail.jsonl:6: the last line is cut short"))
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+    #expect(object["hasNewFindings"] as? Bool == false)
+  }
+
   @Test func aBaselineFromANewerVersionExitsTwoSayingSo() throws {
     let runs = try Runs()
     let newer = runs.path("newer.json")

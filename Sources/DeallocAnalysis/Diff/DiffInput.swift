@@ -11,11 +11,12 @@ public enum DiffInput {
   /// How many bytes are read to decide; a log's first record is far shorter.
   static let sniffLength = 64 * 1024
 
-  /// The side at `argument`.
+  /// The side at `argument`; `analyzed` sees the report of a side read from logs (for its
+  /// warnings).
   /// - Throws: ``AnalysisError`` when it is neither usable logs nor a usable report.
   public static func read(
     _ argument: String, options: AnalysisOptions = AnalysisOptions(),
-    symbolizer: (any FrameSymbolizer)? = nil
+    symbolizer: (any FrameSymbolizer)? = nil, analyzed: (Report) -> Void = { _ in }
   ) throws(AnalysisError) -> DiffSide {
     if argument != "-", isSavedReport(argument) {
       guard let data = FileManager.default.contents(atPath: argument),
@@ -25,8 +26,9 @@ public enum DiffInput {
       }
       return try DiffSide.parseSavedReport(text, path: argument)
     }
-    return DiffSide(
-      try DeallocAnalysis.analyze([argument], options: options, symbolizer: symbolizer))
+    let report = try DeallocAnalysis.analyze([argument], options: options, symbolizer: symbolizer)
+    analyzed(report)
+    return DiffSide(report)
   }
 
   /// Whether the regular file at `path` starts like a JSON report rather than a log.

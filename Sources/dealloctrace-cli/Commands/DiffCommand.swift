@@ -58,8 +58,12 @@ enum DiffCommand: Command {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
     let symbolizer: (any FrameSymbolizer)? = parsed.flag("symbolize") ? LLVMSymbolizer() : nil
-    let base = try DiffInput.read(parsed.positional[0], options: options, symbolizer: symbolizer)
-    let head = try DiffInput.read(parsed.positional[1], options: options, symbolizer: symbolizer)
+    let base = try DiffInput.read(
+      parsed.positional[0], options: options, symbolizer: symbolizer,
+      analyzed: Diagnostics.printWarnings)
+    let head = try DiffInput.read(
+      parsed.positional[1], options: options, symbolizer: symbolizer,
+      analyzed: Diagnostics.printWarnings)
     let diff = FindingsDiff(base: base, head: head)
     let text: String
     switch format {
