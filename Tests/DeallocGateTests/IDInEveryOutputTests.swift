@@ -79,6 +79,16 @@ import Testing
     let text = markdown.render(report)
     #expect(text.contains("Feed.FeedScreen.close() -> () at Sources/Feed/FeedScreen.swift:300"))
     #expect(!text.contains("/ci/work/feed"))
+    // The verdict names the suppressions file and the baseline relative to it too.
+    var baseline = Baseline(recording: Gate().evaluate(report), path: "/ci/work/feed/b.json")
+    baseline.entries.removeFirst()
+    let suppressions = try SuppressionList.parse(
+      "type:Feed.ImageDecoder* pool\n", file: "/ci/work/feed/.dealloctrace-suppressions")
+    let verdict = GateMarkdownRenderer(workspace: workspace).render(
+      Gate(suppressions: suppressions, baseline: baseline).evaluate(report))
+    #expect(verdict.contains("(.dealloctrace-suppressions:1)"))
+    #expect(verdict.contains("### Known, in the baseline `b.json`"))
+    #expect(!verdict.contains("/ci/work/feed"))
     // Without a workspace, nothing changes.
     #expect(
       MarkdownRenderer().render(report).contains(

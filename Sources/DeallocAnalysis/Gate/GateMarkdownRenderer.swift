@@ -6,7 +6,21 @@
 /// or the suppressions file never breaks a line: CommonMark ends a line at a lone `\r`
 /// too, which would let a type name close its code span and write Markdown of its own.
 public struct GateMarkdownRenderer: Sendable {
-  public init() {}
+  /// Names the suppressions file and the baseline relative to the checkout, as the rest of
+  /// the step summary names files; `nil` keeps them as given on the command line.
+  public var workspace: WorkspacePaths?
+
+  public init(workspace: WorkspacePaths? = nil) {
+    self.workspace = workspace
+  }
+
+  private func path(_ path: String) -> String {
+    workspace?.display(path) ?? path
+  }
+
+  private func location(_ suppression: Suppression) -> String {
+    "\(path(suppression.file)):\(suppression.line)"
+  }
 
   public func render(_ result: GateResult) -> String {
     let e = MarkdownRenderer.escape
@@ -35,7 +49,7 @@ public struct GateMarkdownRenderer: Sendable {
         out.append(
           "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
             + " ×\(judged.finding.count) `id:\(judged.finding.id)` by `\(Self.code(s.pattern))`"
-            + " (\(e(s.location))): \(e(reason))")
+            + " (\(e(location(s)))): \(e(reason))")
       }
     }
     if !result.unusedSuppressions.isEmpty {
@@ -45,7 +59,7 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for s in result.unusedSuppressions {
         let reason = s.reason.isEmpty ? "" : ": \(e(s.reason))"
-        out.append("- \(e(s.location)): `\(Self.code(s.pattern))`\(reason)")
+        out.append("- \(e(location(s))): `\(Self.code(s.pattern))`\(reason)")
       }
     }
     return out.joined(separator: "\n") + "\n"
@@ -63,7 +77,7 @@ public struct GateMarkdownRenderer: Sendable {
     out.append("### New or grown since the baseline (\(counted.count))")
     out.append("")
     if counted.isEmpty {
-      out.append("None: every finding is in the baseline `\(Self.code(baseline.path))`.")
+      out.append("None: every finding is in the baseline `\(Self.code(path(baseline.path)))`.")
     }
     for judged in counted {
       let note: String
@@ -76,7 +90,7 @@ public struct GateMarkdownRenderer: Sendable {
     let known = result.known
     if !known.isEmpty {
       out.append("")
-      out.append("### Known, in the baseline `\(Self.code(baseline.path))` (\(known.count))")
+      out.append("### Known, in the baseline `\(Self.code(path(baseline.path)))` (\(known.count))")
       out.append("")
       for judged in known { out.append(line(judged.finding, "")) }
     }

@@ -164,7 +164,8 @@ enum CheckCommand: Command {
         var markdown = MarkdownRenderer()
         markdown.workspace = workspace
         try StepSummary.append(
-          GateMarkdownRenderer().render(result) + "\n" + markdown.render(report) + "\n",
+          GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
+            + "\n",
           to: summaryPath)
       }
     }
