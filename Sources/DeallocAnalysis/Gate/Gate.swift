@@ -94,7 +94,8 @@ public struct Gate: Sendable {
   }
 
   /// Marks each unsuppressed finding new, known or grown against `baseline`, and returns
-  /// the baseline's entries that no finding matched (fixed).
+  /// the baseline's entries that no unsuppressed finding matched (fixed: an entry whose
+  /// finding a suppression now covers is not needed either).
   ///
   /// An id's count is an allowance shared, in report order, by the findings with that id
   /// (several only when they differ in what the id leaves out, see ``FindingID``).

@@ -109,7 +109,9 @@ public struct GitHubRenderer: Sendable {
             title:
               "dealloctrace: known: \(finding.kind.title): \(finding.signature.title)"
               + " (×\(finding.count)) [id:\(finding.id)]",
-            message: "In the baseline \(baseline.path): not counted. \(finding.explanation)"))
+            message:
+              "In the baseline \(paths.display(baseline.path)): not counted."
+              + " \(finding.explanation)"))
       }
       for entry in result.fixedBaselineEntries {
         notices.append(
@@ -118,7 +120,7 @@ public struct GitHubRenderer: Sendable {
             title: "dealloctrace: fixed, remove from the baseline [id:\(entry.id)]",
             message:
               "\(entry.kind.title): \(entry.title) (baseline ×\(entry.count)) no longer occurs;"
-              + " remove id \(entry.id) from \(baseline.path), or write it again with"
+              + " remove id \(entry.id) from \(paths.display(baseline.path)), or write it again with"
               + " --write-baseline"))
       }
     }
