@@ -183,6 +183,17 @@ import Testing
       logs.standardOutput.contains(
         "BaselineDemo.AuthSession from BaselineDemo.leakSession() (×1 in base)"))
 
+    // A directory of logs is a side too.
+    let directory = runs.directory.appendingPathComponent("base-logs")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: runs.first, toPath: directory.appendingPathComponent("a.jsonl").path)
+    let fromDirectory = try CLIRun.run(["diff", directory.path, runs.second])
+    #expect(fromDirectory.status == 1)
+    #expect(
+      fromDirectory.standardOutput.split(separator: "\n").dropFirst(3)
+        == logs.standardOutput.split(separator: "\n").dropFirst(3))
+
     // The base branch's saved JSON report gives the same diff.
     let saved = runs.path("base-report.json")
     let report = try CLIRun.run(["report", runs.first, "--format", "json", "-o", saved])
