@@ -53,9 +53,8 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
     channel = Channel(visitor)
     batch.reserveCapacity(Self.batchSize)
     let channel = self.channel
-    let thread = Thread { channel.consume() }
-    thread.stackSize = 1 << 20
-    thread.start()
+    // The default stack size: the visitor ends sessions (and may symbolize) on this thread.
+    Thread { channel.consume() }.start()
   }
 
   mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
