@@ -9,7 +9,7 @@ public struct GateMarkdownRenderer: Sendable {
   public init() {}
 
   public func render(_ result: GateResult) -> String {
-    let e = MarkdownRenderer.escape
+    let e = Escaping.markdown
     var out: [String] = []
     out.append(
       "## dealloctrace check: \(result.passed ? "passed" : "**failed**")")
@@ -30,8 +30,8 @@ public struct GateMarkdownRenderer: Sendable {
         let s = judged.suppressedBy!
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
         out.append(
-          "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
-            + " ×\(judged.finding.count) by `\(Self.code(s.pattern))`"
+          "- \(e(judged.finding.kind.title)): `\(Escaping.markdownCode(judged.finding.signature.title))`"
+            + " ×\(judged.finding.count) by `\(Escaping.markdownCode(s.pattern))`"
             + " (\(e(s.location))): \(e(reason))")
       }
     }
@@ -42,21 +42,9 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for s in result.unusedSuppressions {
         let reason = s.reason.isEmpty ? "" : ": \(e(s.reason))"
-        out.append("- \(e(s.location)): `\(Self.code(s.pattern))`\(reason)")
+        out.append("- \(e(s.location)): `\(Escaping.markdownCode(s.pattern))`\(reason)")
       }
     }
     return out.joined(separator: "\n") + "\n"
-  }
-
-  /// Text for a code span: control characters (line breaks included) become spaces first.
-  static func code(_ text: String) -> String {
-    var flat = ""
-    for scalar in text.unicodeScalars {
-      let control =
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
-        || scalar == "\u{2029}"
-      flat.unicodeScalars.append(control ? " " : scalar)
-    }
-    return MarkdownRenderer.code(flat)
   }
 }
