@@ -98,7 +98,11 @@ enum CheckCommand: Command {
     }
 
     let started = ContinuousClock.now
-    let report = try ReportCommand.analyze(parsed)
+    let environment = ProcessInfo.processInfo.environment
+    let summaryPath = parsed.flag("github") ? environment["GITHUB_STEP_SUMMARY"] : nil
+    let report = try ReportCommand.analyze(
+      parsed, outputs: [output, parsed.value("junit"), summaryPath],
+      otherInputs: parsed.value("suppressions").map { [$0] } ?? [])
     let elapsed = ContinuousClock.now - started
     Diagnostics.printWarnings(report)
 
@@ -114,20 +118,21 @@ enum CheckCommand: Command {
       try Output.write(JUnitRenderer(time: seconds).render(result), to: path)
     }
     if parsed.flag("github") {
-      let environment = ProcessInfo.processInfo.environment
       let annotations = GitHubRenderer(
         workspace: environment["GITHUB_WORKSPACE"],
         currentDirectory: FileManager.default.currentDirectoryPath
       ).render(result)
       if annotationsToStandardError {
-        try Output.writeStandardError(annotations)
+        try StandardError.write(annotations)
       } else {
         try Output.write(annotations, to: nil)
       }
-      if let summaryPath = environment["GITHUB_STEP_SUMMARY"], !summaryPath.isEmpty {
+      if let summaryPath, !summaryPath.isEmpty {
         try StepSummary.append(
           GateMarkdownRenderer().render(result) + "\n" + MarkdownRenderer().render(report) + "\n",
-          to: summaryPath)
+          to: summaryPath,
+          fullReport: "dealloctrace report --format markdown "
+            + parsed.positional.joined(separator: " "))
       }
     }
     return result.passed ? .success : .gateFailed
