@@ -122,6 +122,14 @@ import Testing
     #expect(
       run.standardError.contains("\(directory)/loop.jsonl: too many levels of symbolic links"))
     #expect(run.standardError.contains("\(directory)/sub.jsonl: a directory, not a log file"))
+
+    // Nothing left to read: one line that says why, exit 2.
+    try FileManager.default.removeItem(atPath: directory + "/good.jsonl")
+    let empty = try CLIRun.run(["report", directory], timeout: 60)
+    #expect(empty.status == 2)
+    #expect(empty.errorLines.count == 1)
+    #expect(
+      empty.standardError.contains("\(directory): cannot read: no *.jsonl entry is a log file"))
   }
 
   @Test func logLikeFilesADirectoryInputDoesNotReadAreNamed() throws {
@@ -147,22 +155,47 @@ import Testing
     #expect(!run.standardError.contains("notes.txt"))
   }
 
-  @Test(.enabled(if: geteuid() != 0, "root reads files whatever their mode"))
-  func aPermissionErrorSaysPermissionDenied() throws {
+  /// Root reads files whatever their mode, so as root the CLI runs as `nobody` (through
+  /// util-linux's `setpriv`), which it cannot do elsewhere.
+  @Test(
+    .enabled(
+      if: geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+  func aPermissionErrorSaysPermissionDeniedAndSkipsOnlyThatLog() throws {
     let scratch = try Scratch()
+    let feed = CLIRun.root.appendingPathComponent("fixtures/feed.jsonl").path
     let locked = scratch.path("locked")
     try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
-    try FileManager.default.copyItem(
-      atPath: CLIRun.root.appendingPathComponent("fixtures/feed.jsonl").path,
-      toPath: locked + "/run.jsonl")
+    try FileManager.default.copyItem(atPath: feed, toPath: locked + "/run.jsonl")
     chmod(locked, 0)
     defer { chmod(locked, 0o700) }
+    let logs = scratch.path("logs")
+    try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: feed, toPath: logs + "/a.jsonl")
+    try FileManager.default.copyItem(atPath: feed, toPath: logs + "/b.jsonl")
+    chmod(logs + "/b.jsonl", 0)
 
-    let run = try CLIRun.run(["report", locked + "/run.jsonl"])
+    let named = try Self.runUnprivileged(["report", locked + "/run.jsonl"])
+    #expect(named.status == 2)
+    #expect(named.standardError.contains("\(locked)/run.jsonl: cannot read: permission denied"))
+    #expect(!named.standardError.contains("no such file"))
 
-    #expect(run.status == 2)
-    #expect(run.standardError.contains("permission denied"))
-    #expect(!run.standardError.contains("no such file"))
+    let directory = try Self.runUnprivileged([
+      "check", "--max-leaked", "unlimited", "--max-true-leaks", "unlimited", "--max-stuck",
+      "unlimited", logs,
+    ])
+    #expect(directory.status == 0, "\(directory.standardError)")
+    #expect(directory.standardError.contains("\(logs)/b.jsonl: permission denied; skipped"))
+    #expect(directory.standardOutput.contains("read 1 session"))
+  }
+
+  private static let setpriv = "/usr/bin/setpriv"
+
+  /// Runs the CLI as it is, or as `nobody` when this process is root.
+  private static func runUnprivileged(_ arguments: [String]) throws -> CLIRun {
+    guard geteuid() == 0 else { return try CLIRun.run(arguments) }
+    return try CLIRun.run(
+      ["--reuid=65534", "--regid=65534", "--clear-groups", CLIRun.executable.path] + arguments,
+      executable: URL(fileURLWithPath: setpriv))
   }
 
   // MARK: - Item 10: an output never overwrites an input, nor is left half-written

@@ -77,6 +77,7 @@ public struct LogInput: Sendable, Hashable {
       }
       let prefix = argument.hasSuffix("/") ? argument : argument + "/"
       var found = 0
+      var firstProblem: String?
       for name in names.sorted() {
         let path = prefix + name
         guard name.hasSuffix(".jsonl") else {
@@ -91,10 +92,16 @@ public struct LogInput: Sendable, Hashable {
         }
         if let problem = unreadableEntry(path) {
           warnings.append(LogWarning(.skippedInput, at: nil, "\(path): \(problem); skipped"))
+          firstProblem = firstProblem ?? "\(name): \(problem)"
           continue
         }
         inputs.append(LogInput(path: path))
         found += 1
+      }
+      if found == 0, let firstProblem {
+        // Every *.jsonl entry was skipped: say why, since the warnings die with the run.
+        throw .inputUnreadable(
+          path: argument, reason: "no *.jsonl entry is a log file (\(firstProblem))")
       }
       if found == 0 { throw .noLogsInDirectory(path: argument) }
     }
