@@ -9,7 +9,10 @@ extension Escaping {
   /// the output can therefore also come from those six characters in the input, which is
   /// the price of keeping ordinary names (`C:\path`) readable.
   public static func terminal(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: needsVisibleForm) else { return text }
+    // Fast path on bytes: every character escaped here starts with a byte below 0x20, DEL,
+    // 0xC2 (C1 controls) or 0xE2 (U+2028–U+2069); most text has none of them.
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 })
+    else { return text }
     var out = ""
     out.reserveCapacity(text.utf8.count + 8)
     for scalar in text.unicodeScalars {
