@@ -9,8 +9,8 @@ import DeallocAnalysis
 /// A file is written to a temporary sibling and renamed over the target only when every
 /// byte is written, so a failed run (a full disk, a signal) never leaves a half-written
 /// report, nor a truncated earlier one. The trade-off: the target's inode changes (a hard
-/// link to it keeps the old report; a symbolic link is replaced, not followed), and the
-/// directory must be writable. A target that exists and is not a regular file (`/dev/null`,
+/// link to it keeps the old report; a symbolic link is followed, and the file it names is
+/// replaced), and the directory must be writable. A target that exists and is not a regular file (`/dev/null`,
 /// `/dev/stdout`, a FIFO) is written in place: it cannot be half-written, and renaming over
 /// a device node would replace it.
 enum Output {
@@ -29,8 +29,14 @@ enum Output {
       if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
       return
     }
-    let slash = path.lastIndex(of: "/")
-    let directory = slash.map { String(path[...$0]) } ?? ""
+    // Through a symbolic link, the file it names is replaced, not the link.
+    var target = path
+    if let resolved = realpath(path, nil) {
+      target = String(cString: resolved)
+      free(resolved)
+    }
+    let slash = target.lastIndex(of: "/")
+    let directory = slash.map { String(target[...$0]) } ?? ""
     var template = Array((directory + ".dealloctrace-output-XXXXXX").utf8CString)
     let fd = mkstemp(&template)
     guard fd >= 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
@@ -50,7 +56,7 @@ enum Output {
       throw failure
     }
     guard close(fd) == 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
-    guard rename(temporary, path) == 0 else {
+    guard rename(temporary, target) == 0 else {
       throw .outputUnwritable(path: path, reason: reason(errno))
     }
     done = true

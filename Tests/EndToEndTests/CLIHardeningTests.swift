@@ -243,6 +243,21 @@ import Testing
     #expect(leftovers == ["report.json"])
   }
 
+  @Test func anOutputThroughALinkReplacesTheFileItNames() throws {
+    let scratch = try Scratch()
+    let real = scratch.path("real.txt")
+    try Data("old report\n".utf8).write(to: URL(fileURLWithPath: real))
+    #expect(symlink(real, scratch.path("link.txt")) == 0)
+
+    let run = try CLIRun.run(["report", "fixtures/feed.jsonl", "-o", scratch.path("link.txt")])
+
+    #expect(run.status == 0)
+    let destination = try FileManager.default.destinationOfSymbolicLink(
+      atPath: scratch.path("link.txt"))
+    #expect(destination == real)
+    #expect(try String(contentsOfFile: real, encoding: .utf8).hasPrefix("dealloctrace report"))
+  }
+
   // MARK: - Item 11: a BOM, and a version that is not a number
 
   @Test func aByteOrderMarkIsSkipped() throws {
