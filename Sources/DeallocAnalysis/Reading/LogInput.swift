@@ -123,9 +123,12 @@ public struct LogInput: Sendable, Hashable {
   }
 
   /// A recorder fallback or rotation that a directory input does not read: `NAME.jsonl.DIGITS`
-  /// or `dealloctrace.*`.
+  /// or `dealloctrace.*`, except the reports `dealloctrace` itself writes (`.html`, `.json`,
+  /// `.md`, `.txt`, `.xml`), which often sit next to the logs.
   private static func looksLikeLog(_ name: String) -> Bool {
-    if name.hasPrefix("dealloctrace.") { return true }
+    if name.hasPrefix("dealloctrace.") {
+      return ![".html", ".json", ".md", ".txt", ".xml"].contains { name.hasSuffix($0) }
+    }
     guard let range = name.range(of: ".jsonl.", options: .backwards) else { return false }
     let tail = name[range.upperBound...]
     return !tail.isEmpty && tail.allSatisfy(\.isASCII) && tail.allSatisfy(\.isNumber)
