@@ -85,6 +85,27 @@ enum Output {
     }
   }
 
+  /// Whether `a` and `b` name one file: the same device and inode when both exist, else
+  /// the same path once their directories are resolved (`./x` and `x`, links in between).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    if stat(a, &first) == 0, stat(b, &second) == 0 {
+      return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+    return canonical(a) == canonical(b)
+  }
+
+  /// `path` with its directory resolved by `realpath` (the file itself may not exist yet).
+  private static func canonical(_ path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    guard let resolved = realpath(directory.isEmpty ? "/" : directory, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved) + "/" + name
+  }
+
   /// Writes every byte, retrying short writes; returns the failure, if any.
   static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String)
     -> AnalysisError?

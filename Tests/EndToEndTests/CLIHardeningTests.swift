@@ -22,7 +22,10 @@ import Testing
     let regular = scratch.path("module.bin")
     try Data("not really ELF".utf8).write(to: URL(fileURLWithPath: regular))
     let log = try scratch.log(
-      stackModules: ["/dev/zero", fifo, regular, "/dev/zero\u{1B}]0;owned\u{7}\n::error::x"])
+      stackModules: [
+        "/dev/zero", fifo, regular, "/proc/self/mem", scratch.path("tools"),
+        "/dev/zero\u{1B}]0;owned\u{7}\n::error::x",
+      ])
 
     let run = try CLIRun.run(
       ["report", "--format", "json", "--symbolize", log],
@@ -33,6 +36,8 @@ import Testing
     #expect(handed.contains("--obj=\(regular)"))
     #expect(!handed.contains("/dev/zero"))
     #expect(!handed.contains(fifo))
+    #expect(!handed.contains("/proc/self/mem"))
+    #expect(!handed.contains("--obj=\(scratch.path("tools"))"))
     #expect(run.standardError.contains("--symbolize: /dev/zero is not a regular file"))
     // The hostile module path is escaped on standard error like any other input.
     #expect(!run.standardError.contains("\u{1B}"))
@@ -210,6 +215,7 @@ import Testing
     let original = try Data(contentsOf: URL(fileURLWithPath: log))
     #expect(symlink(log, scratch.path("link.txt")) == 0)
     #expect(link(log, scratch.path("hard.txt")) == 0)
+    try Data("type:Nothing\n".utf8).write(to: URL(fileURLWithPath: scratch.path("out.txt")))
 
     for arguments in [
       ["report", log, "-o", log],
@@ -217,6 +223,7 @@ import Testing
       ["report", log, "-o", scratch.path("hard.txt")],
       ["report", scratch.path(""), "-o", scratch.path(".//run.jsonl")],
       ["check", log, "-o", scratch.path("out.txt"), "--junit", log],
+      ["check", log, "-o", scratch.path("out.txt"), "--suppressions", scratch.path("out.txt")],
       ["export", log, "-o", log],
       ["explain", log, "1", "-o", log],
     ] {
@@ -225,6 +232,17 @@ import Testing
       #expect(run.standardError.contains("refusing to overwrite a log"), "\(arguments)")
       #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == original, "\(arguments)")
     }
+  }
+
+  @Test func theVerdictAndTheJUnitFileCannotBeOneFile() throws {
+    let scratch = try Scratch()
+    let run = try CLIRun.run([
+      "check", "fixtures/feed.jsonl", "-o", scratch.path("x.xml"), "--junit",
+      scratch.path("./x.xml"),
+    ])
+    #expect(run.status == 2)
+    #expect(run.standardError.contains("-o and --junit name the same file"))
+    #expect(!FileManager.default.fileExists(atPath: scratch.path("x.xml")))
   }
 
   @Test func aFailedWriteLeavesTheOldReportWhole() throws {

@@ -142,12 +142,15 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     return result
   }
 
-  /// Why `module` cannot be symbolized, or `nil` when it can: it must be a readable
-  /// regular file (following links), checked before any tool sees it.
+  /// Why `module` cannot be symbolized, or `nil` when it can: it must be a readable,
+  /// non-empty regular file (following links), checked before any tool sees it.
   static func unusableModule(_ module: String) -> String? {
     var info = stat()
     guard stat(module, &info) == 0 else { return "is not on this machine" }
     guard info.st_mode & S_IFMT == S_IFREG else { return "is not a regular file" }
+    // /proc and /sys files are "regular" with size 0 (and /proc/kcore is a huge one, which
+    // the memory limit stops); no binary is empty.
+    guard info.st_size > 0 else { return "is empty (or a /proc or /sys file)" }
     guard access(module, R_OK) == 0 else { return "is not readable" }
     return nil
   }

@@ -89,6 +89,12 @@ enum CheckCommand: Command {
     if junitOnStandardOutput && verdictOnStandardOutput {
       throw UsageError("--junit - and the verdict cannot both go to standard output; add -o FILE")
     }
+    if let output, let junit = parsed.value("junit"), output != "-",
+      Output.sameFile(output, junit)
+    {
+      throw UsageError(
+        "-o and --junit name the same file; the JUnit file would replace the verdict")
+    }
     // Annotations must not corrupt a JSON verdict or a JUnit file on standard output; the
     // GitHub runner reads workflow commands from standard error as well.
     let annotationsToStandardError =
