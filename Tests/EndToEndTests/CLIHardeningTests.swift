@@ -225,6 +225,8 @@ import Testing
       ["check", log, "-o", scratch.path("out.txt"), "--junit", log],
       ["check", log, "-o", scratch.path("out.txt"), "--suppressions", scratch.path("out.txt")],
       ["export", log, "-o", log],
+      ["diff", log, log, "-o", log],
+      ["check", log, "--write-baseline", log],
       ["explain", log, "1", "-o", log],
     ] {
       let run = try CLIRun.run(arguments)
