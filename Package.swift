@@ -60,20 +60,25 @@ let package = Package(
         .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
         .testTarget(
             name: "DeallocTraceTests",
-            dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe"]
+            dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe", "TestSupport"]
         ),
         // Golden-file comparison shared by the test targets.
         .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
+        // What every child-process runner of the tests shares: the environment it clears, and
+        // reading a child's pipes while it runs.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
-        .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting"]),
+        .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting", "TestSupport"]),
         .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
         .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
         // Runs the built executables (the CLI, the demo) as child processes.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
+            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "TestSupport"]
         ),
         // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
-        .testTarget(name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild"]),
+        .testTarget(
+            name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild", "TestSupport"]
+        ),
     ]
 )
