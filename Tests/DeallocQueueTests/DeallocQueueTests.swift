@@ -9,34 +9,6 @@ import XCTest
 #endif
 
 final class DeallocQueueTests: XCTestCase {
-  func testCallerVariableIsNilAndObjectDeinitsLaterOnAnotherThread() throws {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(100))
-    let deinitThread = Observed<UInt?>(nil)
-    let deinitTime = Observed<UInt64?>(nil)
-    let done = expectation(description: "deinit")
-    var object: Probe? = Probe { thread in
-      deinitThread.update { $0 = thread }
-      deinitTime.update { $0 = DispatchTime.now().uptimeNanoseconds }
-      done.fulfill()
-    }
-    weak let watcher = object
-    let start = DispatchTime.now().uptimeNanoseconds
-
-    queue.releaseInBackground(&object)
-
-    XCTAssertNil(object, "the caller's variable must be nil right after the call")
-    XCTAssertNotNil(watcher, "the object must still be alive before the drain")
-    XCTAssertEqual(queue.pendingCount, 1)
-    XCTAssertTrue(queue.isPending(try XCTUnwrap(watcher)))
-    wait(for: [done], timeout: 5)
-    XCTAssertNil(watcher)
-    let elapsed = try XCTUnwrap(deinitTime.current) - start
-    XCTAssertGreaterThanOrEqual(elapsed, 100_000_000, "deinit ran before the delay")
-    XCTAssertLessThan(elapsed, 2_000_000_000, "deinit ran far too late")
-    XCTAssertNotEqual(deinitThread.current, currentThreadID(), "deinit ran on the caller's thread")
-    XCTAssertEqual(queue.pendingCount, 0)
-  }
-
   func testNilVariableIsANoOp() {
     let queue = DeallocQueue(label: "test")
     var nothing: Probe? = nil
@@ -138,28 +110,6 @@ final class DeallocQueueTests: XCTestCase {
       staleTimerRan.current?.pending, 1, "the first batch's timer took the second batch")
     XCTAssertEqual(
       staleTimerRan.current?.released, false, "the first batch's timer released the second batch")
-    XCTAssertEqual(queue.pendingCount, 0)
-  }
-
-  func testDeinitThatEnqueuesDuringADrainIsReleasedLaterWithoutDeadlock() {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(20))
-    let innerDeinit = expectation(description: "inner deinit")
-    let outerThread = Observed<UInt?>(nil)
-    let innerThread = Observed<UInt?>(nil)
-    var outer: Probe? = Probe { thread in
-      outerThread.update { $0 = thread }
-      var inner: Probe? = Probe { thread in
-        innerThread.update { $0 = thread }
-        innerDeinit.fulfill()
-      }
-      queue.releaseInBackground(&inner)
-      XCTAssertEqual(queue.pendingCount, 1, "the inner object waits for a drain of its own")
-    }
-    queue.releaseInBackground(&outer)
-    queue.drain()
-    XCTAssertEqual(outerThread.current, currentThreadID())
-    XCTAssertNil(innerThread.current, "the inner object must not be released in the same drain")
-    wait(for: [innerDeinit], timeout: 5)
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
