@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
