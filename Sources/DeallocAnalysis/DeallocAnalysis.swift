@@ -14,14 +14,30 @@ public enum DeallocAnalysis {
     _ arguments: [String], options: AnalysisOptions = AnalysisOptions(),
     symbolizer: (any FrameSymbolizer)? = nil, progress: ((Int) -> Void)? = nil
   ) throws(AnalysisError) -> Report {
-    let inputs = try LogInput.resolve(arguments)
+    try analyze(
+      try LogInput.resolveReporting(arguments), options: options, symbolizer: symbolizer,
+      progress: progress)
+  }
+
+  /// As ``analyze(_:options:symbolizer:progress:)-(_,_,_,_)``, for inputs already resolved (a
+  /// caller that checks them first, as the CLI does against its output paths); `warnings`
+  /// (entries left out of a directory) join the report's.
+  ///
+  /// Inputs of ``PipelinedVisitor/minimumBytes`` or more are analysed on a second thread
+  /// while this one reads and parses (see ``PipelinedVisitor``); the report is the same.
+  public static func analyze(
+    _ resolved: (inputs: [LogInput], warnings: [LogWarning]),
+    options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil,
+    progress: ((Int) -> Void)? = nil
+  ) throws(AnalysisError) -> Report {
     var reader = LogReader()
     reader.progress = progress
     var analyzer = Analyzer(options: options, symbolizer: symbolizer)
-    if PipelinedVisitor<Analyzer>.pays(for: inputs) {
+    for warning in resolved.warnings { analyzer.warn(warning) }
+    if PipelinedVisitor<Analyzer>.pays(for: resolved.inputs) {
       var pipelined = PipelinedVisitor(analyzer)
       do {
-        try reader.read(inputs, into: &pipelined)
+        try reader.read(resolved.inputs, into: &pipelined)
       } catch {
         // The visitor's error, if it threw, came from an earlier line: the one to report.
         _ = try pipelined.finish()
@@ -29,8 +45,8 @@ public enum DeallocAnalysis {
       }
       analyzer = try pipelined.finish()
     } else {
-      try reader.read(inputs, into: &analyzer)
+      try reader.read(resolved.inputs, into: &analyzer)
     }
-    return analyzer.finish(inputs: inputs.map(\.displayName))
+    return analyzer.finish(inputs: resolved.inputs.map(\.displayName))
   }
 }

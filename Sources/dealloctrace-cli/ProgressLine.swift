@@ -51,7 +51,8 @@ final class ProgressLine {
         standardErrorIsTerminal: isatty(2) == 1, environment: ProcessInfo.processInfo.environment,
         totalBytes: total)
     else { return nil }
-    return ProgressLine(totalBytes: total!) { FileHandleStandardError.write($0) }
+    // Numbers and our own `\r` and erase sequence only: no input reaches the terminal.
+    return ProgressLine(totalBytes: total!) { try? StandardError.write($0) }
   }
 
   /// The total size of the inputs the arguments name, or `nil` when one is not a regular
