@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
         .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
         .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
+        .library(name: "CHolders", targets: ["CHolders"]),
         .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
     ],
     targets: [
@@ -19,6 +20,9 @@ let package = Package(
         .target(name: "CUnwind"),
         // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
         .target(name: "CSanitizer"),
+        // Who holds a leaked object: runtime hooks, a live-object registry and a reference
+        // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
+        .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
         .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
         .target(
