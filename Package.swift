@@ -23,7 +23,7 @@ let package = Package(
         // Who holds a leaked object: runtime hooks, a live-object registry and a reference
         // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
         .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
+        .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer", "CHolders"]),
         .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
         .target(
             name: "DeallocTesting",

@@ -6,6 +6,7 @@ import Glibc
 ///   `dealloctrace.<pid>.jsonl` inside it.
 /// - `DEALLOCTRACE=1` alone: `./dealloctrace.<pid>.jsonl`.
 /// - `DEALLOCTRACE_FRAMES=N`: backtrace depth, 0 turns backtraces off.
+/// - `DEALLOCTRACE_HOLDERS=1`: record who still holds each survivor (`holders` records).
 struct TraceConfiguration: Equatable, Sendable {
   /// 32 frames cover a UI call path from the run loop to the enqueue; `unw_backtrace` costs
   /// about 8 ns a frame here, so deeper stacks mostly add cost for frames nobody reads.
@@ -15,6 +16,9 @@ struct TraceConfiguration: Equatable, Sendable {
 
   var path: String
   var frames: Int
+  /// Whether the session records holders. The registry itself was started as the process
+  /// loaded, by `CHolders`' constructor reading the same variable.
+  var holders = false
 
   /// Reads the configuration; nil when tracing is not asked for. Problems with a value
   /// (not a number) are reported through `warn` and the default is used.
@@ -24,19 +28,28 @@ struct TraceConfiguration: Equatable, Sendable {
     warn: (DeallocTraceError) -> Void = { StandardError.write($0.description) }
   ) -> TraceConfiguration? {
     let frames = frames(from: environment, warn: warn)
+    let holders = holders(from: environment)
     let fileName = "dealloctrace.\(pid).jsonl"
     if let requested = environment["DEALLOCTRACE_LOG"], !requested.isEmpty {
       let path = requested.replacingPercentP(with: pid)
       if isDirectory(path) {
         let separator = path.hasSuffix("/") ? "" : "/"
-        return TraceConfiguration(path: path + separator + fileName, frames: frames)
+        return TraceConfiguration(
+          path: path + separator + fileName, frames: frames, holders: holders)
       }
-      return TraceConfiguration(path: path, frames: frames)
+      return TraceConfiguration(path: path, frames: frames, holders: holders)
     }
     if let flag = environment["DEALLOCTRACE"], !flag.isEmpty, flag != "0" {
-      return TraceConfiguration(path: "./" + fileName, frames: frames)
+      return TraceConfiguration(path: "./" + fileName, frames: frames, holders: holders)
     }
     return nil
+  }
+
+  /// Whether `DEALLOCTRACE_HOLDERS` asks for holders: set, not empty and not `0`, as
+  /// `DEALLOCTRACE` is read.
+  static func holders(from environment: [String: String]) -> Bool {
+    guard let flag = environment["DEALLOCTRACE_HOLDERS"] else { return false }
+    return !flag.isEmpty && flag != "0"
   }
 
   /// The backtrace depth `DEALLOCTRACE_FRAMES` asks for, else the default. A value that is
@@ -56,7 +69,7 @@ struct TraceConfiguration: Equatable, Sendable {
   /// The process environment, read once with `getenv` (no Foundation needed).
   static func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
-    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES"] {
+    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "DEALLOCTRACE_HOLDERS"] {
       if let value = getenv(name) {
         result[name] = String(cString: value)
       }

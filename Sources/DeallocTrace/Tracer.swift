@@ -62,7 +62,11 @@ enum Tracer {
     return session
   }
 
-  static func start(path: String, frames requested: Int) throws(DeallocTraceError) {
+  /// - Parameter holders: whether the session records holders; when the holder machinery
+  ///   refuses this runtime (one stderr line), the session records without them.
+  static func start(
+    path: String, frames requested: Int, holders: Bool = false
+  ) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
       if let running = Current.load() {
@@ -80,7 +84,7 @@ enum Tracer {
       state.generation += 1
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
-        firstID: cunwind_peek_next_object_id())
+        firstID: cunwind_peek_next_object_id(), holders: holders && Holders.enable())
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
@@ -115,6 +119,8 @@ enum Tracer {
     }
     guard let session, session.pid == getpid() else { return }
     session.endReason.store(why.rawValue, ordering: .releasing)
+    // Survivors still alive get their holders while the buffer still takes records.
+    recordHoldersAtEnd(session)
     // Survivors that died since the last look get their `dealloc` before `end`, so a
     // reader doesn't call them leaked; the buffer closes in the same critical section, so
     // no other look can be half done (its `dealloc`s would be refused) or start later.
@@ -147,7 +153,8 @@ enum Tracer {
     }
     guard let configuration else { return }
     do throws(DeallocTraceError) {
-      try start(path: configuration.path, frames: configuration.frames)
+      try start(
+        path: configuration.path, frames: configuration.frames, holders: configuration.holders)
     } catch {
       if case .alreadyRecording = error { return }
       StandardError.write(error.description)
@@ -169,6 +176,10 @@ enum Tracer {
     guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
     let held = session.survivors.withLock { list in look(at: &list, in: session) }
     letGo(held, in: session)
+    if session.holderBudget != nil {
+      // The look's loads left survivors' addresses in this thread's dead stack.
+      cunwind_scrub_dead_stack()
+    }
   }
 
   /// `finish()`'s last look, and the buffer's close in the same critical section: no other
@@ -181,7 +192,7 @@ enum Tracer {
   static func lookLastAndClose(_ session: TraceSession) {
     let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while true {
-      let held = session.survivors.withLock { list -> HeldObjects? in
+      let held = session.survivors.withLock { list -> HiddenReferences? in
         let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
         guard !busy || cunwind_monotonic_ns() >= deadline else { return nil }
         let held = look(at: &list, in: session)
@@ -198,15 +209,17 @@ enum Tracer {
 
   /// One look, with the list's lock held. Returns the strong references it took, for
   /// `letGo` after the lock.
-  private static func look(at list: inout [Survivor], in session: TraceSession) -> HeldObjects {
-    var held = HeldObjects()
+  private static func look(
+    at list: inout [Survivor], in session: TraceSession
+  ) -> HiddenReferences {
+    var held = HiddenReferences()
     // A look after the buffer closed would see deaths that happened after the session's
     // last look; they are not the session's to record.
     guard !list.isEmpty, session.buffer.isOpen else { return held }
     var stillAlive: [Survivor] = []
     for survivor in list {
       if let object = survivor.object {
-        held.objects.append(object)
+        held.retain(object)
         stillAlive.append(survivor)
         continue
       }
@@ -217,34 +230,28 @@ enum Tracer {
     }
     session.survivorCount.subtract(list.count - stillAlive.count, ordering: .relaxed)
     list = stillAlive
-    if !held.objects.isEmpty {
+    if !held.isEmpty {
       session.survivorLooksLettingGo.add(1, ordering: .sequentiallyConsistent)
     }
     return held
   }
 
   /// Drops a look's strong references, outside the lock: this may run `deinit`s.
-  private static func letGo(_ held: consuming HeldObjects, in session: TraceSession) {
-    let counted = !held.objects.isEmpty
-    _ = consume held
+  private static func letGo(_ held: consuming HiddenReferences, in session: TraceSession) {
+    let counted = !held.isEmpty
+    held.releaseAll()
     if counted {
       session.survivorLooksLettingGo.subtract(1, ordering: .sequentiallyConsistent)
     }
   }
 
-  /// The id of a survivor at `address` that is still alive, for `check` records.
-  static func survivorID(at address: UInt, in session: TraceSession) -> UInt64? {
+  /// The id of a survivor at `hiddenAddress` (`HiddenAddress`) that is still alive, for
+  /// `check` records.
+  static func survivorID(at hiddenAddress: UInt, in session: TraceSession) -> UInt64? {
     checkSurvivors(session)
     return session.survivors.withLock { list in
       // Address only: loading the weak reference here could run a deinit under the lock.
-      list.first { $0.address == address }?.id
+      list.first { $0.hiddenAddress == hiddenAddress }?.id
     }
   }
-}
-
-/// Strong references taken while looking at survivors, released after the lock.
-/// `@unchecked Sendable`: they leave the critical section only to be released by the thread
-/// that took them.
-private struct HeldObjects: @unchecked Sendable {
-  var objects: [AnyObject] = []
 }

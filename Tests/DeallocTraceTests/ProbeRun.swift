@@ -21,9 +21,10 @@ struct ProbeRun {
   /// Runs the probe to completion (killed after `timeout` seconds).
   static func run(
     _ arguments: [String] = [], environment: [String: String] = [:],
-    directory: URL? = nil, timeout: TimeInterval = 60
+    directory: URL? = nil, timeout: TimeInterval = 60, executable: URL? = nil
   ) throws -> ProbeRun {
-    let process = try launch(arguments, environment: environment, directory: directory)
+    let process = try launch(
+      arguments, environment: environment, directory: directory, executable: executable)
     let deadline = Date().addingTimeInterval(timeout)
     while process.process.isRunning && Date() < deadline {
       usleep(10_000)
@@ -36,14 +37,20 @@ struct ProbeRun {
     return process.finish()
   }
 
+  /// - Parameter executable: another build of the probe (the release one); the debug
+  ///   build beside the test bundle by default.
   static func launch(
-    _ arguments: [String], environment: [String: String], directory: URL? = nil
+    _ arguments: [String], environment: [String: String], directory: URL? = nil,
+    executable: URL? = nil
   ) throws -> RunningProbe {
     let process = Process()
-    process.executableURL = probeURL
+    process.executableURL = executable ?? probeURL
     process.arguments = arguments
     var inherited = ProcessInfo.processInfo.environment
-    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "TRACE_PROBE_EXIT"] {
+    for name in [
+      "DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "DEALLOCTRACE_HOLDERS",
+      "TRACE_PROBE_EXIT",
+    ] {
       inherited[name] = nil
     }
     process.environment = inherited.merging(environment) { $1 }
