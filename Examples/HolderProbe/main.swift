@@ -160,6 +160,29 @@ func survive() async {
   print("SURVIVED \(strings.count) \(table.count) \(total) \(sum) live=\(cholders_live_count())")
 }
 
+final class BenchLeaf {
+  var value = 0
+}
+
+final class BenchNode {
+  var payload = [Int](repeating: 1, count: 6)
+  var leaf = BenchLeaf()
+  var next: BenchNode?
+}
+
+nonisolated(unsafe) var benchRoots: [BenchNode] = []
+
+/// A process with a big heap (about 450k live objects, 50 MB): 150k nodes, each with an
+/// array storage and a leaf, plus padding arrays. The target is a leaf in the middle.
+@inline(never)
+func bigHeap() -> UInt {
+  benchRoots.reserveCapacity(150_000)
+  for _ in 0..<150_000 { benchRoots.append(BenchNode()) }
+  return address(of: benchRoots[75_000].leaf) ^ scramble
+}
+
+nonisolated(unsafe) var padding: [[UInt8]] = []
+
 // MARK: - Main
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -178,6 +201,12 @@ for scenario in arguments where scenario != "enable" {
     child = nil
     scan(scrambled)
   case "survive": await survive()
+  case "big":
+    let target = bigHeap()
+    // Non-pointer filler up to about 50 MB of heap.
+    for _ in 0..<150 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    print("LIVE \(cholders_live_count())")
+    scan(target)
   default: print("unknown scenario \(scenario)")
   }
 }
@@ -186,4 +215,11 @@ if arguments.contains("debug-array") {
   print("storage", String(storage, radix: 16))
   scan(storage ^ scramble)
   scan(address(of: ImageCache.shared) ^ scramble)
+}
+if arguments.contains("stats") {
+  var stats = cholders_scan_stats()
+  cholders_last_scan_stats(&stats)
+  print(
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us)"
+  )
 }

@@ -89,7 +89,17 @@ typedef struct {
 } thread_sp;
 
 /// Stack pointers of the threads blocked in a system call (others read "running").
-static size_t thread_stack_pointers(ch_bump *bump, thread_sp *rows, size_t capacity) {
+static int read_small(const char *path, char *text, size_t capacity) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, capacity - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  return 1;
+}
+
+static size_t thread_stack_pointers(thread_sp *rows, size_t capacity) {
   DIR *dir = opendir("/proc/self/task");
   if (dir == NULL) return 0;
   size_t n = 0;
@@ -102,8 +112,15 @@ static size_t thread_stack_pointers(ch_bump *bump, thread_sp *rows, size_t capac
     memcpy(path, "/proc/self/task/", 16);
     memcpy(path + 16, entry->d_name, length);
     memcpy(path + 16 + length, "/syscall", 9);
-    char *text = read_proc(bump, path, NULL);
-    if (text == NULL || text[0] < '0' || text[0] > '9') continue;
+    // A thread that is between system calls reads "running"; it usually blocks again
+    // within a millisecond (idle pool threads, a thread waiting on a lock).
+    char text[256];
+    int ok = read_small(path, text, sizeof text);
+    for (int retry = 0; retry < 3 && ok && (text[0] < '0' || text[0] > '9'); retry++) {
+      usleep(1000);
+      ok = read_small(path, text, sizeof text);
+    }
+    if (!ok || text[0] < '0' || text[0] > '9') continue;
     // "nr arg1 ... arg6 sp pc": the 8th field.
     char *cursor = text;
     for (int field = 0; field < 7 && cursor; field++) {
@@ -177,7 +194,7 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
   if (segments.rows) dl_iterate_phdr(collect_segments, &segments);
 
   thread_sp sps[1024];
-  size_t sp_count = thread_stack_pointers(bump, sps, 1024);
+  size_t sp_count = thread_stack_pointers(sps, 1024);
 
   static uintptr_t tool_starts[1024], tool_ends[1024];
   size_t tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);

@@ -17,8 +17,6 @@
 
 #include <stdbool.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "internal.h"
 
@@ -137,7 +135,6 @@ static void element_layout(uintptr_t metadata, uint64_t *stride, uint64_t *align
   if (witnesses == 0) return;
   uint64_t s = word(witnesses + 72);
   uint32_t flags = u32(witnesses + 80);
-  if (getenv("CHOLDERS_DEBUG")) fprintf(stderr, "layout pos=%u imm=%u elem=%lx stride=%lu flags=%x\n", positive, immediate, element, s, flags);
   if (s > 0) *stride = s;
   *alignment = (uint64_t)(flags & 0xff) + 1;
 }

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <stdio.h>
 
+#include "CHoldersExtras.h"
 #include "internal.h"
 
 extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
@@ -69,9 +69,29 @@ typedef struct {
   uint64_t *buffer;
   uintptr_t skip_start, skip_end;  // the caller's target buffer
   uint32_t stamp;
+  // Words of the first pass that may point at a registered object (a filter over all
+  // registry addresses), so that later levels scan this list instead of all memory again.
+  uint64_t *registry_bits;  // 2^24-bit filter on address bits 4..27
+  uintptr_t registry_low, registry_high;
+  uintptr_t *candidates;  // pairs: word address, masked value
+  size_t candidate_count, candidate_capacity;
+  int candidates_overflowed;
 } scan;
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
+static cholders_scan_stats last_stats;  // under scan_lock
+
+void cholders_last_scan_stats(cholders_scan_stats *out) {
+  pthread_mutex_lock(&scan_lock);
+  *out = last_stats;
+  pthread_mutex_unlock(&scan_lock);
+}
+
+static uint64_t cpu_now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
 
 static uint64_t now_us(void) {
   struct timespec t;
@@ -189,12 +209,46 @@ typedef struct {
   int32_t child;
 } hit;
 
-/// Scans every region once; records hits on frontier members. With `validate`, also checks
-/// the header of every snapshot object against the copy read (the first pass).
-static size_t pass(scan *s, const frontier *f, hit *hits, size_t capacity, size_t *dropped,
-                   int validate) {
+static inline void record(hit *hits, size_t *count, size_t capacity, size_t *dropped,
+                          uintptr_t address, int32_t child) {
+  if (*count < capacity) {
+    hits[*count].word_address = address;
+    hits[*count].child = child;
+    (*count)++;
+  } else {
+    (*dropped)++;
+  }
+}
+
+#define REGISTRY_BITS (1u << 24)
+
+static void make_registry_filter(scan *s) {
+  s->registry_bits = ch_bump_alloc(&s->bump, REGISTRY_BITS / 8);
+  s->candidate_capacity = 1u << 22;
+  s->candidates = ch_bump_alloc(&s->bump, s->candidate_capacity * 2 * sizeof(uintptr_t));
+  if (s->registry_bits == NULL || s->candidates == NULL || s->row_count == 0) {
+    s->candidates_overflowed = 1;
+    s->registry_low = 1;
+    s->registry_high = 0;
+    return;
+  }
+  memset(s->registry_bits, 0, REGISTRY_BITS / 8);
+  for (size_t i = 0; i < s->row_count; i++) {
+    uint64_t bit = (s->rows[i].address >> 4) & (REGISTRY_BITS - 1);
+    s->registry_bits[bit >> 6] |= 1ull << (bit & 63);
+  }
+  s->registry_low = s->rows[0].address;
+  s->registry_high = s->rows[s->row_count - 1].address;
+}
+
+/// The first pass: reads every region once, validates the header of every snapshot object
+/// from the copy read, records hits on the targets, and keeps the words that may point at
+/// any registered object for the later levels.
+static size_t first_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
+                         size_t *dropped) {
   size_t count = 0;
   size_t next_row = 0;
+  uintptr_t low = s->registry_low, high = s->registry_high;
   for (size_t r = 0; r < s->region_count; r++) {
     const ch_region *region = &s->regions[r];
     for (uintptr_t at = region->start; at < region->end;) {
@@ -207,29 +261,65 @@ static size_t pass(scan *s, const frontier *f, hit *hits, size_t capacity, size_
       size_t words = got / 8;
       for (size_t i = 0; i < words; i++) {
         uintptr_t key = s->buffer[i] & 0x00ffffffffffffffull;
+        if (key < low || key > high || (key & 15)) continue;
+        uint64_t bit = (key >> 4) & (REGISTRY_BITS - 1);
+        if (!(s->registry_bits[bit >> 6] & (1ull << (bit & 63)))) continue;
+        uintptr_t address = at + i * 8;
+        if (address >= s->skip_start && address < s->skip_end) continue;
+        if (s->candidate_count < s->candidate_capacity) {
+          s->candidates[s->candidate_count * 2] = address;
+          s->candidates[s->candidate_count * 2 + 1] = key;
+          s->candidate_count++;
+        } else {
+          s->candidates_overflowed = 1;
+        }
+        int32_t child = lookup(f, key);
+        if (child >= 0) record(hits, &count, capacity, dropped, address, child);
+      }
+      uintptr_t end = at + got;
+      while (next_row < s->row_count && s->rows[next_row].address < at) next_row++;
+      for (; next_row < s->row_count && s->rows[next_row].address + 16 <= end; next_row++) {
+        const ch_entry *row = &s->rows[next_row];
+        const uint64_t *header = &s->buffer[(row->address - at) / 8];
+        uint64_t refcounts = header[1];
+        int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
+        s->valid[next_row] = header[0] == row->metadata && !deiniting;
+      }
+      at += got;
+    }
+  }
+  return count;
+}
+
+/// A later level: looks the frontier up in the first pass's candidate words, or, when
+/// those overflowed, reads all memory again.
+static size_t later_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
+                         size_t *dropped) {
+  size_t count = 0;
+  if (!s->candidates_overflowed) {
+    for (size_t i = 0; i < s->candidate_count; i++) {
+      int32_t child = lookup(f, s->candidates[i * 2 + 1]);
+      if (child >= 0) record(hits, &count, capacity, dropped, s->candidates[i * 2], child);
+    }
+    return count;
+  }
+  for (size_t r = 0; r < s->region_count; r++) {
+    const ch_region *region = &s->regions[r];
+    for (uintptr_t at = region->start; at < region->end;) {
+      size_t want = region->end - at < CHUNK ? region->end - at : CHUNK;
+      size_t got = ch_read(s->buffer, at, want) & ~(size_t)7;
+      if (got == 0) {
+        at += 4096;
+        continue;
+      }
+      for (size_t i = 0; i < got / 8; i++) {
+        uintptr_t key = s->buffer[i] & 0x00ffffffffffffffull;
         if (key < f->low || key > f->high) continue;
         int32_t child = lookup(f, key);
         if (child < 0) continue;
         uintptr_t address = at + i * 8;
         if (address >= s->skip_start && address < s->skip_end) continue;
-        if (count < capacity) {
-          hits[count].word_address = address;
-          hits[count].child = child;
-          count++;
-        } else {
-          (*dropped)++;
-        }
-      }
-      if (validate) {
-        uintptr_t end = at + got;
-        while (next_row < s->row_count && s->rows[next_row].address < at) next_row++;
-        for (; next_row < s->row_count && s->rows[next_row].address + 16 <= end; next_row++) {
-          const ch_entry *row = &s->rows[next_row];
-          const uint64_t *header = &s->buffer[(row->address - at) / 8];
-          uint64_t refcounts = header[1];
-          int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
-          s->valid[next_row] = header[0] == row->metadata && !deiniting;
-        }
+        record(hits, &count, capacity, dropped, address, child);
       }
       at += got;
     }
@@ -253,11 +343,6 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
     uintptr_t address = hits[i].word_address;
     edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT};
     ptrdiff_t row = enclosing_row(s, address);
-    if (getenv("CHOLDERS_DEBUG")) {
-      size_t lo = 0;
-      while (lo < s->row_count && s->rows[lo].address <= address) lo++;
-      if (lo) fprintf(stderr, "hit %lx row %ld prev %lx size %lu valid %d\n", address, (long)row, s->rows[lo-1].address, s->rows[lo-1].size, s->valid[lo-1]);
-    }
     if (row >= 0) {
       if (!s->valid[row]) continue;  // a dead object's memory holds nothing
       e.offset = (uint32_t)(address - s->rows[row].address);
@@ -577,6 +662,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   if (cholders_state() != CHOLDERS_ON) return NULL;
   uint64_t started = now_us();
   pthread_mutex_lock(&scan_lock);
+  uint64_t cpu_started = cpu_now_us();
   int guard = ch_in_tool;
   ch_in_tool = 1;
   scan s;
@@ -588,7 +674,11 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
 
   s.skip_start = (uintptr_t)targets;
   s.skip_end = (uintptr_t)(targets + count);
+  cholders_scan_stats stats;
+  memset(&stats, 0, sizeof stats);
   s.row_count = ch_registry_snapshot(&s.bump, &s.rows);
+  stats.objects = s.row_count;
+  stats.snapshot_us = now_us() - started;
   s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
   s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));
   s.node_capacity = 1u << 20;
@@ -606,7 +696,13 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   }
   memset(s.valid, 0, s.row_count + 1);
   memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
+  uint64_t regions_started = now_us();
   s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker);
+  make_registry_filter(&s);
+  stats.regions = s.region_count;
+  for (size_t r = 0; r < s.region_count; r++) stats.bytes += s.regions[r].end - s.regions[r].start;
+  uint64_t passes_started = now_us();
+  stats.regions_us = passes_started - regions_started;
 
   size_t level_count = 0;
   for (size_t t = 0; t < count; t++) {
@@ -622,7 +718,9 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
     frontier f;
     if (!make_frontier(&s, &f, level_ids, level_count)) break;
     size_t dropped = 0;
-    size_t hit_count = pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped, level == 1);
+    size_t hit_count = level == 1 ? first_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped)
+                                  : later_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped);
+    stats.levels++;
     if (level == 1) {
       // Targets that failed their header check are dead: no holders record.
       for (size_t t = 0; t < count; t++) {
@@ -637,6 +735,10 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
     if (all_rooted(&s, target_nodes, count)) break;
   }
   uint64_t elapsed = now_us() - started;
+  stats.passes_us = now_us() - passes_started;
+  stats.total_us = elapsed;
+  stats.cpu_us = cpu_now_us() - cpu_started;
+  last_stats = stats;
 
   ch_json_raw(&json, "[");
   for (size_t t = 0; t < count; t++) {

@@ -18,6 +18,20 @@ int cholders_runtime_had_adapter_bug(void);
 /// The calling thread's OS thread id (gettid), as the scan reports stack roots.
 int64_t cholders_thread_id(void);
 
+/// What the last cholders_scan_json call did, for benchmarks and diagnostics.
+typedef struct {
+  uint64_t objects;  // registry rows in the snapshot
+  uint64_t regions;  // memory regions scanned
+  uint64_t bytes;  // bytes read by one pass
+  uint64_t levels;  // passes made
+  uint64_t snapshot_us;  // copying and sorting the registry
+  uint64_t regions_us;  // reading /proc/self/maps, thread stacks, modules
+  uint64_t passes_us;  // all memory passes with their hit processing
+  uint64_t total_us;
+  uint64_t cpu_us;  // the scanning thread's CPU time (wall time suffers on a busy machine)
+} cholders_scan_stats;
+void cholders_last_scan_stats(cholders_scan_stats *out);
+
 #ifdef __cplusplus
 }
 #endif
