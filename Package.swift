@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["DeallocQueue", "DeallocTrace"],
             path: "Examples/TraceProbe"
         ),
+        // The child that the CHolders tests run: one holder scenario per argument.
+        .executableTarget(
+            name: "HolderProbe",
+            dependencies: ["CHolders"],
+            path: "Examples/HolderProbe"
+        ),
         // The stress, crash and fault child that the reliability tests run.
         .executableTarget(
             name: "StressChild",
@@ -77,6 +83,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
         ),
+        // Holder scans of HolderProbe scenarios, as child processes (debug and release).
+        .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
         // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
         .testTarget(name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild"]),
     ]

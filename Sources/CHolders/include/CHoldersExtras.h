@@ -1,0 +1,39 @@
+#ifndef CHOLDERS_EXTRAS_H
+#define CHOLDERS_EXTRAS_H
+
+// Additions beyond the shared contract (CHolders.h stays exactly as holders-spec.md says):
+// diagnostics for tests and benchmarks.
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Whether the runtime's own retain adapter had the Swift 6.3 masking bug (probed on a fake
+/// object when holders were enabled): 1 yes, 0 no, -1 not probed (holders never enabled).
+/// Either way the fixed adapter is what runs once holders are on.
+int cholders_runtime_had_adapter_bug(void);
+
+/// The calling thread's OS thread id (gettid), as the scan reports stack roots.
+int64_t cholders_thread_id(void);
+
+/// What the last cholders_scan_json call did, for benchmarks and diagnostics.
+typedef struct {
+  uint64_t objects;  // registry rows in the snapshot
+  uint64_t regions;  // memory regions scanned
+  uint64_t bytes;  // bytes read by one pass
+  uint64_t levels;  // passes made
+  uint64_t snapshot_us;  // copying and sorting the registry
+  uint64_t regions_us;  // reading /proc/self/maps, thread stacks, modules
+  uint64_t passes_us;  // all memory passes with their hit processing
+  uint64_t total_us;
+  uint64_t cpu_us;  // the scanning thread's CPU time (wall time suffers on a busy machine)
+} cholders_scan_stats;
+void cholders_last_scan_stats(cholders_scan_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,5 @@
+import XCTest
+
+final class HolderPathTests: XCTestCase {
+  func testPlaceholder() {}
+}
