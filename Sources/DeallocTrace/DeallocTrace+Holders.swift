@@ -34,6 +34,7 @@ extension DeallocTrace {
   package static func holdersJSON(of object: AnyObject) -> String? {
     guard Holders.isOn else { return nil }
     let address = UInt(bitPattern: ObjectIdentifier(object))
+    let hadSideTable = SideTable.exists(for: address)
     let values: [String?]?
     if let session = Tracer.session() {
       // Under the survivor list's lock, so that no look holds references meanwhile.
@@ -44,6 +45,7 @@ extension DeallocTrace {
       values = Holders.scan(count: 1) { $0[0] = address }
     }
     cunwind_scrub_dead_stack()
-    return values?.first ?? nil
+    guard let found = values?.first ?? nil else { return nil }
+    return hadSideTable ? SideTable.removingOneHeapHolder(from: found) : found
   }
 }

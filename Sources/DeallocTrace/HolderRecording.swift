@@ -83,6 +83,8 @@ struct HolderTarget {
   var metatype: UnsafeRawPointer?
   /// The type's name, when there is no metatype (a check given a name).
   var typeName: String = ""
+  /// Whether the object had a weak-reference side table before the scan (`SideTable`).
+  var hadSideTable = false
 
   var typeKey: HolderBudget.Signature.TypeKey {
     metatype.map { .metatype(UInt(bitPattern: $0)) } ?? .name(typeName)
@@ -100,9 +102,11 @@ extension Tracer {
     of object: AnyObject, id: UInt64, in session: TraceSession
   ) {
     guard let budget = session.holderBudget else { return }
+    let address = UInt(bitPattern: ObjectIdentifier(object))
     let target = HolderTarget(
-      hiddenAddress: HiddenAddress.hide(UInt(bitPattern: ObjectIdentifier(object))), id: id,
-      metatype: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
+      hiddenAddress: HiddenAddress.hide(address), id: id,
+      metatype: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self),
+      hadSideTable: SideTable.exists(for: address))
     guard budget.admit(target.typeKey, id: id) else { return }
     scanAndRecord([target], why: .release, in: session)
   }
@@ -126,7 +130,8 @@ extension Tracer {
       session.buffer.waitUntilWritten()
     }
     let target = HolderTarget(
-      hiddenAddress: HiddenAddress.hide(address), id: id, metatype: metatype, typeName: typeName)
+      hiddenAddress: HiddenAddress.hide(address), id: id, metatype: metatype, typeName: typeName,
+      hadSideTable: SideTable.exists(for: address))
     session.survivors.withLock { _ in
       guard budget.admit(target.typeKey, id: id) else { return }
       scanAndRecord([target], why: .check, in: session)
@@ -150,7 +155,8 @@ extension Tracer {
         // A dead one gets its `dealloc` from the last look that follows.
         guard let object = survivor.object else { continue }
         let target = HolderTarget(
-          hiddenAddress: survivor.hiddenAddress, id: survivor.id, metatype: survivor.metatype)
+          hiddenAddress: survivor.hiddenAddress, id: survivor.id, metatype: survivor.metatype,
+          hadSideTable: SideTable.exists(for: UInt(bitPattern: ObjectIdentifier(object))))
         guard budget.admit(target.typeKey, id: survivor.id) else { continue }
         // Kept alive until the scan is over (the address must not be reused meanwhile),
         // hidden so that the scan does not count this reference.
@@ -177,8 +183,9 @@ extension Tracer {
         }
       }
       guard let values else { return }
-      for (target, value) in zip(chunk, values) {
-        guard let value else { continue }
+      for (target, found) in zip(chunk, values) {
+        guard let found else { continue }
+        let value = target.hadSideTable ? SideTable.removingOneHeapHolder(from: found) : found
         var event = TraceEvent(kind: .holders)
         event.time = session.now()
         event.objectID = target.id

@@ -71,6 +71,76 @@ enum Holders {
   }
 }
 
+/// The weak-reference side table, which the scan would report as a holder.
+///
+/// Why: the first weak reference to an object moves its counts into a side table, a
+/// malloc'ed entry whose first word points back at the object, for the object's whole
+/// life. The scanner reports that word as an unregistered-heap holder (`"kind":"heap"`,
+/// no steps), yet it owns nothing; every survivor has one, since the recorder watches
+/// survivors through a weak reference, and so does every object a weak-reference leak
+/// check looks at. So when the object had a side table before the scan, one such path is
+/// taken out of the answer (and `direct` lowered). The trade-off: when the scanner itself
+/// learns to skip side tables, this must go, or it would hide a real heap holder.
+enum SideTable {
+  /// The inline refcount word's flags (Swift's RefCount.h): the counts live in a side
+  /// table when both are set, and the word's low 62 bits are its address shifted right 3.
+  private static let useSlowRC: UInt64 = 1 << 63
+  private static let sideTableMark: UInt64 = 1 << 62
+  private static let pointerBits: UInt64 = (1 << 62) - 1
+  private static let pointerShift: UInt64 = 3
+  /// Where the refcount word sits in an object (after the metadata pointer).
+  private static let refCountOffset: UInt = 8
+
+  /// Whether the object at `address` has a side table that points back at it. Read with
+  /// `process_vm_readv`, which fails instead of faulting when the object is gone.
+  static func exists(for address: UInt) -> Bool {
+    guard let bits = readWord(at: address &+ refCountOffset),
+      bits & (useSlowRC | sideTableMark) == useSlowRC | sideTableMark
+    else { return false }
+    let table = UInt((bits & pointerBits) << pointerShift)
+    return readWord(at: table) == UInt64(address)
+  }
+
+  private static func readWord(at address: UInt) -> UInt64? {
+    var word: UInt64 = 0
+    return cunwind_read_word(address, &word) != 0 ? word : nil
+  }
+
+  /// The path the scanner gives a side table's word, as its JSON writes it.
+  static let heapPath = #"{"root":{"kind":"heap"},"steps":[]}"#
+
+  /// `value` (a HOLDERS-VALUE) with one direct unregistered-heap holder less: its path
+  /// taken out of `paths`, or, when it was beyond `paths`, one less in `more`.
+  static func removingOneHeapHolder(from value: String) -> String {
+    guard let direct = integer(named: "direct", in: value), direct > 0 else { return value }
+    var text = value
+    if let range = text.firstRange(of: "," + heapPath) ?? text.firstRange(of: heapPath + ",")
+      ?? text.firstRange(of: heapPath)
+    {
+      text.removeSubrange(range)
+    } else if let more = integer(named: "more", in: text), more > 0 {
+      text = replacing(integer: "more", more, with: more - 1, in: text)
+    } else {
+      return value
+    }
+    return replacing(integer: "direct", direct, with: direct - 1, in: text)
+  }
+
+  private static func integer(named name: String, in text: String) -> Int? {
+    guard let range = text.firstRange(of: "\"\(name)\":") else { return nil }
+    return Int(text[range.upperBound...].prefix { $0.isNumber })
+  }
+
+  private static func replacing(integer name: String, _ old: Int, with new: Int, in text: String)
+    -> String
+  {
+    guard let range = text.firstRange(of: "\"\(name)\":\(old)") else { return text }
+    var result = text
+    result.replaceSubrange(range, with: "\"\(name)\":\(new)")
+    return result
+  }
+}
+
 /// Why a scan ran: the `holders` record's `why`.
 enum HolderScanReason: Int {
   /// A traced release found a survivor.
