@@ -79,7 +79,7 @@ enum HolderScenario: String, CaseIterable {
 }
 
 /// A queue that only explicit drains empty.
-private let holderQueue = DeallocQueue(label: "holders", delay: .seconds(60))
+private let holderQueue = DeallocQueue(label: "held", delay: .seconds(60))
 
 /// Hands `object` to the queue from a function of its own (one enqueue stack per caller).
 @inline(never)

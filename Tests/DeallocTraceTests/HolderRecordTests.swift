@@ -50,8 +50,10 @@ final class HolderRecordTests: XCTestCase {
     XCTAssertEqual(run.status, 0, run.standardError)
     XCTAssertEqual(run.standardError, "")
     let text = try String(contentsOf: log, encoding: .utf8)
-    XCTAssertFalse(text.contains("holder"), text)
+    XCTAssertFalse(text.contains(#""holders""#), text)
+    XCTAssertFalse(text.contains("holder_scans"), text)
     let parsed = try ParsedLog(contentsOf: log)
+    XCTAssertTrue(parsed.records.allSatisfy { $0["holders"] == nil })
     XCTAssertEqual(parsed.kind("release").first?["freed"] as? Bool, false)
     XCTAssertEqual(parsed.records.last?["ev"] as? String, "end")
   }
@@ -83,7 +85,7 @@ final class HolderRecordTests: XCTestCase {
     let id = try survivorID(in: log)
     for record in log.kind("holders") {
       XCTAssertEqual(record["id"] as? Int, id)
-      assertPaths(record, ["cycle TraceProbe.SelfCapturingModel.onChange"])
+      assertPaths(record, ["cycle → TraceProbe.SelfCapturingModel.onChange"])
       // The cycle starts at the object itself.
       let path = try XCTUnwrap((record["paths"] as? [[String: Any]])?.first)
       let steps = try XCTUnwrap(path["steps"] as? [[String: Any]])
@@ -100,7 +102,7 @@ final class HolderRecordTests: XCTestCase {
       assertPaths(
         record,
         [
-          "cycle TraceProbe.CapturingModel.onChange"
+          "cycle → TraceProbe.CapturingModel.onChange"
             + " → closure context(captures TraceProbe.CapturingModel, Swift.String)"
         ])
     }
@@ -138,7 +140,7 @@ final class HolderRecordTests: XCTestCase {
     }
     try assertHoldersRightAfterRelease(log, id: id)
     // It died once the worker let go: a `dealloc`, after the holders record.
-    let kinds = log.records.filter { $0["id"] as? Int == id }.compactMap { $0["ev"] as? String }
+    let kinds = history(of: id, in: log)
     XCTAssertEqual(kinds, ["enqueue", "release", "holders", "dealloc"])
   }
 
@@ -148,7 +150,7 @@ final class HolderRecordTests: XCTestCase {
     let holders = log.kind("holders")
     XCTAssertEqual(holders.map(\.why), ["release"])
     if let record = holders.first { assertPaths(record, ["global TraceProbe.lateHolder"]) }
-    let kinds = log.records.filter { $0["id"] as? Int == id }.compactMap { $0["ev"] as? String }
+    let kinds = history(of: id, in: log)
     XCTAssertEqual(kinds, ["enqueue", "release", "holders", "dealloc"])
     try assertEndCounts(log, scans: 1, skipped: 0)
   }
@@ -259,6 +261,13 @@ final class HolderRecordTests: XCTestCase {
       }
     }
     return log
+  }
+
+  /// The kinds of the records about object `id`, in order (`stack` records have ids of
+  /// their own).
+  private func history(of id: Int, in log: ParsedLog) -> [String] {
+    log.records.filter { $0["id"] as? Int == id && $0["ev"] as? String != "stack" }
+      .compactMap { $0["ev"] as? String }
   }
 
   /// The id of the scenario's one survivor.
