@@ -185,16 +185,17 @@ package enum QueueTracing {
     guard let session, let survivor else { return }
     var event = TraceEvent(kind: .release)
     event.objectID = id
-    // Kept until the holder scan below is over, on this thread's stack, which the scan
-    // does not read; dropped after the survivor list's lock.
-    let alive = survivor.object
-    if let alive {
+    if let alive = survivor.object {
       // `alive` is one strong reference of ours; the rest are the holders'.
       event.count = max(0, cunwind_retain_count(Unmanaged.passUnretained(alive).toOpaque()) - 1)
       event.flag = false
     } else {
       event.flag = true
     }
+    // With holders on, a survivor is kept alive through its holder scan (by a reference on
+    // this thread's stack, which the scan does not read), and let go after the survivor
+    // list's lock, so that no `deinit` runs under it. Taken after `rc` was read.
+    let alive = event.flag || session.holderBudget == nil ? nil : survivor.object
     session.announceCurrentThread()
     event.time = session.now()
     event.threadID = cunwind_thread_id()
