@@ -40,7 +40,7 @@ let package = Package(
         // Benchmarks and examples.
         .executableTarget(
             name: "dealloctrace-bench",
-            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind"]
+            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind", "CHolders"]
         ),
         .executableTarget(
             name: "FeedDemo",

@@ -240,7 +240,8 @@ enum HoldersJSON {
           guard depth == 0 else { break }
           let element = trimmed(bytes[start..<index])
           if !element.isEmpty || byte == UInt8(ascii: ",") || !result.isEmpty {
-            result.append(element.elementsEqual("null".utf8) ? nil : String(decoding: element, as: UTF8.self))
+            result.append(
+              element.elementsEqual("null".utf8) ? nil : String(decoding: element, as: UTF8.self))
           }
           if byte == UInt8(ascii: "]") {
             return result.count == expected ? result : nil

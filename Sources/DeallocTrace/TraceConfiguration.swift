@@ -69,7 +69,8 @@ struct TraceConfiguration: Equatable, Sendable {
   /// The process environment, read once with `getenv` (no Foundation needed).
   static func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
-    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "DEALLOCTRACE_HOLDERS"] {
+    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "DEALLOCTRACE_HOLDERS"]
+    {
       if let value = getenv(name) {
         result[name] = String(cString: value)
       }

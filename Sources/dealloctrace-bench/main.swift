@@ -5,19 +5,24 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, report, report-large), e.g. to
-//                                                      profile one
+//                                                      memory, holders, report, report-large),
+//                                                      e.g. to profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
   ("tracing", tracingFigures(into:)),
   ("memory", recorderMemoryFigures(into:)),
+  ("holders", holderFigures(into:)),
   ("report", reportFigures(into:)),
   ("report-large", largeReportFigures(into:)),
 ]
 
 if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
   recorderWorkload()  // a child of `recorderMemoryFigures`
+  exit(0)
+}
+if CommandLine.arguments.dropFirst().first == holderChildArgument {
+  holderChild(CommandLine.arguments.dropFirst(2).first ?? "")  // a child of `holderFigures`
   exit(0)
 }
 

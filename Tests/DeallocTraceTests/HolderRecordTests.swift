@@ -196,7 +196,8 @@ final class HolderRecordTests: XCTestCase {
     XCTAssertNil(record["id"], "an object the tracer never saw has no id")
     assertPaths(record, ["global TraceProbe.lateHolder"])
     // The record follows its check.
-    let checkIndex = try XCTUnwrap(log.records.firstIndex { $0["label"] as? String == "holders.check.global" })
+    let checkIndex = try XCTUnwrap(
+      log.records.firstIndex { $0["label"] as? String == "holders.check.global" })
     XCTAssertEqual(log.records[checkIndex + 1]["ev"] as? String, "holders")
   }
 
@@ -216,7 +217,8 @@ final class HolderRecordTests: XCTestCase {
       ["holders-survival"], environment: ["DEALLOCTRACE_HOLDERS": "1"], timeout: 300,
       executable: executable)
     XCTAssertEqual(untraced.status, 0, untraced.standardError)
-    XCTAssertTrue(untraced.standardOutput.hasPrefix("survived 4000 1 512 true"), untraced.standardOutput)
+    XCTAssertTrue(
+      untraced.standardOutput.hasPrefix("survived 4000 1 512 true"), untraced.standardOutput)
     // Holders and tracing on.
     let log = directory.appendingPathComponent("survival-\(build).jsonl")
     let traced = try ProbeRun.run(
@@ -434,7 +436,8 @@ final class ReleaseProbe: @unchecked Sendable {
   }
 
   private static func newestSource() -> Date {
-    var newest = modificationDate(packageRoot.appendingPathComponent("Package.swift")) ?? .distantPast
+    var newest =
+      modificationDate(packageRoot.appendingPathComponent("Package.swift")) ?? .distantPast
     for directory in sourceDirectories {
       let root = packageRoot.appendingPathComponent(directory)
       let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
