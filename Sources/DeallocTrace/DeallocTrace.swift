@@ -89,6 +89,11 @@ public enum DeallocTrace {
     event.text = label
     session.buffer.push(event)
     Tracer.checkSurvivors(session)
+    if session.holderBudget != nil {
+      // A mark follows work the program finished (a screen closed): the addresses that
+      // work left in this thread's dead stack would read as holders to a scan from a drain.
+      cunwind_scrub_dead_stack()
+    }
   }
 
   /// Records what a leak assertion saw about `object` (a `check` record).
