@@ -2,6 +2,7 @@ import DeallocQueue
 import DeallocTrace
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -76,7 +77,14 @@ enum HolderScenario: String, CaseIterable {
   case check
   /// More survivors of one signature than the cap: the rest are counted as skipped.
   case cap
+  /// A survivor held by `lateHolder`, checked twice while another thread looks at the
+  /// survivors (marks) and drains without pause: the recorder's own references, taken
+  /// by those looks, must never show up in a scan.
+  case busy
 }
+
+/// Tells the busy scenario's worker to stop.
+private let busyStop = Atomic<Bool>(false)
 
 /// A queue that only explicit drains empty.
 private let holderQueue = DeallocQueue(label: "held", delay: .seconds(60))
@@ -143,6 +151,8 @@ func runHolderScenario(_ name: String) {
     let queued = HeldThumb()
     handOver(queued)
     DeallocTrace.recordCheck(queued, alive: true, label: "holders.check.queued")
+  case .busy:
+    runBusyHolder()
   case .cap:
     for _ in 0..<10 {
       HolderCache.shared.keep.append(HeldThumb())
@@ -150,6 +160,36 @@ func runHolderScenario(_ name: String) {
     }
     holderQueue.drain()
   }
+}
+
+private func runBusyHolder() {
+  lateHolder = HeldThumb()
+  handOver(lateHolder!)
+  holderQueue.drain()
+  let started = DispatchSemaphore(value: 0)
+  let finished = DispatchSemaphore(value: 0)
+  let worker = Thread {
+    let queue = DeallocQueue(label: "busy", delay: .seconds(60))
+    var round = 0
+    while !busyStop.load(ordering: .relaxed) {
+      for _ in 0..<20 {
+        var object: HeldThumb? = HeldThumb()
+        queue.releaseInBackground(&object)
+      }
+      queue.drain()
+      DeallocTrace.mark("busy round")
+      if round == 0 { started.signal() }
+      round += 1
+    }
+    finished.signal()
+  }
+  worker.start()
+  started.wait()
+  for index in 0..<2 {
+    DeallocTrace.recordCheck(lateHolder!, alive: true, label: "holders.busy.\(index)")
+  }
+  busyStop.store(true, ordering: .relaxed)
+  finished.wait()
 }
 
 /// A thread makes the object, hands it to the queue and keeps a local reference until the

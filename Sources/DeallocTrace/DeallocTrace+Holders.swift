@@ -35,11 +35,11 @@ extension DeallocTrace {
     guard Holders.isOn else { return nil }
     let address = UInt(bitPattern: ObjectIdentifier(object))
     let hadSideTable = SideTable.exists(for: address)
-    let values: [String?]?
+    var values: [String?]?
     if let session = Tracer.session() {
       // Under the survivor list's lock, so that no look holds references meanwhile.
-      values = session.survivors.withLock { _ in
-        Holders.scan(count: 1) { $0[0] = address }
+      Tracer.withSurvivorsQuiet(session) { _ in
+        values = Holders.scan(count: 1) { $0[0] = address }
       }
     } else {
       values = Holders.scan(count: 1) { $0[0] = address }

@@ -1,4 +1,5 @@
 import CUnwind
+import Glibc
 
 /// How many holder scans a session may still run.
 ///
@@ -92,6 +93,27 @@ struct HolderTarget {
 }
 
 extension Tracer {
+  /// Runs `body` under the survivor list's lock once no look at the survivors is letting
+  /// go of its strong references (outside the lock, briefly in registers and the stack of
+  /// its thread), so that a scan in `body` cannot count them. Waits at most
+  /// `TraceSession.releaseWaitNanoseconds`, polling outside the lock as `finish()`'s last
+  /// look does: a look's `deinit`s may themselves wait for the lock.
+  static func withSurvivorsQuiet(
+    _ session: TraceSession, _ body: (inout [Survivor]) -> Void
+  ) {
+    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    while true {
+      let done = session.survivors.withLock { list -> Bool in
+        let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
+        guard !busy || cunwind_monotonic_ns() >= deadline else { return false }
+        body(&list)
+        return true
+      }
+      if done { return }
+      usleep(1_000)
+    }
+  }
+
   /// The holders of a survivor that its traced release just found (`why: "release"`).
   ///
   /// Called with the survivor list's lock held, right after the `release` record: scans
@@ -132,7 +154,7 @@ extension Tracer {
     let target = HolderTarget(
       hiddenAddress: HiddenAddress.hide(address), id: id, metatype: metatype, typeName: typeName,
       hadSideTable: SideTable.exists(for: address))
-    session.survivors.withLock { _ in
+    withSurvivorsQuiet(session) { _ in
       guard budget.admit(target.typeKey, id: id) else { return }
       scanAndRecord([target], why: .check, in: session)
     }
@@ -149,7 +171,7 @@ extension Tracer {
     // Every enqueue's stack interned, so that each survivor's signature is known.
     session.buffer.waitUntilWritten()
     var held = HiddenReferences()
-    session.survivors.withLock { list in
+    withSurvivorsQuiet(session) { list in
       var targets: [HolderTarget] = []
       for survivor in list {
         // A dead one gets its `dealloc` from the last look that follows.

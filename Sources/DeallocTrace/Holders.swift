@@ -37,12 +37,15 @@ enum Holders {
   static func enable() -> Bool {
     let state = Int(cholders_enable())
     guard state != CHOLDERS_ON else { return true }
-    if !refusalReported.exchange(true, ordering: .relaxed) {
+    // With `DEALLOCTRACE_HOLDERS` set, CHolders' load-time constructor tried first and has
+    // said why on stderr already (no Swift code ran yet): one line per process.
+    let saidAtLoad = TraceConfiguration.holders(from: TraceConfiguration.processEnvironment())
+    if !refusalReported.exchange(true, ordering: .relaxed) && !saidAtLoad {
       let problem = String(cString: cholders_problem())
       StandardError.write(
-        "dealloctrace: holders are off ("
-          + (problem.isEmpty ? "the holder scanner did not start" : problem)
-          + "); tracing goes on without them")
+        "dealloctrace: "
+          + (problem.isEmpty ? "holders off: the holder scanner did not start" : problem)
+          + "; tracing goes on without them")
     }
     return false
   }

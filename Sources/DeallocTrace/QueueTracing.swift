@@ -211,13 +211,19 @@ package enum QueueTracing {
       // an enqueue drained at once may not be formatted yet. Bounded by one writer pass.
       session.buffer.waitUntilWritten()
     }
-    session.survivors.withLock { list in
+    guard let alive else {
+      session.survivors.withLock { list in
+        guard session.buffer.push(event) else { return }
+        list.append(survivor)
+        session.survivorCount.add(1, ordering: .relaxed)
+      }
+      return
+    }
+    Tracer.withSurvivorsQuiet(session) { list in
       guard session.buffer.push(event) else { return }
       list.append(survivor)
       session.survivorCount.add(1, ordering: .relaxed)
-      if let alive, session.holderBudget != nil {
-        Tracer.recordHoldersAfterRelease(of: alive, id: id, in: session)
-      }
+      Tracer.recordHoldersAfterRelease(of: alive, id: id, in: session)
     }
   }
 

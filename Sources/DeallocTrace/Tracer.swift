@@ -176,10 +176,6 @@ enum Tracer {
     guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
     let held = session.survivors.withLock { list in look(at: &list, in: session) }
     letGo(held, in: session)
-    if session.holderBudget != nil {
-      // The look's loads left survivors' addresses in this thread's dead stack.
-      cunwind_scrub_dead_stack()
-    }
   }
 
   /// `finish()`'s last look, and the buffer's close in the same critical section: no other
@@ -237,9 +233,18 @@ enum Tracer {
   }
 
   /// Drops a look's strong references, outside the lock: this may run `deinit`s.
+  ///
+  /// With holders on, the look's weak loads left survivors' addresses in this thread's
+  /// dead stack, which a scan from another thread would read as holders: they are cleared
+  /// before the look counts as over (scans wait for looks letting go, see
+  /// `withSurvivorsQuiet`). Never inlined, so that the look's frames are below this one.
+  @inline(never)
   private static func letGo(_ held: consuming HiddenReferences, in session: TraceSession) {
     let counted = !held.isEmpty
     held.releaseAll()
+    if session.holderBudget != nil {
+      cunwind_scrub_dead_stack()
+    }
     if counted {
       session.survivorLooksLettingGo.subtract(1, ordering: .sequentiallyConsistent)
     }

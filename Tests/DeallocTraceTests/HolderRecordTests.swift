@@ -39,6 +39,8 @@ final class HolderRecordTests: XCTestCase {
   func testCheckScansOnlyObjectsInNoQueueRelease() throws { try checkCheckScans(.release) }
   func testCapsCountTheSkippedScansDebug() throws { try checkCaps(.debug) }
   func testCapsCountTheSkippedScansRelease() throws { try checkCaps(.release) }
+  func testRecordersOwnReferencesNeverHoldDebug() throws { try checkBusy(.debug) }
+  func testRecordersOwnReferencesNeverHoldRelease() throws { try checkBusy(.release) }
   func testSurvivalDebug() throws { try checkSurvival(.debug) }
   func testSurvivalRelease() throws { try checkSurvival(.release) }
 
@@ -208,6 +210,20 @@ final class HolderRecordTests: XCTestCase {
     // Ten survivors of one signature: four scans at their releases, none at the end.
     XCTAssertEqual(holders.map(\.why), Array(repeating: "release", count: capPerSignature))
     try assertEndCounts(log, scans: capPerSignature, skipped: 10 - capPerSignature + 10)
+  }
+
+  /// Every scan, while another thread keeps looking at the survivors (taking strong
+  /// references) and draining, finds the one real holder and nothing of the recorder's.
+  private func checkBusy(_ build: ProbeBuild) throws {
+    let log = try holderLog("busy", build)
+    let id = try survivorID(in: log)
+    let holders = log.kind("holders")
+    XCTAssertEqual(holders.map(\.why), ["release", "check", "check", "end"])
+    XCTAssertGreaterThan(log.kind("mark").count, 1)
+    for record in holders {
+      XCTAssertEqual(record["id"] as? Int, id)
+      assertPaths(record, ["global TraceProbe.lateHolder"])
+    }
   }
 
   private func checkSurvival(_ build: ProbeBuild) throws {
