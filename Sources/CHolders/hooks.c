@@ -176,6 +176,7 @@ static int enable_locked(void) {
     // Fixed before anything can set the flag; never restored (other threads may be inside).
     __atomic_store_n(adapter_pointer, fixed_retain_adapter, __ATOMIC_RELEASE);
   }
+  ch_registry_install_fork_handlers();
   // Release hooks first, so that no object is registered whose final release goes unseen;
   // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);

@@ -36,6 +36,8 @@ typedef struct {
 void ch_registry_insert(uintptr_t address, uintptr_t metadata, uint64_t size);
 void ch_registry_remove(uintptr_t address);
 uint64_t ch_registry_count(void);
+/// Takes every stripe lock around fork() (pthread_atfork), once.
+void ch_registry_install_fork_handlers(void);
 /// Copies all entries into `bump` memory, sorted by address. Returns the count.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
 

@@ -139,20 +139,54 @@ static void element_layout(uintptr_t metadata, uint64_t *stride, uint64_t *align
   *alignment = (uint64_t)(flags & 0xff) + 1;
 }
 
+extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
+                            size_t *out_buffer_size, uint32_t flags);
+
+/// A capture's type name without asking the runtime to build metadata: the demangled text
+/// of a plain mangled name (no symbolic references), kept in a small per-scan ring.
+static const char *demangled_capture(const char *mangled, size_t *length) {
+  static char ring[16][256];
+  static unsigned next;
+  size_t n = mangled_length(mangled);
+  if (n == 0 || n > 200) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if ((unsigned char)mangled[i] < 0x20) return NULL;  // a symbolic reference
+  }
+  char symbol[208];
+  memcpy(symbol, "$s", 2);
+  memcpy(symbol + 2, mangled, n);
+  symbol[n + 2] = 'D';  // "type mangling" suffix
+  char *slot = ring[next++ % 16];
+  size_t capacity = sizeof ring[0];
+  char *text = swift_demangle(symbol, n + 3, slot, &capacity, 0);
+  if (text == NULL) return NULL;
+  *length = strnlen(text, sizeof ring[0]);
+  return text;
+}
+
 static void describe_captures(uintptr_t metadata, ch_name *name) {
   name->edge = CH_EDGE_CAPTURES;
   name->capture_count = 0;
   uintptr_t descriptor = word(metadata + 16);
   if (descriptor == 0) return;
   uint32_t count = u32(descriptor);
+  // A generic closure keeps its type arguments in the context (metadata sources); its
+  // capture types mention generic parameters that cannot be resolved without them, so
+  // those are only demangled, never handed to the runtime.
+  int generic = u32(descriptor + 4) != 0 || u32(descriptor + 8) != 0;
   for (uint32_t i = 0; i < count && name->capture_count < 16; i++) {
     const char *mangled = relative((const void *)(descriptor + 12 + (uintptr_t)i * 4));
-    const char *text = "?";
-    size_t text_length = 1;
-    if (mangled) {
+    const char *text = NULL;
+    size_t text_length = 0;
+    if (mangled && !generic) {
       const void *type = swift_getTypeByMangledNameInContext(mangled, mangled_length(mangled),
                                                               NULL, NULL);
       if (type) text = ch_type_name((uintptr_t)type, &text_length);
+    }
+    if (text == NULL && mangled) text = demangled_capture(mangled, &text_length);
+    if (text == NULL) {
+      text = "?";
+      text_length = 1;
     }
     name->captures[name->capture_count] = text;
     name->capture_lengths[name->capture_count] = text_length;

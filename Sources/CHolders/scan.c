@@ -367,6 +367,14 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
         }
       }
     } else {
+      // An object with weak references has a side table (malloc memory) whose first word
+      // points back at it: no holder.
+      uint64_t bits = 0;
+      ch_read(&bits, s->rows[s->nodes[e.child].row].address + 8, 8);
+      if ((bits >> 63) && (uint32_t)bits != 0xffffffffu &&
+          ((bits & ((1ull << 62) - 1)) << 3) == address) {
+        continue;
+      }
       ptrdiff_t region = region_of(s, address);
       e.region = (int32_t)region;
       int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
@@ -379,7 +387,6 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
   for (size_t k = 0; k < next_count; k++) {
     if (s->nodes[next[k]].first_edge == -2) s->nodes[next[k]].first_edge = -1;
   }
-  // add_edge may have linked edges into a node marked -2 before the reset: relink them.
   return next_count;
 }
 

@@ -32,6 +32,12 @@ typedef struct {
 } cholders_scan_stats;
 void cholders_last_scan_stats(cholders_scan_stats *out);
 
+/// CPU nanoseconds per swift_retain + swift_release pair on `object` (a live Swift object).
+double cholders_bench_retain_release_ns(void *object, uint64_t iterations);
+/// CPU nanoseconds per swift_allocObject + final swift_release of an instance of the class
+/// with `metadata` (its instance size `size`; a class without stored properties or deinit).
+double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t iterations);
+
 #ifdef __cplusplus
 }
 #endif
