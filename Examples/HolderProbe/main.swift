@@ -117,6 +117,31 @@ func weakAndUnowned() -> UInt {
   return address(of: child) ^ scramble
 }
 
+nonisolated(unsafe) var mallocBuffer: UnsafeMutablePointer<Child>?
+
+/// An object held only from malloc memory (not a Swift object): a heap root.
+@inline(never)
+func mallocHeld() -> UInt {
+  let buffer = UnsafeMutablePointer<Child>.allocate(capacity: 1)
+  buffer.initialize(to: Child())
+  mallocBuffer = buffer
+  return address(of: buffer.pointee) ^ scramble
+}
+
+nonisolated(unsafe) var sharers: [Holder] = []
+
+/// Three holders of one object, each reached from a global array.
+@inline(never)
+func sharedChild() -> UInt {
+  let child = Child()
+  for _ in 0..<3 {
+    let holder = Holder()
+    holder.child = child
+    sharers.append(holder)
+  }
+  return address(of: child) ^ scramble
+}
+
 /// Keeps `object` in this frame's stack slot (inout takes its address) until released.
 @inline(never)
 func park(_ object: inout Child?, _ ready: DispatchSemaphore, _ release: DispatchSemaphore) {
@@ -253,6 +278,9 @@ for scenario in arguments where scenario != "enable" {
   case "chain": scan(chain())
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
+  case "malloc": scan(mallocHeld())
+  case "chain-depth1": scan(chain(), depth: 1)
+  case "shared": scan(sharedChild(), paths: 2)
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

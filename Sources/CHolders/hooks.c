@@ -63,11 +63,13 @@ static pthread_mutex_t enable_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /// Replacement for the runtime's retain adapter: negative (tagged or immortal) values are
 /// returned untouched, as the unswizzled `swift_retain` does, before masking.
+/// A plain pointer (no spare bits set, the common case) goes to the retain entry as is, as
+/// a tail call, since retain returns its argument.
 static uintptr_t fixed_retain_adapter(uintptr_t object) {
-  if ((intptr_t)object > 0) {
-    retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
-    retain(object & SPARE_BITS_MASK);
-  }
+  if ((intptr_t)object <= 0) return object;
+  retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
+  if ((object & ~SPARE_BITS_MASK) == 0) return retain(object);
+  retain(object & SPARE_BITS_MASK);
   return object;
 }
 

@@ -32,6 +32,36 @@ final class HolderPathTests: XCTestCase {
       try value.onlyPathShape(), "global HolderProbe.weakHolder → HolderProbe.Holder.child")
   }
 
+  func testMallocMemoryIsAHeapRoot() throws {
+    let run = try HolderProbeRun.debug(["malloc"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(try run.onlyValue().onlyPathShape(), "heap")
+  }
+
+  func testDepthLimitEndsInNone() throws {
+    let run = try HolderProbeRun.debug(["chain-depth1"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(try run.onlyValue().onlyPathShape(), "none → HolderProbe.Holder.child")
+  }
+
+  func testAllDirectHoldersUpToMaxPathsAndTheRestCounted() throws {
+    let run = try HolderProbeRun.debug(["shared"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let value = try run.onlyValue()
+    XCTAssertEqual(value.direct, 3)
+    XCTAssertEqual(value.more, 1)
+    XCTAssertEqual(value.paths.count, 2)
+    let holders = Set((0..<2).compactMap { value.steps($0).last?["obj"] as? String })
+    XCTAssertEqual(holders.count, 2, "two different direct holders")
+    for path in 0..<2 {
+      XCTAssertEqual(value.steps(path).last?["field"] as? String, "child")
+      // Arrays of class references share the AnyObject storage class.
+      XCTAssertEqual(
+        value.steps(path).first?["type"] as? String,
+        "Swift._ContiguousArrayStorage<Swift.AnyObject>")
+    }
+  }
+
   func testAnotherThreadsStack() throws {
     try assertThreadStack(try HolderProbeRun.debug(["thread"]))
   }

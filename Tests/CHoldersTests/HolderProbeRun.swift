@@ -23,15 +23,25 @@ struct HolderProbeRun {
     try run(debugURL, arguments, holders: holders)
   }
 
-  /// The release build, built (`swift build -c release --product HolderProbe`) when it is
-  /// missing or older than a source of CHolders or HolderProbe, so a stale binary is never
-  /// what gets tested.
+  /// The release build: `.build/release/HolderProbe` when it is newer than every source of
+  /// CHolders and HolderProbe; otherwise built here once with
+  /// `swift build -c release --product HolderProbe` into a scratch path of its own
+  /// (`.build/holderprobe`): `swift test` holds the lock of `.build` while tests run, so a
+  /// nested build there would wait forever. A stale binary is never what gets tested.
   static func release(_ arguments: [String], holders: Bool = true) throws -> HolderProbeRun {
-    let url = packageRoot.appendingPathComponent(".build/release/HolderProbe")
+    let main = packageRoot.appendingPathComponent(".build/release/HolderProbe")
+    if FileManager.default.isExecutableFile(atPath: main.path) && !isStale(main) {
+      return try run(main, arguments, holders: holders)
+    }
+    let scratch = packageRoot.appendingPathComponent(".build/holderprobe")
+    let url = scratch.appendingPathComponent("release/HolderProbe")
     if !FileManager.default.isExecutableFile(atPath: url.path) || isStale(url) {
       let build = try run(
         URL(fileURLWithPath: "/usr/bin/env"),
-        ["swift", "build", "-c", "release", "--product", "HolderProbe"],
+        [
+          "swift", "build", "-c", "release", "--product", "HolderProbe", "--scratch-path",
+          scratch.path,
+        ],
         holders: false, directory: packageRoot, timeout: 1800)
       XCTAssertEqual(build.status, 0, build.standardError)
     }
