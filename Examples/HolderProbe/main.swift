@@ -80,7 +80,7 @@ func closureMore(_ label: String) -> UInt {
   return address(of: model) ^ scramble
 }
 
-final class Child {
+final class Child: @unchecked Sendable {
   var value = 1
 }
 
@@ -140,6 +140,33 @@ func sharedChild() -> UInt {
     sharers.append(holder)
   }
   return address(of: child) ^ scramble
+}
+
+/// Threads allocating, sharing and releasing objects at once: no crash, and the registry
+/// returns to where it started (every final release seen).
+func stress() {
+  let before = cholders_live_count()
+  stressWork()
+  let after = cholders_live_count()
+  print("STRESS before=\(before) after=\(after)")
+}
+
+@inline(never)
+func stressWork() {
+  let shared = (0..<64).map { _ in Child() }
+  DispatchQueue.concurrentPerform(iterations: 4) { worker in
+    var kept: [Child] = []
+    for i in 0..<100_000 {
+      let child = Child()
+      if i % 3 == 0 { kept.append(child) }
+      if kept.count > 50 { kept.removeFirst(25) }
+      let other = shared[(i + worker) % shared.count]
+      var copies = [other, other, child]
+      copies.removeLast()
+      weak let weakly = copies.first
+      _ = weakly?.value
+    }
+  }
 }
 
 /// Keeps `object` in this frame's stack slot (inout takes its address) until released.
@@ -279,6 +306,7 @@ for scenario in arguments where scenario != "enable" {
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
+  case "stress": stress()
   case "chain-depth1": scan(chain(), depth: 1)
   case "shared": scan(sharedChild(), paths: 2)
   case "thread": threadStack()

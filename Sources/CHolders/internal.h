@@ -42,9 +42,9 @@ void ch_registry_install_fork_handlers(void);
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
 
 // ---- elf.c -------------------------------------------------------------------------------
-/// Value (relative to the load base) of the symbol `name` in the ELF file at `path`
-/// (.symtab first, then .dynsym), or 0.
-uintptr_t ch_elf_symbol_value(const char *path, const char *name);
+/// Value (relative to the load base) of the data (or, with `function`, code) symbol `name`
+/// in the ELF file at `path` (.symtab first, then .dynsym), or 0.
+uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function);
 /// The data object symbol (STT_OBJECT) covering `relative` in the ELF file at `path`, or
 /// NULL. The returned name is mangled and lives as long as the process.
 const char *ch_elf_object_symbol(const char *path, uintptr_t relative);

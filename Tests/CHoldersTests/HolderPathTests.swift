@@ -90,6 +90,10 @@ final class HolderPathTests: XCTestCase {
     assertSurvives(try HolderProbeRun.debug(["survive"]))
   }
 
+  func testThreadsSharingObjectsLeaveNoStaleEntries() throws {
+    assertStress(try HolderProbeRun.debug(["stress"]))
+  }
+
   func testOffWithoutTheEnvironmentVariable() throws {
     let run = try HolderProbeRun.debug(["chain"], holders: false)
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -121,6 +125,7 @@ final class HolderPathTests: XCTestCase {
     try assertChain(try HolderProbeRun.release(["chain"]))
     try assertThreadStack(try HolderProbeRun.release(["thread"]))
     assertSurvives(try HolderProbeRun.release(["survive"]))
+    assertStress(try HolderProbeRun.release(["stress"]))
   }
 
   // MARK: - Assertions shared by both builds
@@ -177,6 +182,14 @@ final class HolderPathTests: XCTestCase {
     let root = try XCTUnwrap(value.paths.first?["root"] as? [String: Any])
     let tid = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("TID ") }
     XCTAssertEqual((root["tid"] as? Int).map { "TID \($0)" }, tid.map(String.init), line: line)
+  }
+
+  private func assertStress(_ run: HolderProbeRun, line: UInt = #line) {
+    XCTAssertEqual(run.status, 0, run.standardError, line: line)
+    let stress = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("STRESS ") }
+    let counts = stress?.split(separator: " ").dropFirst().map { $0.split(separator: "=").last }
+    XCTAssertEqual(counts?.count, 2, run.standardOutput, line: line)
+    XCTAssertEqual(counts?.first, counts?.last, run.standardOutput, line: line)
   }
 
   private func assertSurvives(_ run: HolderProbeRun, line: UInt = #line) {
