@@ -169,6 +169,15 @@ func stressWork() {
   }
 }
 
+/// A retained reference kept in tool memory is no holder: the scan finds nothing.
+@inline(never)
+func toolMemory() -> UInt {
+  let memory = cholders_tool_memory(4096)!
+  let child = Child()
+  memory.storeBytes(of: Unmanaged.passRetained(child), as: Unmanaged<Child>.self)
+  return address(of: child) ^ scramble
+}
+
 /// Keeps `object` in this frame's stack slot (inout takes its address) until released.
 @inline(never)
 func park(_ object: inout Child?, _ ready: DispatchSemaphore, _ release: DispatchSemaphore) {
@@ -307,6 +316,7 @@ for scenario in arguments where scenario != "enable" {
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
   case "stress": stress()
+  case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)
   case "shared": scan(sharedChild(), paths: 2)
   case "thread": threadStack()

@@ -204,7 +204,10 @@ static int enable_locked(void) {
     return refuse("this Swift runtime does not export the allocation and refcount hook "
                   "variables (_swift_allocObject, _swift_release, ...)");
   }
-  adapter_pointer = find_adapter();
+  // CHOLDERS_TEST_NO_SYMTAB=1 makes the adapter look unfindable, as on a stripped
+  // libswiftCore, so that tests can check the refusal (a path no runtime here takes).
+  const char *simulate = getenv("CHOLDERS_TEST_NO_SYMTAB");
+  adapter_pointer = simulate && strcmp(simulate, "1") == 0 ? NULL : find_adapter();
   if (adapter_pointer == NULL) {
     return refuse("cannot find _swift_retain_adapter in libswiftCore's symbol table, so the "
                   "Swift 6.3 retain-adapter crash (swiftlang/swift#88924) cannot be fixed here");

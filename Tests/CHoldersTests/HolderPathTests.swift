@@ -32,6 +32,15 @@ final class HolderPathTests: XCTestCase {
       try value.onlyPathShape(), "global HolderProbe.weakHolder → HolderProbe.Holder.child")
   }
 
+  func testToolMemoryIsNeverAHolder() throws {
+    let run = try HolderProbeRun.debug(["tool-memory"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let value = try run.onlyValue()
+    XCTAssertEqual(value.direct, 0)
+    XCTAssertEqual(value.more, 0)
+    XCTAssertEqual(value.paths.count, 0)
+  }
+
   func testMallocMemoryIsAHeapRoot() throws {
     let run = try HolderProbeRun.debug(["malloc"])
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -92,6 +101,20 @@ final class HolderPathTests: XCTestCase {
 
   func testThreadsSharingObjectsLeaveNoStaleEntries() throws {
     assertStress(try HolderProbeRun.debug(["stress"]))
+  }
+
+  func testRefusesWithOneLineWhenTheAdapterCannotBeFound() throws {
+    let run = try HolderProbeRun.debug(
+      ["chain", "survive"], extraEnvironment: ["CHOLDERS_TEST_NO_SYMTAB": "1"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: holders off: cannot find _swift_retain_adapter in libswiftCore's symbol"
+        + " table, so the Swift 6.3 retain-adapter crash (swiftlang/swift#88924) cannot be"
+        + " fixed here\n")
+    XCTAssertTrue(run.standardOutput.contains("STATE 2 LOAD 0 holders off: "), run.standardOutput)
+    XCTAssertTrue(run.standardOutput.contains("HOLDERS nil"), run.standardOutput)
+    XCTAssertTrue(run.standardOutput.contains("SURVIVED 4000 "), run.standardOutput)
   }
 
   func testOffWithoutTheEnvironmentVariable() throws {

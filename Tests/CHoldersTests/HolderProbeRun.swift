@@ -19,8 +19,10 @@ struct HolderProbeRun {
       .deletingLastPathComponent()
   }
 
-  static func debug(_ arguments: [String], holders: Bool = true) throws -> HolderProbeRun {
-    try run(debugURL, arguments, holders: holders)
+  static func debug(
+    _ arguments: [String], holders: Bool = true, extraEnvironment: [String: String] = [:]
+  ) throws -> HolderProbeRun {
+    try run(debugURL, arguments, holders: holders, extraEnvironment: extraEnvironment)
   }
 
   /// The release build: `.build/release/HolderProbe` when it is newer than every source of
@@ -68,13 +70,15 @@ struct HolderProbeRun {
 
   static func run(
     _ executable: URL, _ arguments: [String], holders: Bool, directory: URL? = nil,
-    timeout: TimeInterval = 120
+    extraEnvironment: [String: String] = [:], timeout: TimeInterval = 120
   ) throws -> HolderProbeRun {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["DEALLOCTRACE_HOLDERS"] = holders ? "1" : nil
+    environment["CHOLDERS_TEST_NO_SYMTAB"] = nil
+    environment.merge(extraEnvironment) { $1 }
     process.environment = environment
     if let directory { process.currentDirectoryURL = directory }
     let output = Pipe()

@@ -4,6 +4,7 @@
 // Additions beyond the shared contract (CHolders.h stays exactly as holders-spec.md says):
 // diagnostics for tests and benchmarks.
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -14,6 +15,14 @@ extern "C" {
 /// object when holders were enabled): 1 yes, 0 no, -1 not probed (holders never enabled).
 /// Either way the fixed adapter is what runs once holders are on.
 int cholders_runtime_had_adapter_bug(void);
+
+/// Memory that scans never read (an anonymous mapping listed as tool memory; rounded up to
+/// pages, zero-filled), for the recorder's own bookkeeping of the objects it watches: a
+/// target address or a retained reference kept in ordinary Swift or malloc memory is itself
+/// found as a holder (a `_ContiguousArrayStorage<AnyObject>` or a heap root). NULL when
+/// out of memory. Free with cholders_tool_memory_free and the same size.
+void *cholders_tool_memory(size_t size);
+void cholders_tool_memory_free(void *memory, size_t size);
 
 /// The calling thread's OS thread id (gettid), as the scan reports stack roots.
 int64_t cholders_thread_id(void);
