@@ -80,6 +80,16 @@ func closureMore(_ label: String) -> UInt {
   return address(of: model) ^ scramble
 }
 
+/// A closure capturing a `var`: the variable lives in a box that the closure holds.
+@inline(never)
+func closureVar() -> UInt {
+  var model = CartModel()
+  model.onChange = { model.poke() }
+  let result = address(of: model) ^ scramble
+  if result == 0 { model = CartModel() }  // a mutation keeps `model` a var in a box
+  return result
+}
+
 final class Child: @unchecked Sendable {
   var value = 1
 }
@@ -312,6 +322,7 @@ for scenario in arguments where scenario != "enable" {
   case "closure-self": scan(closureSelf())
   case "closure-more": scan(closureMore("label-\(arguments.count)"))
   case "chain": scan(chain())
+  case "closure-var": scan(closureVar())
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())

@@ -12,7 +12,8 @@
 // members +32, field count +36, field-offset-vector offset +40 (words); field descriptor:
 // record size +10 (u16), count +12, records from +16 (flags, type, name; relative);
 // HeapLocalVariable metadata: kind 0x400, capture descriptor +16 (counts, then one relative
-// mangled type name per capture); value witness table: stride +72, flags +80.
+// mangled type name per capture); HeapGenericLocalVariable (a runtime box): kind 0x500,
+// boxed type +16; value witness table: stride +72, flags +80.
 #define _GNU_SOURCE
 
 #include <stdbool.h>
@@ -205,8 +206,15 @@ void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offse
     return;
   }
   if (kind == 0x500) {
+    // A runtime-made box (swift_allocBox): its boxed type sits at +16.
     name->type = "box";
     name->type_length = 3;
+    uintptr_t boxed = word(metadata + 16);
+    name->edge = CH_EDGE_CAPTURES;
+    if (boxed) {
+      name->captures[0] = ch_type_name(boxed, &name->capture_lengths[0]);
+      name->capture_count = 1;
+    }
     return;
   }
   if (kind != 0 && kind <= 0x7ff) {

@@ -19,6 +19,15 @@ final class HolderPathTests: XCTestCase {
     try assertClosureMore(try HolderProbeRun.debug(["closure-more"]))
   }
 
+  func testClosureCapturingAVariable() throws {
+    // The variable's box is the closure's context (named from its capture descriptor).
+    let run = try HolderProbeRun.debug(["closure-var"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      try run.onlyValue().onlyPathShape(),
+      "cycle → HolderProbe.CartModel.onChange → closure context(captures HolderProbe.CartModel)")
+  }
+
   func testGlobalPropertyChain() throws {
     try assertChain(try HolderProbeRun.debug(["chain"]))
   }
