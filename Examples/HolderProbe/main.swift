@@ -19,7 +19,14 @@ func address(of object: AnyObject) -> UInt {
 /// Scans for the holders of the object at `scrambled ^ scramble`; prints and returns JSON.
 @discardableResult
 func scan(_ scrambled: UInt, depth: Int32 = 6, paths: Int32 = 8) -> String {
-  let targets = [scrambled ^ scramble]
+  scan([scrambled], depth: depth, paths: paths)
+}
+
+/// Scans for several targets in one call.
+@discardableResult
+func scan(_ scrambled: [UInt], depth: Int32 = 6, paths: Int32 = 8) -> String {
+  let targets = scrambled.map { $0 ^ scramble }
+  print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
   let json = targets.withUnsafeBufferPointer { buffer -> String in
     guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, depth, paths) else {
       return "nil"
@@ -73,7 +80,17 @@ func closureMore(_ label: String) -> UInt {
   return address(of: model) ^ scramble
 }
 
-final class Child {
+/// A closure capturing a `var`: the variable lives in a box that the closure holds.
+@inline(never)
+func closureVar() -> UInt {
+  var model = CartModel()
+  model.onChange = { model.poke() }
+  let result = address(of: model) ^ scramble
+  if result == 0 { model = CartModel() }  // a mutation keeps `model` a var in a box
+  return result
+}
+
+final class Child: @unchecked Sendable {
   var value = 1
 }
 
@@ -87,6 +104,88 @@ nonisolated(unsafe) let globalHolder = Holder()
 @inline(never)
 func chain() -> UInt {
   address(of: globalHolder.child!) ^ scramble
+}
+
+final class Watcher {
+  unowned let watched: Child
+  weak var weakly: Child?
+  init(_ child: Child) {
+    watched = child
+    weakly = child
+  }
+}
+
+nonisolated(unsafe) let weakHolder = Holder()
+nonisolated(unsafe) var watcher: Watcher?
+
+/// Weak and unowned references are no holders: only `weakHolder.child` holds the target
+/// (the weak reference gives it a side table whose back pointer is no holder either).
+@inline(never)
+func weakAndUnowned() -> UInt {
+  let child = weakHolder.child!
+  watcher = Watcher(child)
+  return address(of: child) ^ scramble
+}
+
+nonisolated(unsafe) var mallocBuffer: UnsafeMutablePointer<Child>?
+
+/// An object held only from malloc memory (not a Swift object): a heap root.
+@inline(never)
+func mallocHeld() -> UInt {
+  let buffer = UnsafeMutablePointer<Child>.allocate(capacity: 1)
+  buffer.initialize(to: Child())
+  mallocBuffer = buffer
+  return address(of: buffer.pointee) ^ scramble
+}
+
+nonisolated(unsafe) var sharers: [Holder] = []
+
+/// Three holders of one object, each reached from a global array.
+@inline(never)
+func sharedChild() -> UInt {
+  let child = Child()
+  for _ in 0..<3 {
+    let holder = Holder()
+    holder.child = child
+    sharers.append(holder)
+  }
+  return address(of: child) ^ scramble
+}
+
+/// Threads allocating, sharing and releasing objects at once: no crash, and the registry
+/// returns to where it started (every final release seen).
+func stress() {
+  let before = cholders_live_count()
+  stressWork()
+  let after = cholders_live_count()
+  print("STRESS before=\(before) after=\(after)")
+}
+
+@inline(never)
+func stressWork() {
+  let shared = (0..<64).map { _ in Child() }
+  DispatchQueue.concurrentPerform(iterations: 4) { worker in
+    var kept: [Child] = []
+    for i in 0..<100_000 {
+      let child = Child()
+      if i % 3 == 0 { kept.append(child) }
+      if kept.count > 50 { kept.removeFirst(25) }
+      let other = shared[(i + worker) % shared.count]
+      var copies = [other, other, child]
+      copies.removeLast()
+      weak let weakly = copies.first
+      _ = weakly?.value
+    }
+  }
+}
+
+/// A retained reference kept in tool memory is no holder: the scan finds nothing.
+@inline(never)
+func toolMemory() -> UInt {
+  let memory = cholders_tool_memory(4096)!
+  let child = Child()
+  memory.storeBytes(of: Unmanaged.passRetained(child), as: Unmanaged<Child>.self)
+  return address(of: child) ^ scramble
 }
 
 /// Keeps `object` in this frame's stack slot (inout takes its address) until released.
@@ -183,17 +282,54 @@ func bigHeap() -> UInt {
 
 nonisolated(unsafe) var padding: [[UInt8]] = []
 
+final class Empty {}
+
+/// Hook costs: the same C loops before and after `cholders_enable` (run without
+/// DEALLOCTRACE_HOLDERS so the first half is really off).
+func benchHooks() {
+  let object = Empty()
+  let pointer = Unmanaged.passUnretained(object).toOpaque()
+  let metadata = unsafeBitCast(Empty.self as AnyClass, to: UnsafeRawPointer.self)
+  func measure(_ label: String) {
+    var pairs = [Double]()
+    var allocs = [Double]()
+    for _ in 0..<5 {
+      pairs.append(cholders_bench_retain_release_ns(pointer, 2_000_000))
+      allocs.append(cholders_bench_alloc_free_ns(metadata, 16, 1_000_000))
+    }
+    let pair = pairs.sorted()[2]
+    let alloc = allocs.sorted()[2]
+    print(
+      "BENCH \(label) retain+release \(String(format: "%.1f", pair)) ns, alloc+free \(String(format: "%.1f", alloc)) ns"
+    )
+  }
+  measure("off")
+  _ = cholders_enable()
+  measure("on")
+  withExtendedLifetime(object) {}
+}
+
 // MARK: - Main
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "enable" { _ = cholders_enable() }
-print("STATE \(cholders_state()) LOAD \(cholders_started_at_load()) \(String(cString: cholders_problem()))")
+print(
+  "STATE \(cholders_state()) LOAD \(cholders_started_at_load()) \(String(cString: cholders_problem()))"
+)
 for scenario in arguments where scenario != "enable" {
   switch scenario {
   case "array": scan(arrayCache())
   case "closure-self": scan(closureSelf())
   case "closure-more": scan(closureMore("label-\(arguments.count)"))
   case "chain": scan(chain())
+  case "closure-var": scan(closureVar())
+  case "two": scan([chain(), arrayCache()])
+  case "weak-unowned": scan(weakAndUnowned())
+  case "malloc": scan(mallocHeld())
+  case "stress": stress()
+  case "tool-memory": scan(toolMemory())
+  case "chain-depth1": scan(chain(), depth: 1)
+  case "shared": scan(sharedChild(), paths: 2)
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()
@@ -201,6 +337,7 @@ for scenario in arguments where scenario != "enable" {
     child = nil
     scan(scrambled)
   case "survive": await survive()
+  case "bench-hooks": benchHooks()
   case "big":
     let target = bigHeap()
     // Non-pointer filler up to about 50 MB of heap.
@@ -211,7 +348,8 @@ for scenario in arguments where scenario != "enable" {
   }
 }
 if arguments.contains("debug-array") {
-  let storage = ImageCache.shared.keep.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } - 32
+  let storage =
+    ImageCache.shared.keep.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } - 32
   print("storage", String(storage, radix: 16))
   scan(storage ^ scramble)
   scan(address(of: ImageCache.shared) ^ scramble)

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "CHoldersExtras.h"
 #include "internal.h"
 
 #define CH_MAX_RANGES 1024
@@ -105,4 +106,10 @@ void ch_bump_reset(ch_bump *bump) {
     chunk = next;
   }
   bump->chunks = NULL;
+}
+
+void *cholders_tool_memory(size_t size) { return size ? ch_map(size) : NULL; }
+
+void cholders_tool_memory_free(void *memory, size_t size) {
+  if (memory && size) ch_unmap(memory, size);
 }

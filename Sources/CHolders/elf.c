@@ -95,11 +95,11 @@ static int match_name(const ElfW(Sym) *symbol, const char *name, void *context) 
   return 1;
 }
 
-uintptr_t ch_elf_symbol_value(const char *path, const char *name) {
+uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function) {
   elf_file file;
   if (!open_elf(path, &file)) return 0;
   struct by_name query = {name, 0};
-  each_symbol(&file, STT_OBJECT, match_name, &query);
+  each_symbol(&file, function ? STT_FUNC : STT_OBJECT, match_name, &query);
   munmap((void *)file.image, file.size);
   return query.value;
 }

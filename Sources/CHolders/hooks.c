@@ -61,13 +61,34 @@ static pthread_mutex_t enable_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // ---- the hooks ---------------------------------------------------------------------------
 
+// The runtime's own entries behind the hook variables, when they are what the variables
+// held at install time (found in .symtab): then the hooks do the non-final refcount change
+// inline, with the same compare-and-swap as the runtime's fast path, and call the runtime
+// only for what it alone decides (a final release, side tables, immortal objects,
+// overflow). Any other function found there (another tool's hook) is always called.
+static retain_fn default_retain;
+static release_fn default_release;
+static int inline_retain, inline_release;
+
 /// Replacement for the runtime's retain adapter: negative (tagged or immortal) values are
 /// returned untouched, as the unswizzled `swift_retain` does, before masking.
 static uintptr_t fixed_retain_adapter(uintptr_t object) {
-  if ((intptr_t)object > 0) {
-    retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
-    retain(object & SPARE_BITS_MASK);
+  if ((intptr_t)object <= 0) return object;
+  uintptr_t pointer = object & SPARE_BITS_MASK;
+  if (inline_retain) {
+    uint64_t *counts = (uint64_t *)(pointer + 8);
+    uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
+    for (;;) {
+      uint64_t next = bits + (1ull << 33);
+      if ((int64_t)next < 0) break;  // side table, immortal or overflow: the runtime's
+      if (__atomic_compare_exchange_n(counts, &bits, next, 1, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+        return object;
+      }
+    }
   }
+  retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
+  retain(pointer);
   return object;
 }
 
@@ -103,7 +124,21 @@ static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) 
 }
 
 static void hook_release(uintptr_t object) {
-  if ((intptr_t)object > 0) note_release(object, 1);
+  if ((intptr_t)object > 0) {
+    if (inline_release) {
+      uint64_t *counts = (uint64_t *)(object + 8);
+      uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
+      for (;;) {
+        uint64_t next = bits - (1ull << 33);
+        if ((int64_t)next < 0) break;  // the last reference, a side table, immortal
+        if (__atomic_compare_exchange_n(counts, &bits, next, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+          return;
+        }
+      }
+    }
+    note_release(object, 1);
+  }
   original_release(object);
 }
 
@@ -128,7 +163,11 @@ static retain_fn *find_adapter(void) {
   if (retain_symbol == NULL || dladdr(retain_symbol, &info) == 0 || info.dli_fname == NULL) {
     return NULL;
   }
-  uintptr_t value = ch_elf_symbol_value(info.dli_fname, "_ZL21_swift_retain_adapter");
+  uintptr_t value = ch_elf_symbol_value(info.dli_fname, "_ZL21_swift_retain_adapter", 0);
+  uintptr_t retain_entry = ch_elf_symbol_value(info.dli_fname, "__swift_retain_", 1);
+  uintptr_t release_entry = ch_elf_symbol_value(info.dli_fname, "__swift_release_", 1);
+  if (retain_entry) default_retain = (retain_fn)((uintptr_t)info.dli_fbase + retain_entry);
+  if (release_entry) default_release = (release_fn)((uintptr_t)info.dli_fbase + release_entry);
   if (value == 0) return NULL;
   retain_fn *pointer = (retain_fn *)((uintptr_t)info.dli_fbase + value);
   Dl_info target;
@@ -165,7 +204,10 @@ static int enable_locked(void) {
     return refuse("this Swift runtime does not export the allocation and refcount hook "
                   "variables (_swift_allocObject, _swift_release, ...)");
   }
-  adapter_pointer = find_adapter();
+  // CHOLDERS_TEST_NO_SYMTAB=1 makes the adapter look unfindable, as on a stripped
+  // libswiftCore, so that tests can check the refusal (a path no runtime here takes).
+  const char *simulate = getenv("CHOLDERS_TEST_NO_SYMTAB");
+  adapter_pointer = simulate && strcmp(simulate, "1") == 0 ? NULL : find_adapter();
   if (adapter_pointer == NULL) {
     return refuse("cannot find _swift_retain_adapter in libswiftCore's symbol table, so the "
                   "Swift 6.3 retain-adapter crash (swiftlang/swift#88924) cannot be fixed here");
@@ -176,11 +218,15 @@ static int enable_locked(void) {
     // Fixed before anything can set the flag; never restored (other threads may be inside).
     __atomic_store_n(adapter_pointer, fixed_retain_adapter, __ATOMIC_RELEASE);
   }
+  ch_registry_install_fork_handlers();
   // Release hooks first, so that no object is registered whose final release goes unseen;
   // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);
   original_release_n = __atomic_load_n(release_n_hook, __ATOMIC_ACQUIRE);
   original_alloc = __atomic_load_n(alloc_hook, __ATOMIC_ACQUIRE);
+  inline_retain = default_retain != NULL &&
+                  __atomic_load_n(retain_hook, __ATOMIC_ACQUIRE) == default_retain;
+  inline_release = default_release != NULL && original_release == default_release;
   __atomic_store_n(release_hook, hook_release, __ATOMIC_RELEASE);
   __atomic_store_n(release_n_hook, hook_release_n, __ATOMIC_RELEASE);
   __atomic_store_n(alloc_hook, hook_alloc, __ATOMIC_RELEASE);

@@ -36,13 +36,15 @@ typedef struct {
 void ch_registry_insert(uintptr_t address, uintptr_t metadata, uint64_t size);
 void ch_registry_remove(uintptr_t address);
 uint64_t ch_registry_count(void);
+/// Takes every stripe lock around fork() (pthread_atfork), once.
+void ch_registry_install_fork_handlers(void);
 /// Copies all entries into `bump` memory, sorted by address. Returns the count.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
 
 // ---- elf.c -------------------------------------------------------------------------------
-/// Value (relative to the load base) of the symbol `name` in the ELF file at `path`
-/// (.symtab first, then .dynsym), or 0.
-uintptr_t ch_elf_symbol_value(const char *path, const char *name);
+/// Value (relative to the load base) of the data (or, with `function`, code) symbol `name`
+/// in the ELF file at `path` (.symtab first, then .dynsym), or 0.
+uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function);
 /// The data object symbol (STT_OBJECT) covering `relative` in the ELF file at `path`, or
 /// NULL. The returned name is mangled and lives as long as the process.
 const char *ch_elf_object_symbol(const char *path, uintptr_t relative);

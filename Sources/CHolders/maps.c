@@ -240,6 +240,10 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
         if (sps[i].sp >= start && sps[i].sp < end) {
           is_stack = 1;
           like.tid = sps[i].tid;
+          // Below the stack pointer (and its 128-byte red zone) lie only dead frames:
+          // stale slots there are no holders.
+          uintptr_t live = (sps[i].sp - 128) & ~(uintptr_t)7;
+          if (live > start) start = live;
         }
       }
       if (is_stack) like.kind = CH_REGION_STACK;

@@ -12,7 +12,8 @@
 // members +32, field count +36, field-offset-vector offset +40 (words); field descriptor:
 // record size +10 (u16), count +12, records from +16 (flags, type, name; relative);
 // HeapLocalVariable metadata: kind 0x400, capture descriptor +16 (counts, then one relative
-// mangled type name per capture); value witness table: stride +72, flags +80.
+// mangled type name per capture); HeapGenericLocalVariable (a runtime box): kind 0x500,
+// boxed type +16; value witness table: stride +72, flags +80.
 #define _GNU_SOURCE
 
 #include <stdbool.h>
@@ -139,20 +140,54 @@ static void element_layout(uintptr_t metadata, uint64_t *stride, uint64_t *align
   *alignment = (uint64_t)(flags & 0xff) + 1;
 }
 
+extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
+                            size_t *out_buffer_size, uint32_t flags);
+
+/// A capture's type name without asking the runtime to build metadata: the demangled text
+/// of a plain mangled name (no symbolic references), kept in a small per-scan ring.
+static const char *demangled_capture(const char *mangled, size_t *length) {
+  static char ring[16][256];
+  static unsigned next;
+  size_t n = mangled_length(mangled);
+  if (n == 0 || n > 200) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if ((unsigned char)mangled[i] < 0x20) return NULL;  // a symbolic reference
+  }
+  char symbol[208];
+  memcpy(symbol, "$s", 2);
+  memcpy(symbol + 2, mangled, n);
+  symbol[n + 2] = 'D';  // "type mangling" suffix
+  char *slot = ring[next++ % 16];
+  size_t capacity = sizeof ring[0];
+  char *text = swift_demangle(symbol, n + 3, slot, &capacity, 0);
+  if (text == NULL) return NULL;
+  *length = strnlen(text, sizeof ring[0]);
+  return text;
+}
+
 static void describe_captures(uintptr_t metadata, ch_name *name) {
   name->edge = CH_EDGE_CAPTURES;
   name->capture_count = 0;
   uintptr_t descriptor = word(metadata + 16);
   if (descriptor == 0) return;
   uint32_t count = u32(descriptor);
+  // A generic closure keeps its type arguments in the context (metadata sources); its
+  // capture types mention generic parameters that cannot be resolved without them, so
+  // those are only demangled, never handed to the runtime.
+  int generic = u32(descriptor + 4) != 0 || u32(descriptor + 8) != 0;
   for (uint32_t i = 0; i < count && name->capture_count < 16; i++) {
     const char *mangled = relative((const void *)(descriptor + 12 + (uintptr_t)i * 4));
-    const char *text = "?";
-    size_t text_length = 1;
-    if (mangled) {
+    const char *text = NULL;
+    size_t text_length = 0;
+    if (mangled && !generic) {
       const void *type = swift_getTypeByMangledNameInContext(mangled, mangled_length(mangled),
                                                               NULL, NULL);
       if (type) text = ch_type_name((uintptr_t)type, &text_length);
+    }
+    if (text == NULL && mangled) text = demangled_capture(mangled, &text_length);
+    if (text == NULL) {
+      text = "?";
+      text_length = 1;
     }
     name->captures[name->capture_count] = text;
     name->capture_lengths[name->capture_count] = text_length;
@@ -171,8 +206,15 @@ void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offse
     return;
   }
   if (kind == 0x500) {
+    // A runtime-made box (swift_allocBox): its boxed type sits at +16.
     name->type = "box";
     name->type_length = 3;
+    uintptr_t boxed = word(metadata + 16);
+    name->edge = CH_EDGE_CAPTURES;
+    if (boxed) {
+      name->captures[0] = ch_type_name(boxed, &name->capture_lengths[0]);
+      name->capture_count = 1;
+    }
     return;
   }
   if (kind != 0 && kind <= 0x7ff) {

@@ -13,6 +13,7 @@
 // in the tool's own mmap'ed memory.
 #define _GNU_SOURCE
 
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
@@ -135,6 +136,21 @@ void ch_registry_remove(uintptr_t address) {
   s->count--;
   __atomic_sub_fetch(&live_total, 1, __ATOMIC_RELAXED);
   unlock(s);
+}
+
+// fork() while another thread holds a stripe lock would leave the child's next allocation
+// spinning forever: the stripes are taken around fork and released on both sides.
+static void before_fork(void) {
+  for (int k = 0; k < STRIPES; k++) lock(&stripes[k]);
+}
+static void after_fork(void) {
+  for (int k = STRIPES; k-- > 0;) unlock(&stripes[k]);
+}
+
+void ch_registry_install_fork_handlers(void) {
+  static int installed;
+  if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return;
+  pthread_atfork(before_fork, after_fork, after_fork);
 }
 
 uint64_t ch_registry_count(void) { return __atomic_load_n(&live_total, __ATOMIC_RELAXED); }

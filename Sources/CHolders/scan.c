@@ -35,6 +35,8 @@ enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE
 #define MAX_HITS_PER_LEVEL (1u << 20)
 #define MAX_DIRECT 256
 #define MAX_CHAIN 64
+#define TARGET_PARENTS 1024
+#define HOLDER_PARENTS 32
 
 typedef struct {
   uintptr_t word_address;
@@ -52,6 +54,8 @@ typedef struct {
   int32_t level;
   uint32_t stamp;
   int32_t via;  // during the upward walk: the edge that led here from below
+  uint32_t parents;  // edges into this node
+  uint32_t skipped;  // hits on this node past the cap (counted, not followed)
 } node;
 
 typedef struct {
@@ -138,7 +142,7 @@ static int32_t add_node(scan *s, size_t row, int level) {
   if (s->node_of_row[row] >= 0) return s->node_of_row[row];
   if (s->node_count == s->node_capacity) return -1;
   int32_t id = (int32_t)s->node_count++;
-  s->nodes[id] = (node){row, -1, level, 0, -1};
+  s->nodes[id] = (node){row, -1, level, 0, -1, 0, 0};
   s->node_of_row[row] = id;
   return id;
 }
@@ -149,6 +153,7 @@ static void add_edge(scan *s, const edge *e) {
   *slot = *e;
   slot->next = s->nodes[e->child].first_edge;
   s->nodes[e->child].first_edge = (int32_t)s->edge_count;
+  s->nodes[e->child].parents++;
   s->edge_count++;
 }
 
@@ -342,6 +347,14 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
   for (size_t i = 0; i < count; i++) {
     uintptr_t address = hits[i].word_address;
     edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT};
+    // A popular object can have many thousands of referring words: a target keeps the
+    // first TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only
+    // needs a few for a shortest path. This also bounds the naming work per scan.
+    node *child = &s->nodes[e.child];
+    if (child->parents >= (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) {
+      child->skipped++;
+      continue;
+    }
     ptrdiff_t row = enclosing_row(s, address);
     if (row >= 0) {
       if (!s->valid[row]) continue;  // a dead object's memory holds nothing
@@ -356,17 +369,20 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
       e.kind = EDGE_OBJECT;
       if (s->nodes[holder].level == level && s->nodes[holder].first_edge == -1 &&
           next_count < next_capacity) {
-        // New this level: it joins the next frontier (once).
-        int seen = 0;
-        for (size_t k = next_count; k-- > 0 && next_count - k < 4;) {
-          if (next[k] == holder) seen = 1;
-        }
-        if (!seen) {
-          s->nodes[holder].first_edge = -2;  // marks "queued", reset below
-          next[next_count++] = holder;
-        }
+        // New this level: it joins the next frontier, once (-2 marks "queued"; no edge
+        // can point at it during this level, its parents are searched by the next one).
+        s->nodes[holder].first_edge = -2;
+        next[next_count++] = holder;
       }
     } else {
+      // An object with weak references has a side table (malloc memory) whose first word
+      // points back at it: no holder.
+      uint64_t bits = 0;
+      ch_read(&bits, s->rows[s->nodes[e.child].row].address + 8, 8);
+      if ((bits >> 63) && (uint32_t)bits != 0xffffffffu &&
+          ((bits & ((1ull << 62) - 1)) << 3) == address) {
+        continue;
+      }
       ptrdiff_t region = region_of(s, address);
       e.region = (int32_t)region;
       int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
@@ -379,7 +395,6 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
   for (size_t k = 0; k < next_count; k++) {
     if (s->nodes[next[k]].first_edge == -2) s->nodes[next[k]].first_edge = -1;
   }
-  // add_edge may have linked edges into a node marked -2 before the reset: relink them.
   return next_count;
 }
 
@@ -621,6 +636,7 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
       beyond++;
     }
   }
+  beyond += s->nodes[target].skipped;
   for (size_t k = 0; k < direct_count; k++) best_path(s, directs[k], target, &paths[k]);
   // Edges were linked newest first: restore scan order, then a stable insertion sort by
   // category and length.
