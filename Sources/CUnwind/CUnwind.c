@@ -10,7 +10,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,12 +138,6 @@ void cunwind_thread_name(char *buffer, size_t capacity) {
 }
 
 void cunwind_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
-
-int cunwind_read_word(uintptr_t address, uint64_t *out) {
-  struct iovec local = {out, sizeof *out};
-  struct iovec remote = {(void *)address, sizeof *out};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *out;
-}
 
 // How much dead stack a scrub clears, and how far from the stack's limit it stays.
 #define SCRUB_BYTES (64 * 1024)

@@ -34,7 +34,6 @@ extension DeallocTrace {
   package static func holdersJSON(of object: AnyObject) -> String? {
     guard Holders.isOn else { return nil }
     let address = UInt(bitPattern: ObjectIdentifier(object))
-    let hadSideTable = SideTable.exists(for: address)
     var values: [String?]?
     if let session = Tracer.session() {
       // Under the survivor list's lock, so that no look holds references meanwhile.
@@ -45,7 +44,6 @@ extension DeallocTrace {
       values = Holders.scan(count: 1) { $0[0] = address }
     }
     cunwind_scrub_dead_stack()
-    guard let found = values?.first ?? nil else { return nil }
-    return hadSideTable ? SideTable.removingOneHeapHolder(from: found) : found
+    return values?.first ?? nil
   }
 }

@@ -84,8 +84,6 @@ struct HolderTarget {
   var metatype: UnsafeRawPointer?
   /// The type's name, when there is no metatype (a check given a name).
   var typeName: String = ""
-  /// Whether the object had a weak-reference side table before the scan (`SideTable`).
-  var hadSideTable = false
 
   var typeKey: HolderBudget.Signature.TypeKey {
     metatype.map { .metatype(UInt(bitPattern: $0)) } ?? .name(typeName)
@@ -127,8 +125,7 @@ extension Tracer {
     let address = UInt(bitPattern: ObjectIdentifier(object))
     let target = HolderTarget(
       hiddenAddress: HiddenAddress.hide(address), id: id,
-      metatype: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self),
-      hadSideTable: SideTable.exists(for: address))
+      metatype: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
     guard budget.admit(target.typeKey, id: id) else { return }
     scanAndRecord([target], why: .release, in: session)
   }
@@ -152,8 +149,7 @@ extension Tracer {
       session.buffer.waitUntilWritten()
     }
     let target = HolderTarget(
-      hiddenAddress: HiddenAddress.hide(address), id: id, metatype: metatype, typeName: typeName,
-      hadSideTable: SideTable.exists(for: address))
+      hiddenAddress: HiddenAddress.hide(address), id: id, metatype: metatype, typeName: typeName)
     withSurvivorsQuiet(session) { _ in
       guard budget.admit(target.typeKey, id: id) else { return }
       scanAndRecord([target], why: .check, in: session)
@@ -177,8 +173,7 @@ extension Tracer {
         // A dead one gets its `dealloc` from the last look that follows.
         guard let object = survivor.object else { continue }
         let target = HolderTarget(
-          hiddenAddress: survivor.hiddenAddress, id: survivor.id, metatype: survivor.metatype,
-          hadSideTable: SideTable.exists(for: UInt(bitPattern: ObjectIdentifier(object))))
+          hiddenAddress: survivor.hiddenAddress, id: survivor.id, metatype: survivor.metatype)
         guard budget.admit(target.typeKey, id: survivor.id) else { continue }
         // Kept alive until the scan is over (the address must not be reused meanwhile),
         // hidden so that the scan does not count this reference.
@@ -205,9 +200,8 @@ extension Tracer {
         }
       }
       guard let values else { return }
-      for (target, found) in zip(chunk, values) {
-        guard let found else { continue }
-        let value = target.hadSideTable ? SideTable.removingOneHeapHolder(from: found) : found
+      for (target, value) in zip(chunk, values) {
+        guard let value else { continue }
         var event = TraceEvent(kind: .holders)
         event.time = session.now()
         event.objectID = target.id

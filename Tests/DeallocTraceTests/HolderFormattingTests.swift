@@ -4,8 +4,8 @@ import XCTest
 @testable import DeallocTrace
 
 /// The recorder's pure pieces of the `holders` record: hidden addresses written as hex, the
-/// scanner's members merged into a line, its array split per object, the side-table path
-/// taken out, and the environment switch.
+/// scanner's members merged into a line, its array split per object, and the environment
+/// switch.
 final class HolderFormattingTests: XCTestCase {
   func testHiddenAddressesAreWrittenAsTheRealAddress() throws {
     for address: UInt in [0, 0x1, 0x7f3a_0000_beef, 0x5611_b00d_7340, UInt.max] {
@@ -57,39 +57,6 @@ final class HolderFormattingTests: XCTestCase {
     XCTAssertNil(text.withCString { HoldersJSON.elements(ofArray: $0, expected: 2) })
     XCTAssertNil("{}".withCString { HoldersJSON.elements(ofArray: $0, expected: 1) })
     XCTAssertEqual("[]".withCString { HoldersJSON.elements(ofArray: $0, expected: 0) }?.count, 0)
-  }
-
-  func testTheSideTablesPathIsTakenOutOnce() {
-    let heap = SideTable.heapPath
-    let global = #"{"root":{"kind":"global","sym":"A.cache","mod":"/a"},"steps":[]}"#
-    XCTAssertEqual(
-      SideTable.removingOneHeapHolder(
-        from: #"{"direct":3,"more":0,"paths":["# + global + "," + heap + "," + heap
-          + #"],"scan_us":5}"#),
-      #"{"direct":2,"more":0,"paths":["# + global + "," + heap + #"],"scan_us":5}"#)
-    XCTAssertEqual(
-      SideTable.removingOneHeapHolder(
-        from: #"{"direct":1,"more":0,"paths":["# + heap + #"],"scan_us":5}"#),
-      #"{"direct":0,"more":0,"paths":[],"scan_us":5}"#)
-    // Beyond the paths given: one less in `more`.
-    XCTAssertEqual(
-      SideTable.removingOneHeapHolder(
-        from: #"{"direct":9,"more":1,"paths":["# + global + #"],"scan_us":5}"#),
-      #"{"direct":8,"more":0,"paths":["# + global + #"],"scan_us":5}"#)
-    // Nothing to take: unchanged.
-    let rooted = #"{"direct":1,"more":0,"paths":["# + global + #"],"scan_us":5}"#
-    XCTAssertEqual(SideTable.removingOneHeapHolder(from: rooted), rooted)
-  }
-
-  func testAnObjectWithAWeakReferenceHasASideTable() {
-    final class Watched {}
-    let object = Watched()
-    let address = UInt(bitPattern: ObjectIdentifier(object))
-    XCTAssertFalse(SideTable.exists(for: address))
-    weak let watcher = object
-    XCTAssertTrue(SideTable.exists(for: address))
-    XCTAssertNotNil(watcher)
-    XCTAssertFalse(SideTable.exists(for: 0))
   }
 
   func testTheEnvironmentSwitch() {

@@ -50,10 +50,6 @@ intptr_t cunwind_retain_count(const void *object);
 /// (`pthread_getattr_np`). Costs a `memset` of the region; only called with holders on.
 void cunwind_scrub_dead_stack(void);
 
-/// Reads the 8-byte word at `address` into `out` with `process_vm_readv` on this process,
-/// which fails instead of faulting when the memory is gone. Returns 1 on success, else 0.
-int cunwind_read_word(uintptr_t address, uint64_t *out);
-
 /// Monotonic clock in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`).
 uint64_t cunwind_monotonic_ns(void);
 
