@@ -19,7 +19,7 @@ let holderChildArgument = "--holder-child"
 /// objects (each `ScanObject` is a 128-byte malloc chunk).
 private let scanHeapObjects = 450_000
 /// How many retain+release pairs, or allocations, one timed round makes.
-private let operationsPerRound = 2_000_000
+private let operationsPerRound: UInt64 = 2_000_000
 /// Timed rounds per child; the fastest is the figure (the least disturbed on a shared VM).
 private let roundsPerChild = 7
 /// Child runs of `StressChild feed` per variant, interleaved.
@@ -30,6 +30,12 @@ private let feedScreens = 50
 private final class BenchObject {
   var value = 0
 }
+
+/// What the allocation figure allocates: no stored properties and no deinit, as
+/// `cholders_bench_alloc_free_ns` requires (its instance is the 16-byte header).
+private final class EmptyObject {}
+/// `EmptyObject`'s instance size: the object header alone.
+private let emptyObjectSize = 16
 
 /// 16 bytes of header and 104 of fields: a 128-byte chunk.
 private final class ScanObject {
@@ -44,34 +50,13 @@ private final class ScanHolder {
 
 nonisolated(unsafe) private var scanRoot: ScanHolder?
 nonisolated(unsafe) private var scanHeap: [ScanObject] = []
-nonisolated(unsafe) private var allocationSink: AnyObject?
 
-@inline(never)
-private func retainOnce(_ object: Unmanaged<BenchObject>) {
-  _ = object.retain()
-}
-
-@inline(never)
-private func releaseOnce(_ object: Unmanaged<BenchObject>) {
-  object.release()
-}
-
-@inline(never)
-private func allocateOnce() {
-  // Stored, so that the optimizer cannot promote the object to the stack; the next store
-  // frees the previous one.
-  allocationSink = BenchObject()
-}
-
-/// The fastest of `roundsPerChild` rounds of `body`, in nanoseconds per operation.
-private func fastestRound(_ body: () -> Void) -> Double {
+/// The fastest of `roundsPerChild` rounds of `round`, which returns CPU nanoseconds per
+/// operation (CHolders' C loops over the runtime's entry points: Swift's optimizer would
+/// merge or drop refcount operations of a Swift loop).
+private func fastestRound(_ round: () -> Double) -> Double {
   var best = Double.infinity
-  for _ in 0..<roundsPerChild {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    let elapsed = DispatchTime.now().uptimeNanoseconds - start
-    best = min(best, Double(elapsed) / Double(operationsPerRound))
-  }
+  for _ in 0..<roundsPerChild { best = min(best, round()) }
   return best
 }
 
@@ -80,19 +65,14 @@ func holderChild(_ kind: String) {
   switch kind {
   case "pairs":
     let object = BenchObject()
-    let unmanaged = Unmanaged.passUnretained(object)
-    print(
-      fastestRound {
-        for _ in 0..<operationsPerRound {
-          retainOnce(unmanaged)
-          releaseOnce(unmanaged)
-        }
-      })
+    let pointer = Unmanaged.passUnretained(object).toOpaque()
+    print(fastestRound { cholders_bench_retain_release_ns(pointer, operationsPerRound) })
     withExtendedLifetime(object) {}
   case "alloc":
+    let metadata = unsafeBitCast(EmptyObject.self, to: UnsafeRawPointer.self)
     print(
       fastestRound {
-        for _ in 0..<operationsPerRound { allocateOnce() }
+        cholders_bench_alloc_free_ns(metadata, emptyObjectSize, operationsPerRound)
       })
   case "scan":
     scanHeap.reserveCapacity(scanHeapObjects)
