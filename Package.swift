@@ -59,6 +59,12 @@ let package = Package(
             dependencies: ["CHolders"],
             path: "Examples/HolderProbe"
         ),
+        // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
+        .executableTarget(
+            name: "BaselineDemo",
+            dependencies: ["DeallocQueue", "DeallocTrace"],
+            path: "Examples/BaselineDemo"
+        ),
         // The stress, crash and fault child that the reliability tests run.
         .executableTarget(
             name: "StressChild",
@@ -81,7 +87,7 @@ let package = Package(
         // Runs the built executables (the CLI, the demo) as child processes.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
+            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo"]
         ),
         // Holder scans of HolderProbe scenarios, as child processes (debug and release).
         .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
