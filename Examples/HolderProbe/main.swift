@@ -321,6 +321,7 @@ if arguments.first == "enable" { _ = cholders_enable() }
 print(
   "STATE \(cholders_state()) LOAD \(cholders_started_at_load()) \(String(cString: cholders_problem()))"
 )
+print("ADAPTER_BUG \(cholders_runtime_had_adapter_bug())")
 for scenario in arguments where scenario != "enable" {
   switch scenario {
   case "array": scan(arrayCache())
