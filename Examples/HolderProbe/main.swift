@@ -4,6 +4,11 @@
 // Each scenario keeps its target reachable only through the references it means to test:
 // the target's address travels as an integer scrambled with `scramble` (a plain address in
 // a global would itself be a holder), and the scan skips the calling thread's own stack.
+//
+// Usage: HolderProbe [enable] SCENARIO... [stats], with DEALLOCTRACE_HOLDERS=1 to start the
+// registry at load (`enable` starts it from code instead). `bench-hooks` (run without
+// DEALLOCTRACE_HOLDERS) prints the hook costs; `big stats` the cost of one scan of a
+// 450k-object heap.
 
 import CHolders
 import Dispatch
@@ -316,6 +321,7 @@ if arguments.first == "enable" { _ = cholders_enable() }
 print(
   "STATE \(cholders_state()) LOAD \(cholders_started_at_load()) \(String(cString: cholders_problem()))"
 )
+print("ADAPTER_BUG \(cholders_runtime_had_adapter_bug())")
 for scenario in arguments where scenario != "enable" {
   switch scenario {
   case "array": scan(arrayCache())
@@ -341,18 +347,12 @@ for scenario in arguments where scenario != "enable" {
   case "big":
     let target = bigHeap()
     // Non-pointer filler up to about 50 MB of heap.
-    for _ in 0..<150 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
     print("LIVE \(cholders_live_count())")
     scan(target)
+  case "stats": break  // printed after all scenarios
   default: print("unknown scenario \(scenario)")
   }
-}
-if arguments.contains("debug-array") {
-  let storage =
-    ImageCache.shared.keep.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } - 32
-  print("storage", String(storage, radix: 16))
-  scan(storage ^ scramble)
-  scan(address(of: ImageCache.shared) ^ scramble)
 }
 if arguments.contains("stats") {
   var stats = cholders_scan_stats()

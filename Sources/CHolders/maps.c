@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -99,40 +100,57 @@ static int read_small(const char *path, char *text, size_t capacity) {
   return 1;
 }
 
+/// Parses "nr arg1 ... arg6 sp pc" (the 8th field is the stack pointer); 0 when the
+/// thread is running (the file then reads "running") or the text is unexpected.
+static uintptr_t stack_pointer_of(int64_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%lld/syscall", (long long)tid);
+  char text[256];
+  if (!read_small(path, text, sizeof text) || text[0] < '0' || text[0] > '9') return 0;
+  char *cursor = text;
+  for (int field = 0; field < 7 && cursor; field++) {
+    cursor = strchr(cursor, ' ');
+    if (cursor) cursor++;
+  }
+  return cursor ? (uintptr_t)strtoull(cursor, NULL, 16) : 0;
+}
+
+/// Stack pointers of the threads blocked in a system call. A thread between system calls
+/// reads "running"; such threads are asked again twice, a millisecond apart (idle pool
+/// threads and threads waiting on a lock are soon back in one), so the whole wait is
+/// bounded by 2 ms however many threads run.
 static size_t thread_stack_pointers(thread_sp *rows, size_t capacity) {
   DIR *dir = opendir("/proc/self/task");
   if (dir == NULL) return 0;
-  size_t n = 0;
+  size_t n = 0, running = 0;
+  int64_t pending[256];
   struct dirent *entry;
   while ((entry = readdir(dir)) != NULL && n < capacity) {
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    char path[64];
-    size_t length = strlen(entry->d_name);
-    if (length > 20) continue;
-    memcpy(path, "/proc/self/task/", 16);
-    memcpy(path + 16, entry->d_name, length);
-    memcpy(path + 16 + length, "/syscall", 9);
-    // A thread that is between system calls reads "running"; it usually blocks again
-    // within a millisecond (idle pool threads, a thread waiting on a lock).
-    char text[256];
-    int ok = read_small(path, text, sizeof text);
-    for (int retry = 0; retry < 3 && ok && (text[0] < '0' || text[0] > '9'); retry++) {
-      usleep(1000);
-      ok = read_small(path, text, sizeof text);
+    int64_t tid = strtoll(entry->d_name, NULL, 10);
+    uintptr_t sp = stack_pointer_of(tid);
+    if (sp) {
+      rows[n].sp = sp;
+      rows[n++].tid = tid;
+    } else if (running < sizeof pending / sizeof pending[0]) {
+      pending[running++] = tid;
     }
-    if (!ok || text[0] < '0' || text[0] > '9') continue;
-    // "nr arg1 ... arg6 sp pc": the 8th field.
-    char *cursor = text;
-    for (int field = 0; field < 7 && cursor; field++) {
-      cursor = strchr(cursor, ' ');
-      if (cursor) cursor++;
-    }
-    if (cursor == NULL) continue;
-    rows[n].sp = (uintptr_t)strtoull(cursor, NULL, 16);
-    rows[n].tid = strtoll(entry->d_name, NULL, 10);
-    if (rows[n].sp) n++;
   }
   closedir(dir);
+  for (int round = 0; round < 2 && running > 0; round++) {
+    usleep(1000);
+    size_t still = 0;
+    for (size_t i = 0; i < running && n < capacity; i++) {
+      uintptr_t sp = stack_pointer_of(pending[i]);
+      if (sp) {
+        rows[n].sp = sp;
+        rows[n++].tid = pending[i];
+      } else {
+        pending[still++] = pending[i];
+      }
+    }
+    running = still;
+  }
   return n;
 }
 

@@ -25,6 +25,9 @@ final class TraceSession: @unchecked Sendable {
   let generation: UInt64
   /// Object ids below this belong to an earlier session and are not recorded in this one.
   let firstID: UInt64
+  /// `DEALLOCTRACE_MAX_SIZE`: the writer stops writing records before the file would grow
+  /// past it (nil: no limit).
+  let maxSize: UInt64?
   let buffer: EventBuffer
   /// The holder scans this session may still run; nil when it records no holders (the
   /// `session` record then has no `holders` key and no scan runs).
@@ -53,9 +56,10 @@ final class TraceSession: @unchecked Sendable {
 
   init(
     file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
-    holders: Bool = false
+    maxSize: UInt64? = nil, holders: Bool = false
   ) {
     self.file = file
+    self.maxSize = maxSize
     self.frames = frames
     self.pid = pid
     self.generation = generation

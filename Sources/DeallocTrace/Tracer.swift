@@ -65,7 +65,25 @@ enum Tracer {
   /// - Parameter holders: whether the session records holders; when the holder machinery
   ///   refuses this runtime (one stderr line), the session records without them.
   static func start(
-    path: String, frames requested: Int, holders: Bool = false
+    path: String, frames requested: Int,
+    maxSize: UInt64? = TraceConfiguration.maxSize(from: TraceConfiguration.processEnvironment()),
+    holders: Bool = false
+  ) throws(DeallocTraceError) {
+    // The previous session may be finished by another thread between the wait and the
+    // lock, its writer still closing: then the claim finds our own lock, and waits again.
+    let deadline = cunwind_monotonic_ns() &+ previousSessionWaitNanoseconds
+    while true {
+      waitForPreviousSessionToClose(until: deadline)
+      do throws(DeallocTraceError) {
+        return try startOnce(path: path, frames: requested, maxSize: maxSize, holders: holders)
+      } catch .heldByThisProcess where cunwind_monotonic_ns() < deadline {
+        usleep(1_000)
+      }
+    }
+  }
+
+  private static func startOnce(
+    path: String, frames requested: Int, maxSize: UInt64?, holders: Bool
   ) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
@@ -84,7 +102,8 @@ enum Tracer {
       state.generation += 1
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
-        firstID: cunwind_peek_next_object_id(), holders: holders && Holders.enable())
+        firstID: cunwind_peek_next_object_id(), maxSize: maxSize,
+        holders: holders && Holders.enable())
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
@@ -103,6 +122,23 @@ enum Tracer {
       Current.store(session)
       cunwind_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
       cunwind_set_tracing(1)
+    }
+  }
+
+  /// How long `start` waits for this process's previous session to close its file: a bit
+  /// longer than `finish()` waits for its writer, so that a `start` on another thread right
+  /// after (or during) a `finish()` finds the file unlocked instead of mistaking our own lock
+  /// for another process's. Polled, once per `start`, and only while a session is closing.
+  static let previousSessionWaitNanoseconds: UInt64 = 2_500_000_000
+
+  /// Waits (bounded) until the session started last in this process, if it is no longer
+  /// the current one, has closed its file. Outside `control`: its writer takes that lock
+  /// when it stops on an I/O error.
+  private static func waitForPreviousSessionToClose(until deadline: UInt64) {
+    guard let previous = Latest.load(), previous.pid == getpid(), Current.load() !== previous
+    else { return }
+    while !previous.isOver.load(ordering: .acquiring) && cunwind_monotonic_ns() < deadline {
+      usleep(1_000)
     }
   }
 
@@ -153,8 +189,12 @@ enum Tracer {
     }
     guard let configuration else { return }
     do throws(DeallocTraceError) {
+      if let directory = configuration.directoryToCreate {
+        try TraceConfiguration.makeDirectory(directory)
+      }
       try start(
-        path: configuration.path, frames: configuration.frames, holders: configuration.holders)
+        path: configuration.path, frames: configuration.frames, maxSize: configuration.maxSize,
+        holders: configuration.holders)
     } catch {
       if case .alreadyRecording = error { return }
       StandardError.write(error.description)

@@ -119,7 +119,9 @@ public struct Analyzer: LogVisitor {
     case .dealloc(let dealloc):
       applyDealloc(dealloc, line: line)
     case .drain(let drain):
-      state.timelines[state.timeline(drain.q)].drains += 1
+      let timeline = state.timeline(drain.q)
+      state.timelines[timeline].drains += 1
+      if drain.why == "bound" { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
       if state.marksLeft > 0 {
         state.marksLeft -= 1
@@ -129,7 +131,7 @@ public struct Analyzer: LogVisitor {
       }
     case .check(let check):
       applyCheck(check, line: line)
-    case .end, .session, .unknown:
+    case .end, .session, .cut, .unknown:
       break
     }
   }
@@ -389,7 +391,7 @@ public struct Analyzer: LogVisitor {
     }
     finishChecks(lastTime: lastTime, ended: ended)
 
-    if !ended || ending.truncated { hasIncompleteSession = true }
+    if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
     for timeline in state.timelines where timeline.peakDepth > 0 {
       let candidate = QueuePeak(
         queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)

@@ -203,7 +203,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       append(
         .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil),
         to: index!)
-    case .session, .mark, .end, .unknown:
+    case .session, .mark, .end, .cut, .unknown:
       break
     }
   }

@@ -14,6 +14,8 @@ public enum LogRecord: Sendable, Equatable {
   case mark(MarkRecord)
   case check(CheckRecord)
   case end(EndRecord)
+  /// The log reached its size limit here; later records were not written.
+  case cut(CutRecord)
   /// A kind this reader does not know. The reader skips and counts these; visitors never see them.
   case unknown(kind: String)
 
@@ -28,6 +30,7 @@ public enum LogRecord: Sendable, Equatable {
     case .mark(let r): return r.t
     case .check(let r): return r.t
     case .end(let r): return r.t
+    case .cut(let r): return r.t
     case .thread, .stack, .unknown: return nil
     }
   }
@@ -207,11 +210,27 @@ public struct EndRecord: Sendable, Equatable {
   public var why: String
   public var pending: Int
   public var lost: Int
+  /// Records not written after a `cut` (0 when the log was not cut).
+  public var unwritten: Int
 
-  public init(t: Int64, why: String, pending: Int, lost: Int) {
+  public init(t: Int64, why: String, pending: Int, lost: Int, unwritten: Int = 0) {
     self.t = t
     self.why = why
     self.pending = pending
     self.lost = lost
+    self.unwritten = unwritten
+  }
+}
+
+/// `cut`: the log reached `DEALLOCTRACE_MAX_SIZE`; from here on the recorder only counted
+/// records (`end`'s `unwritten`), so objects after it have unknown fates.
+public struct CutRecord: Sendable, Equatable {
+  public var t: Int64
+  /// The size limit in bytes, when stated.
+  public var maxSize: Int?
+
+  public init(t: Int64, maxSize: Int? = nil) {
+    self.t = t
+    self.maxSize = maxSize
   }
 }

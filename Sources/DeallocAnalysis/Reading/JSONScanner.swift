@@ -323,9 +323,22 @@ struct JSONScanner {
   mutating func readKey() throws(Failure) -> UInt64 {
     let raw = try readRawString()
     try expect(UInt8(ascii: ":"), "':'")
-    if raw.escaped || raw.count > 8 || raw.count == 0 { return 0 }
+    if raw.escaped || raw.count == 0 { return 0 }
+    if raw.count > 8 { return Self.longKey(base + raw.start, raw.count) }
     return packKey(raw.start, raw.count)
   }
+
+  /// The code of a key longer than 8 bytes, which cannot be packed: ``longKeyUnwritten`` for
+  /// `unwritten`, 0 (skipped) for any other. No packed key can be 1 (a key byte of 0x01
+  /// must be escaped in JSON, and escaped keys are 0).
+  static func longKey(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+    let unwritten: StaticString = "unwritten"
+    guard count == unwritten.utf8CodeUnitCount else { return 0 }
+    for k in 0..<count where pointer[k] != unwritten.utf8Start[k] { return 0 }
+    return longKeyUnwritten
+  }
+
+  static let longKeyUnwritten: UInt64 = 1
 
   /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
   @inline(__always)

@@ -69,6 +69,9 @@ public struct LogReader {
             "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
               + " counts may be off"))
       }
+      if let cut = ending.cut {
+        visitor.warn(LogWarning(.logCut, at: nil, Self.cutMessage(cut, ending, file: file)))
+      }
       inSession = false
       try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
     }
@@ -134,6 +137,7 @@ public struct LogReader {
       }
       if let t = record.time, t > session.lastTime { session.lastTime = t }
       if case .end(let end) = record { session.end = end }
+      if case .cut(let cut) = record { session.cut = cut }
       session.records += 1
       try visitor.visit(.record(record), at: location)
     }
@@ -147,6 +151,18 @@ public struct LogReader {
           "\(recordsBeforeSession) record(s) before the first 'session' record skipped"))
     }
     try endSession(&visitor)
+  }
+
+  /// What a cut means for the verdicts, in one warning.
+  private static func cutMessage(_ cut: CutRecord, _ ending: SessionEnding, file: String) -> String
+  {
+    let limit = cut.maxSize.map { " of \($0) bytes" } ?? ""
+    let unwritten = ending.end.map { ", \($0.unwritten) record(s) not written" } ?? ""
+    return
+      "\(file): session \(ending.index + 1): the log was cut at its size limit\(limit)"
+      + " (DEALLOCTRACE_MAX_SIZE) at \(TimeFormatting.format(cut.t))\(unwritten): objects"
+      + " enqueued after the cut are missing, and objects whose release or dealloc came after"
+      + " it show as never released, stuck or leaked; their fates are unknown"
   }
 
   private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -39,6 +39,9 @@ struct RecordParser {
     static let mod: UInt64 = 0x646f6d  // "mod"
     static let off: UInt64 = 0x66666f  // "off"
     static let sym: UInt64 = 0x6d7973  // "sym"
+    static let maxSize: UInt64 = 0x657a_6973_5f78_616d  // "max_size"
+    /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
+    static let unwritten: UInt64 = JSONScanner.longKeyUnwritten
   }
 
   /// Record kinds, packed the same way.
@@ -53,6 +56,7 @@ struct RecordParser {
     static let mark: UInt64 = 0x6b72_616d  // "mark"
     static let check: UInt64 = 0x6b_6365_6863  // "check"
     static let end: UInt64 = 0x646e65  // "end"
+    static let cut: UInt64 = 0x747563  // "cut"
   }
 
   /// Every field any record kind uses; `nil` when absent (or `null`).
@@ -84,6 +88,8 @@ struct RecordParser {
     var name: String?
     var pending: Int64?
     var lost: Int64?
+    var maxSize: Int64?
+    var unwritten: Int64?
   }
 
   typealias Failure = JSONScanner.Failure
@@ -145,6 +151,8 @@ struct RecordParser {
     case Key.name: f.name = try s.readString()
     case Key.pending: f.pending = try s.readInteger()
     case Key.lost: f.lost = try s.readInteger()
+    case Key.maxSize: f.maxSize = try s.readInteger()
+    case Key.unwritten: f.unwritten = try s.readInteger()
     default: try s.skipValue()
     }
   }
@@ -263,7 +271,10 @@ struct RecordParser {
       return .end(
         EndRecord(
           t: try time(f.t, "end"), why: f.why ?? "", pending: try count(f.pending, "pending") ?? 0,
-          lost: try count(f.lost, "lost") ?? 0))
+          lost: try count(f.lost, "lost") ?? 0,
+          unwritten: try count(f.unwritten, "unwritten") ?? 0))
+    case Kind.cut:
+      return .cut(CutRecord(t: try time(f.t, "cut"), maxSize: int(f.maxSize)))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))
