@@ -53,7 +53,8 @@ struct TraceConfiguration: Equatable, Sendable {
         return TraceConfiguration(
           path: path + separator + fileName, frames: frames, maxSize: maxSize, holders: holders)
       }
-      var configuration = TraceConfiguration(path: path, frames: frames, maxSize: maxSize, holders: holders)
+      var configuration = TraceConfiguration(
+        path: path, frames: frames, maxSize: maxSize, holders: holders)
       if path.hasSuffix("/") {
         // A directory by its spelling: made, so that a CI job needs no `mkdir` first.
         configuration.path = path + fileName
@@ -67,7 +68,8 @@ struct TraceConfiguration: Equatable, Sendable {
       return configuration
     }
     if let flag = environment["DEALLOCTRACE"], !flag.isEmpty, flag != "0" {
-      return TraceConfiguration(path: "./" + fileName, frames: frames, maxSize: maxSize, holders: holders)
+      return TraceConfiguration(
+        path: "./" + fileName, frames: frames, maxSize: maxSize, holders: holders)
     }
     return nil
   }
