@@ -17,6 +17,9 @@ public struct LogWarning: Sendable, Equatable, CustomStringConvertible {
     case inconsistentRecord
     /// Offline symbolization did not work.
     case symbolization
+    /// A directory entry was not read: not a regular file, unreadable, or a log-like file
+    /// whose name does not end in `.jsonl`.
+    case skippedInput
   }
 
   public var kind: Kind

@@ -20,7 +20,12 @@ struct JSONScanner {
   /// Why a line is not a record, in words for a warning.
   struct Failure: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// The failure is the session record's `v`: the whole input is unusable, not one line.
+    var isVersion = false
+    init(_ message: String, isVersion: Bool = false) {
+      self.message = message
+      self.isVersion = isVersion
+    }
   }
 
   var isAtEnd: Bool { index >= end }

@@ -112,6 +112,25 @@ struct RecordParser {
     return try build(f, scanner)
   }
 
+  /// `v`, which must be a small integer: anything else (`"1"`, `1.5`, `1e300`, `true`) is a
+  /// failure that says so, because a reader that cannot tell the log's version must not
+  /// guess at the rest of it (and "malformed line" followed by "no 'session' record" sent
+  /// users looking in the wrong place).
+  private static func readVersion(_ s: inout JSONScanner) throws(Failure) -> Int64 {
+    s.skipWhitespace()
+    if s.peek() == UInt8(ascii: "\"") {
+      let text = (try? s.readString()) ?? ""
+      throw Failure("the string \"\(text.prefix(40))\"", isVersion: true)
+    }
+    guard let value = try? s.readNumber() else {
+      throw Failure("a value that is not a number", isVersion: true)
+    }
+    guard value == value.rounded(), (0...1_000_000).contains(value) else {
+      throw Failure("\(value)", isVersion: true)
+    }
+    return Int64(value)
+  }
+
   private mutating func readField(_ key: UInt64, into f: inout Fields, _ s: inout JSONScanner)
     throws(Failure)
   {
@@ -136,7 +155,7 @@ struct RecordParser {
     case Key.freed: f.freed = try s.readBool()
     case Key.label: f.label = try internedOrDecoded(s, try s.readRawString())
     case Key.alive: f.alive = try s.readBool()
-    case Key.v: f.v = try s.readInteger()
+    case Key.v: f.v = try Self.readVersion(&s)
     case Key.pid: f.pid = try s.readInteger()
     case Key.exe: f.exe = try s.readString()
     case Key.wall: f.wall = try s.readString()
