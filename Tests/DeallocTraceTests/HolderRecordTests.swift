@@ -392,9 +392,9 @@ enum ProbeBuild: CustomStringConvertible {
 
   /// The executable: the debug one beside the test bundle, or the release one, built once
   /// per test process when it is missing or older than its sources.
-  func executable() throws -> URL? {
+  func executable() throws -> URL {
     switch self {
-    case .debug: return nil
+    case .debug: return ProbeRun.probeURL
     case .release: return try ReleaseProbe.shared.get()
     }
   }
