@@ -323,8 +323,25 @@ struct JSONScanner {
   mutating func readKey() throws(Failure) -> UInt64 {
     let raw = try readRawString()
     try expect(UInt8(ascii: ":"), "':'")
-    if raw.escaped || raw.count > 8 || raw.count == 0 { return 0 }
+    if raw.escaped || raw.count > 8 || raw.count == 0 {
+      longKey = raw.escaped ? (0, 0) : (raw.start, raw.count)
+      return 0
+    }
     return packKey(raw.start, raw.count)
+  }
+
+  /// The bytes of the last key longer than 8 bytes that ``readKey()`` read (it returned 0):
+  /// the few such keys (`holder_scans`) are compared byte by byte, only when one is read, so
+  /// that the common short keys cost nothing more.
+  private var longKey: (start: Int, count: Int) = (0, 0)
+
+  /// Whether the key ``readKey()`` just read (and packed to 0) is `text`.
+  func lastKeyIs(_ text: StaticString) -> Bool {
+    let count = text.utf8CodeUnitCount
+    guard longKey.count == count, longKey.start + count <= end else { return false }
+    let bytes = text.utf8Start
+    for k in 0..<count where base[longKey.start + k] != bytes[k] { return false }
+    return true
   }
 
   /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
