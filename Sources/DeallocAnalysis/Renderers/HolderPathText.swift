@@ -106,7 +106,8 @@ public enum HolderPathText {
       let of = count.map { " of \($0)" } ?? ""
       return "[element \(index)\(of)]  \(step.type)"
     case .captures(let types):
-      return "\(step.type) (captures \(types.map(shortName).joined(separator: ", ")))"
+      let list = types.isEmpty ? "nothing" : types.map(shortName).joined(separator: ", ")
+      return "\(step.type) (captures \(list))"
     case .unnamed:
       // A word the metadata does not name may not own the object (Unmanaged,
       // unowned(unsafe), a raw pointer): said where it applies.
