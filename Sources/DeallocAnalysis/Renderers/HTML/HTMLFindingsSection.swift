@@ -31,7 +31,8 @@ enum HTMLFindingsSection {
   private static func holders(_ finding: Finding, into html: inout HTMLBuffer) {
     let lines = RenderingSupport.holderLines(finding)
     guard !lines.isEmpty else { return }
-    html.element("details", [("class", "holders")]) { details in
+    // Open: the path is what the reader of a leak wants first; it folds away like the rest.
+    html.element("details", [("class", "holders"), ("open", "open")]) { details in
       // A heading ("held by (…):") is the summary and the chain the body; a one-line
       // path (a retain cycle) is both.
       let heading = lines[0].hasSuffix(":") && lines.count > 1
