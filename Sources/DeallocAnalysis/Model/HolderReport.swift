@@ -26,15 +26,15 @@ public struct HolderReport: Sendable, Equatable {
     self.scanMicroseconds = scanMicroseconds
   }
 
-  /// The grouping key: the first path's ``HolderPath/groupingKey``, or `"none"` when the scan
-  /// found no holder at all.
+  /// The grouping key: the first path's ``HolderPath/groupingKey``, or `"no path"` when the
+  /// scan found no holder at all (unlike `"none"`, a path that reached the depth limit).
   ///
   /// Why only the first path: it is the shortest rooted one, the reference to cut. Keying on
   /// every path would split a group whenever one member also had a stale stack slot pointing
   /// at it. The trade-off: two objects held by the same cache, one of them also held
   /// elsewhere by a shorter path, land in different groups.
   public var groupingKey: String {
-    paths.first?.groupingKey ?? "none"
+    paths.first?.groupingKey ?? "no path"
   }
 }
 
