@@ -107,7 +107,9 @@ public struct ExplainRenderer: Sendable {
       case .end: when = "at the session's end"
       default: when = "(\(r.why.rawValue))"
       }
-      let scan = r.holders.scanMicroseconds.map { ", scan took \($0) µs" } ?? ""
+      let scan =
+        r.holders.scanMicroseconds.map { ", scan took \(TimeFormatting.format(Int64($0) * 1000))" }
+        ?? ""
       return
         "who held it \(when): \(RenderingSupport.plural(r.holders.direct, "direct holder"))\(scan)"
     default:
