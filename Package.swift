@@ -49,6 +49,12 @@ let package = Package(
             dependencies: ["DeallocQueue", "DeallocTrace"],
             path: "Examples/TraceProbe"
         ),
+        // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
+        .executableTarget(
+            name: "BaselineDemo",
+            dependencies: ["DeallocQueue", "DeallocTrace"],
+            path: "Examples/BaselineDemo"
+        ),
         // The stress, crash and fault child that the reliability tests run.
         .executableTarget(
             name: "StressChild",
@@ -71,7 +77,7 @@ let package = Package(
         // Runs the built executables (the CLI, the demo) as child processes.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo"]
+            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo"]
         ),
         // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
         .testTarget(name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild"]),

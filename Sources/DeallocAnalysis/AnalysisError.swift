@@ -28,6 +28,14 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A line of the suppressions file is not `type:GLOB` or `frame:GLOB` (with an optional
   /// reason), or its glob does not compile.
   case badSuppression(file: String, line: Int, message: String)
+  /// The baseline (`check --baseline`) does not exist or cannot be read.
+  case baselineUnreadable(path: String, reason: String)
+  /// The baseline is not JSON, or not a baseline's shape; `line` when the JSON is broken.
+  case badBaseline(path: String, line: Int?, message: String)
+  /// The baseline was written by a newer dealloctrace, in a format this one cannot read.
+  case unsupportedBaselineVersion(path: String, version: Int64)
+  /// A saved `report --format json` given to `diff` is not JSON or not a report's shape.
+  case badSavedReport(path: String, line: Int?, message: String)
 
   public var description: String {
     switch self {
@@ -55,6 +63,18 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
       return "\(path): cannot read the suppressions: \(reason)"
     case .badSuppression(let file, let line, let message):
       return "\(file):\(line): \(message)"
+    case .baselineUnreadable(let path, let reason):
+      return "\(path): cannot read the baseline: \(reason)"
+    case .badBaseline(let path, let line, let message):
+      return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace baseline: "
+        + GateTextRenderer.oneLine(message)
+    case .unsupportedBaselineVersion(let path, let version):
+      return
+        "\(path): baseline version \(version) is newer than this dealloctrace reads"
+        + " (\(Baseline.version)); upgrade dealloctrace, or write the baseline again with this one"
+    case .badSavedReport(let path, let line, let message):
+      return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace JSON report: "
+        + GateTextRenderer.oneLine(message)
     }
   }
 }

@@ -10,6 +10,7 @@ let commands: [any Command.Type] = [
   ReportCommand.self,
   ExplainCommand.self,
   CheckCommand.self,
+  DiffCommand.self,
   ExportCommand.self,
 ]
 
@@ -29,7 +30,7 @@ let usage = """
 
   EXIT STATUS:
     0  a report was produced (with findings or without), or a gate passed
-    1  a gate failed
+    1  a gate failed, or 'diff' found new findings
     2  unusable input or a usage error
   """
 

@@ -139,7 +139,7 @@ import Testing
     #expect(errors.count == 10)
     #expect(errors[0].title == "dealloctrace check failed")
     // The three groups of two come first (largest first), then the singles in log order.
-    #expect(errors[1...3].allSatisfy { $0.title.hasSuffix("(×2)") })
+    #expect(errors[1...3].allSatisfy { $0.title.contains("(×2) [id:") })
     #expect(errors[1].title.contains("Many.Leaky1 "))
     #expect(errors[9].title.contains("Many.Leaky9 "))
     let notices = annotations.filter { $0.level == .notice }

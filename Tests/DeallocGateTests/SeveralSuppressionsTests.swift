@@ -80,14 +80,25 @@ import Testing
   }
 
   @Test func textVerdictShowsEveryReasonNextToItsCount() throws {
-    let text = GateTextRenderer().render(try result())
+    let result = try self.result()
+    let text = GateTextRenderer().render(result)
+    let model = try id(of: "Feed.Model", in: result)
+    let other = try id(of: "Feed.Other", in: result)
     #expect(text.contains("Suppressed (2 findings, 5 not counted)\n"))
     let sdk = "by frame:ThirdPartySDK.* (s.txt:1): the SDK keeps its models"
     let legacy = "by frame:Legacy.* (s.txt:2): the legacy bridge is retired in 3.0"
-    #expect(text.contains("leaked after release: Feed.Model from Model.close() (×1) \(sdk)\n"))
-    #expect(text.contains("leaked after release: Feed.Model from Model.close() (×2) \(legacy)\n"))
-    #expect(text.contains("leaked after release: Feed.Other from Model.close() (×1) \(sdk)\n"))
-    #expect(text.contains("leaked after release: Feed.Other from Model.close() (×1) \(legacy)\n"))
+    #expect(
+      text.contains("leaked after release: Feed.Model from Model.close() (×1) id:\(model) \(sdk)\n")
+    )
+    #expect(
+      text.contains(
+        "leaked after release: Feed.Model from Model.close() (×2) id:\(model) \(legacy)\n"))
+    #expect(
+      text.contains("leaked after release: Feed.Other from Model.close() (×1) id:\(other) \(sdk)\n")
+    )
+    #expect(
+      text.contains(
+        "leaked after release: Feed.Other from Model.close() (×1) id:\(other) \(legacy)\n"))
   }
 
   @Test func jsonVerdictHasOneEntryPerSuppressionAndFinding() throws {
@@ -110,15 +121,18 @@ import Testing
   }
 
   @Test func markdownListsEveryReason() throws {
-    let markdown = GateMarkdownRenderer().render(try result())
+    let result = try self.result()
+    let markdown = GateMarkdownRenderer().render(result)
+    let model = try id(of: "Feed.Model", in: result)
     #expect(markdown.contains("### Suppressed (2)\n"))
     #expect(
       markdown.contains(
-        "- leaked after release: `Feed.Model from Model.close()` ×2 by `frame:Legacy.*`"
+        "- leaked after release: `Feed.Model from Model.close()` ×2 `id:\(model)` by `frame:Legacy.*`"
           + " (s.txt:2): the legacy bridge is retired in 3.0\n"))
     #expect(
       markdown.contains(
-        "- leaked after release: `Feed.Model from Model.close()` ×1 by `frame:ThirdPartySDK.*`"
+        "- leaked after release: `Feed.Model from Model.close()` ×1 `id:\(model)`"
+          + " by `frame:ThirdPartySDK.*`"
           + " (s.txt:1): the SDK keeps its models\n"))
   }
 
@@ -133,7 +147,8 @@ import Testing
     #expect(cases.filter { $0.child("failure") != nil }.count == 2)
     #expect(cases.filter { $0.child("skipped") != nil }.count == 1)
 
-    let model = try #require(cases.first { $0["name"] == "Feed.Model from Model.close()" })
+    let model = try #require(
+      cases.first { $0["name"]?.hasPrefix("Feed.Model from Model.close() [id:") == true })
     let failure = try #require(model.child("failure"))
     #expect(failure["message"] == "leaked after release: Feed.Model from Model.close() (×1)")
     #expect(failure.text.hasPrefix("1 Feed.Model object enqueued by Model.close()"))
@@ -143,7 +158,8 @@ import Testing
           + "- ×1 suppressed by frame:ThirdPartySDK.* (s.txt:1): the SDK keeps its models\n"
           + "- ×2 suppressed by frame:Legacy.* (s.txt:2): the legacy bridge is retired in 3.0"))
 
-    let other = try #require(cases.first { $0["name"] == "Feed.Other from Model.close()" })
+    let other = try #require(
+      cases.first { $0["name"]?.hasPrefix("Feed.Other from Model.close() [id:") == true })
     #expect(
       other.child("skipped")?["message"]
         == "suppressed by frame:ThirdPartySDK.* (s.txt:1): the SDK keeps its models (×1)\n"
@@ -158,6 +174,12 @@ import Testing
         == "--max-leaked: 1 leaked object, 1 over --max-leaked 0, 5 more suppressed")
     #expect(
       annotations[1].title
-        == "dealloctrace: leaked after release: Feed.Model from Model.close() (×1)")
+        == "dealloctrace: leaked after release: Feed.Model from Model.close() (×1)"
+        + " [id:\(try id(of: "Feed.Model", in: try result()))]")
+  }
+
+  /// The id of the finding of `type`.
+  func id(of type: String, in result: GateResult) throws -> FindingID {
+    try #require(result.findings.first { $0.finding.signature.type == type }).finding.id
   }
 }

@@ -30,16 +30,16 @@ import Testing
   }
 
   @Test(arguments: [
-    ("typo:Feed.*", "unknown suppression kind 'typo'; use type:GLOB or frame:GLOB"),
+    ("typo:Feed.*", "unknown suppression kind 'typo'; use type:GLOB, frame:GLOB or id:HASH"),
     (
       "Feed.ImageDecoder",
-      "'Feed.ImageDecoder' is not a suppression; write type:GLOB or frame:GLOB, then a reason"
+      "'Feed.ImageDecoder' is not a suppression; write type:GLOB, frame:GLOB or id:HASH, then a reason"
     ),
     ("type:   reason without a pattern", "empty pattern after 'type:'"),
     ("frame:\"never closed", "the quoted pattern is never closed by '\"'"),
     ("frame:\"a b\"reason", "expected a space between the closing quote and the reason"),
     ("type:Feed.[abc", "bad pattern 'Feed.[abc': column 6: '[' is never closed by ']'"),
-    ("TYPE:Feed", "unknown suppression kind 'TYPE'; use type:GLOB or frame:GLOB"),
+    ("TYPE:Feed", "unknown suppression kind 'TYPE'; use type:GLOB, frame:GLOB or id:HASH"),
     (
       "type:Foo#x",
       ##"'#' inside the pattern 'Foo#x': put a space before a comment, or quote (type:"Foo#x") or escape (\#) a '#' to match"##
@@ -106,7 +106,7 @@ import Testing
     #expect(
       throws: AnalysisError.badSuppression(
         file: path, line: 4,
-        message: "unknown suppression kind 'typo'; use type:GLOB or frame:GLOB")
+        message: "unknown suppression kind 'typo'; use type:GLOB, frame:GLOB or id:HASH")
     ) { try SuppressionList.load(path: path) }
   }
 

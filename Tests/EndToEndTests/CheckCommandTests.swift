@@ -109,7 +109,7 @@ import Testing
     ),
     (
       ["fixtures/gate/leaks.jsonl", "--suppressions", "fixtures/gate/bad-suppressions.txt"],
-      "dealloctrace check: fixtures/gate/bad-suppressions.txt:4: unknown suppression kind 'typo'; use type:GLOB or frame:GLOB\n"
+      "dealloctrace check: fixtures/gate/bad-suppressions.txt:4: unknown suppression kind 'typo'; use type:GLOB, frame:GLOB or id:HASH\n"
     ),
     (
       ["fixtures/gate/leaks.jsonl", "--suppressions", "fixtures/gate/none.txt"],
@@ -141,7 +141,7 @@ import Testing
     #expect(
       out.contains(
         "  - never released: Feed.ImageDecoder from ImageDecoderPool.recycle(Feed.ImageDecoder) (×2)"
-          + " by type:Feed.ImageDecoder* (fixtures/gate/suppressions.txt:4):"
+          + " id:b83ddb394f5c by type:Feed.ImageDecoder* (fixtures/gate/suppressions.txt:4):"
           + " decoder pool keeps two decoders for the whole run\n"))
     #expect(
       out.contains(
@@ -186,7 +186,9 @@ import Testing
         "dealloctrace.neverReleased",
       ])
     let leaked = try #require(
-      cases.first { attribute($0, "name") == "Feed.FeedViewModel from FeedScreen.close()" })
+      cases.first {
+        attribute($0, "name") == "Feed.FeedViewModel from FeedScreen.close() [id:015d8a0f7052]"
+      })
     let failure = try #require(leaked.elements(forName: "failure").first)
     #expect(failure.stringValue?.contains("enqueued at:\n  Feed.FeedScreen.close() -> ()") == true)
   }

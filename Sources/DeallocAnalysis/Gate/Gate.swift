@@ -8,12 +8,17 @@
 public struct Gate: Sendable {
   public var thresholds: GateThresholds
   public var suppressions: SuppressionList
+  /// The known findings: they do not count, unless their count grew past the baseline's.
+  public var baseline: Baseline?
 
   public init(
-    thresholds: GateThresholds = GateThresholds(), suppressions: SuppressionList = SuppressionList()
+    thresholds: GateThresholds = GateThresholds(),
+    suppressions: SuppressionList = SuppressionList(),
+    baseline: Baseline? = nil
   ) {
     self.thresholds = thresholds
     self.suppressions = suppressions
+    self.baseline = baseline
   }
 
   /// The verdict on `report`.
@@ -34,10 +39,13 @@ public struct Gate: Sendable {
         : finding.stackVariants
       var counted: [StackVariant] = []
       var covered: [Int: [StackVariant]] = [:]
+      let findingID = finding.id
       for variant in variants {
         var first: Int?
         for (index, suppression) in suppressions.suppressions.enumerated()
-        where suppression.matches(type: finding.signature.type, stack: variant.stack) {
+        where suppression.matches(
+          type: finding.signature.type, stack: variant.stack, id: findingID)
+        {
           used[index] = true
           if first == nil { first = index }
         }
@@ -61,22 +69,59 @@ public struct Gate: Sendable {
             reportIndex: reportIndex))
       }
     }
+    let fixed = baseline.map { judge(&findings, against: $0) } ?? []
     var results: [GateResult.ThresholdResult] = []
     for threshold in GateThresholds.Threshold.allCases {
       let ofKind = findings.filter { $0.finding.kind == threshold.kind }
-      let count = ofKind.filter { !$0.isSuppressed }.reduce(0) { $0 + $1.finding.count }
+      let count = ofKind.reduce(0) { $0 + $1.countedMembers }
       let suppressed = ofKind.filter(\.isSuppressed).reduce(0) { $0 + $1.finding.count }
-      results.append(
-        GateResult.ThresholdResult(
-          threshold: threshold, limit: thresholds[threshold], count: count, suppressed: suppressed))
+      let unsuppressed = ofKind.filter { !$0.isSuppressed }.reduce(0) { $0 + $1.finding.count }
+      var result = GateResult.ThresholdResult(
+        threshold: threshold, limit: thresholds[threshold], count: count, suppressed: suppressed)
+      result.known = unsuppressed - count
+      results.append(result)
     }
     let failingKinds = Set(results.filter { !$0.passed }.map(\.threshold.kind))
-    for index in findings.indices where !findings[index].isSuppressed {
+    for index in findings.indices where !findings[index].isSuppressed && !findings[index].isKnown {
       findings[index].failing = failingKinds.contains(findings[index].finding.kind)
     }
     let unused = zip(suppressions.suppressions, used).filter { !$0.1 }.map(\.0)
-    return GateResult(
+    var result = GateResult(
       report: report, thresholds: results, findings: findings, unusedSuppressions: unused)
+    result.baseline = baseline
+    result.fixedBaselineEntries = fixed
+    return result
+  }
+
+  /// Marks each unsuppressed finding new, known or grown against `baseline`, and returns
+  /// the baseline's entries that no unsuppressed finding matched (fixed: an entry whose
+  /// finding a suppression now covers is not needed either).
+  ///
+  /// An id's count is an allowance shared, in report order, by the findings with that id
+  /// (several only when they differ in what the id leaves out, see ``FindingID``).
+  private func judge(
+    _ findings: inout [GateResult.JudgedFinding], against baseline: Baseline
+  ) -> [FindingDigest] {
+    // Entries set by hand may repeat an id (a file reads back combined): their counts add.
+    var allowance = Dictionary(baseline.entries.map { ($0.id, $0.count) }, uniquingKeysWith: +)
+    var seen: Set<FindingID> = []
+    for index in findings.indices where !findings[index].isSuppressed {
+      let id = findings[index].finding.id
+      seen.insert(id)
+      let count = findings[index].finding.count
+      guard let allowed = allowance[id] else {
+        findings[index].baseline = .new
+        continue
+      }
+      if count <= allowed {
+        findings[index].baseline = .known(baselineCount: allowed)
+        allowance[id] = allowed - count
+      } else {
+        findings[index].baseline = .grown(baselineCount: allowed)
+        allowance[id] = 0
+      }
+    }
+    return baseline.entries.filter { !seen.contains($0.id) }
   }
 }
 

@@ -7,7 +7,9 @@
 /// `suppressed` (finding plus its suppression: one entry per suppression and finding, so a
 /// finding that two suppressions cover in part appears twice, each entry with the count and
 /// examples of the members its suppression covers), `unusedSuppressions`, and the report's
-/// `summary`.
+/// `summary`. With `--baseline`: each counted finding's `baseline` (`new` or `grown`) and
+/// `baselineCount`, each threshold's `known`, and `baseline` (`file`, `known` findings with
+/// their `baselineCount`, `fixed` entries in the baseline's own shape); `null` without.
 public struct GateJSONRenderer: Sendable {
   public static let gateVersion = 1
 
@@ -28,6 +30,7 @@ public struct GateJSONRenderer: Sendable {
       ("findings", .array(result.counted.map(Self.counted))),
       ("suppressed", .array(result.suppressed.map(Self.suppressed))),
       ("unusedSuppressions", .array(result.unusedSuppressions.map(Self.suppression))),
+      ("baseline", Self.baseline(result)),
       ("summary", JSONRenderer.summary(result.report.summary)),
       ("warnings", .int(result.report.warnings.count + result.report.omittedWarnings)),
     ])
@@ -42,6 +45,16 @@ public struct GateJSONRenderer: Sendable {
       ("suppressed", .int(t.suppressed)),
       ("exceededBy", .int(t.exceededBy)),
       ("passed", .bool(t.passed)),
+      ("known", .int(t.known)),
+    ])
+  }
+
+  static func baseline(_ result: GateResult) -> JSONValue {
+    guard let baseline = result.baseline else { return .null }
+    return .object([
+      ("file", .string(baseline.path)),
+      ("known", .array(result.known.map(counted))),
+      ("fixed", .array(result.fixedBaselineEntries.map(\.json))),
     ])
   }
 
@@ -50,6 +63,14 @@ public struct GateJSONRenderer: Sendable {
       return JSONRenderer.finding(judged.finding)
     }
     members.append(("failing", .bool(judged.failing)))
+    switch judged.baseline {
+    case nil: break
+    case .new: members += [("baseline", .string("new")), ("baselineCount", .null)]
+    case .known(let count):
+      members += [("baseline", .string("known")), ("baselineCount", .int(count))]
+    case .grown(let count):
+      members += [("baseline", .string("grown")), ("baselineCount", .int(count))]
+    }
     return .object(members)
   }
 

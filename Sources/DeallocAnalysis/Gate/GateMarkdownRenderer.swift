@@ -6,7 +6,21 @@
 /// or the suppressions file never breaks a line: CommonMark ends a line at a lone `\r`
 /// too, which would let a type name close its code span and write Markdown of its own.
 public struct GateMarkdownRenderer: Sendable {
-  public init() {}
+  /// Names the suppressions file and the baseline relative to the checkout, as the rest of
+  /// the step summary names files; `nil` keeps them as given on the command line.
+  public var workspace: WorkspacePaths?
+
+  public init(workspace: WorkspacePaths? = nil) {
+    self.workspace = workspace
+  }
+
+  private func path(_ path: String) -> String {
+    workspace?.display(path) ?? path
+  }
+
+  private func location(_ suppression: Suppression) -> String {
+    "\(path(suppression.file)):\(suppression.line)"
+  }
 
   public func render(_ result: GateResult) -> String {
     let e = MarkdownRenderer.escape
@@ -22,6 +36,9 @@ public struct GateMarkdownRenderer: Sendable {
       out.append(
         "| `--\(t.threshold.optionName)` | \(limit) | \(t.count) | \(t.suppressed) | \(verdict) |")
     }
+    if let baseline = result.baseline {
+      appendBaseline(result, baseline, to: &out)
+    }
     let suppressed = result.suppressed
     if !suppressed.isEmpty {
       out.append("")
@@ -31,8 +48,8 @@ public struct GateMarkdownRenderer: Sendable {
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
         out.append(
           "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
-            + " ×\(judged.finding.count) by `\(Self.code(s.pattern))`"
-            + " (\(e(s.location))): \(e(reason))")
+            + " ×\(judged.finding.count) `id:\(judged.finding.id)` by `\(Self.code(s.pattern))`"
+            + " (\(e(location(s)))): \(e(reason))")
       }
     }
     if !result.unusedSuppressions.isEmpty {
@@ -42,10 +59,52 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for s in result.unusedSuppressions {
         let reason = s.reason.isEmpty ? "" : ": \(e(s.reason))"
-        out.append("- \(e(s.location)): `\(Self.code(s.pattern))`\(reason)")
+        out.append("- \(e(location(s))): `\(Self.code(s.pattern))`\(reason)")
       }
     }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// The findings new against the baseline, the known ones and the fixed entries.
+  private func appendBaseline(_ result: GateResult, _ baseline: Baseline, to out: inout [String]) {
+    let e = MarkdownRenderer.escape
+    func line(_ finding: Finding, _ note: String) -> String {
+      "- \(e(finding.kind.title)): `\(Self.code(finding.signature.title))` ×\(finding.count)"
+        + " `id:\(finding.id)`\(note)"
+    }
+    let counted = result.counted.filter { $0.baseline != nil }
+    out.append("")
+    out.append("### New or grown since the baseline (\(counted.count))")
+    out.append("")
+    if counted.isEmpty {
+      out.append("None: every finding is in the baseline `\(Self.code(path(baseline.path)))`.")
+    }
+    for judged in counted {
+      let note: String
+      switch judged.baseline {
+      case .grown(let count): note = ": **grown** from ×\(count)"
+      default: note = judged.failing ? ": **new**" : ": new, within its limit"
+      }
+      out.append(line(judged.finding, note))
+    }
+    let known = result.known
+    if !known.isEmpty {
+      out.append("")
+      out.append("### Known, in the baseline `\(Self.code(path(baseline.path)))` (\(known.count))")
+      out.append("")
+      for judged in known { out.append(line(judged.finding, "")) }
+    }
+    let fixed = result.fixedBaselineEntries
+    if !fixed.isEmpty {
+      out.append("")
+      out.append("### Fixed: remove from the baseline (\(fixed.count))")
+      out.append("")
+      for entry in fixed {
+        out.append(
+          "- `id:\(entry.id)` \(e(entry.kind.title)): `\(Self.code(entry.title))`"
+            + " (baseline ×\(entry.count))")
+      }
+    }
   }
 
   /// Text for a code span: control characters (line breaks included) become spaces first.

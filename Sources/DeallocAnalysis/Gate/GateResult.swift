@@ -12,6 +12,8 @@ public struct GateResult: Sendable, Equatable {
     public var count: Int
     /// The objects of its kind that suppressions covered (not counted).
     public var suppressed: Int
+    /// The objects of its kind that the baseline covered (not counted).
+    public var known = 0
 
     /// How far over the limit the count is; 0 when within it.
     public var exceededBy: Int {
@@ -24,7 +26,9 @@ public struct GateResult: Sendable, Equatable {
     /// One line: "3 leaked objects, 2 over --max-leaked 1" or "0 stuck objects (max 0)".
     public var sentence: String {
       let counted = threshold.counted(count)
-      let suppressedNote = suppressed > 0 ? ", \(suppressed) more suppressed" : ""
+      let suppressedNote =
+        (suppressed > 0 ? ", \(suppressed) more suppressed" : "")
+        + (known > 0 ? ", \(known) more in the baseline" : "")
       guard let limit else { return "\(counted) (no limit\(suppressedNote))" }
       if passed { return "\(counted) (max \(limit)\(suppressedNote))" }
       return "\(counted), \(exceededBy) over --\(threshold.optionName) \(limit)\(suppressedNote)"
@@ -48,8 +52,38 @@ public struct GateResult: Sendable, Equatable {
     /// The position in the report's ``Report/findings`` of the finding this is (part of),
     /// which ties the parts of one finding together.
     public var reportIndex: Int
+    /// How the baseline judged it; `nil` when no baseline was given, and for suppressed
+    /// parts (suppressions are applied first).
+    public var baseline: BaselineStatus? = nil
 
     public var isSuppressed: Bool { suppressedBy != nil }
+
+    /// Whether the baseline covers every member: set apart, like a suppressed finding.
+    public var isKnown: Bool {
+      if case .known = baseline { return true }
+      return false
+    }
+
+    /// The members that count against its threshold: none when suppressed or known, the
+    /// growth past the baseline's count when it grew, else all of them.
+    public var countedMembers: Int {
+      if isSuppressed { return 0 }
+      switch baseline {
+      case .known: return 0
+      case .grown(let baselineCount): return finding.count - baselineCount
+      case .new, nil: return finding.count
+      }
+    }
+  }
+
+  /// What a baseline says about a finding the gate counts.
+  public enum BaselineStatus: Sendable, Equatable {
+    /// Its id is not in the baseline.
+    case new
+    /// In the baseline, with a count at least as large: not counted.
+    case known(baselineCount: Int)
+    /// In the baseline, but with more members now: the growth counts.
+    case grown(baselineCount: Int)
   }
 
   /// The report that was judged.
@@ -62,6 +96,11 @@ public struct GateResult: Sendable, Equatable {
   public var findings: [JudgedFinding]
   /// Suppressions that covered no finding at all, in file order.
   public var unusedSuppressions: [Suppression]
+  /// The baseline the findings were judged against, if any.
+  public var baseline: Baseline? = nil
+  /// The baseline's entries that no finding matched any more: fixed, to be removed from
+  /// the baseline so that it shrinks.
+  public var fixedBaselineEntries: [FindingDigest] = []
 
   /// Whether every threshold held.
   public var passed: Bool { thresholds.allSatisfy(\.passed) }
@@ -71,9 +110,12 @@ public struct GateResult: Sendable, Equatable {
 
   /// The findings that count, most serious first: failing ones, then the tolerated.
   public var counted: [JudgedFinding] {
-    findings.filter { !$0.isSuppressed && $0.failing }
-      + findings.filter { !$0.isSuppressed && !$0.failing }
+    findings.filter { !$0.isSuppressed && !$0.isKnown && $0.failing }
+      + findings.filter { !$0.isSuppressed && !$0.isKnown && !$0.failing }
   }
+
+  /// The findings the baseline covers entirely, in the report's order.
+  public var known: [JudgedFinding] { findings.filter(\.isKnown) }
 
   /// The findings (or parts) that suppressions covered, one per suppression and finding.
   public var suppressed: [JudgedFinding] { findings.filter(\.isSuppressed) }

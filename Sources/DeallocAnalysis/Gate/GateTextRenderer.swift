@@ -43,11 +43,12 @@ public struct GateTextRenderer: Sendable {
           ? "Top findings (\(shown.count) of \(counted.count))" : "Findings (\(counted.count))")
       for (number, judged) in shown.enumerated() {
         let finding = judged.finding
-        let note = judged.failing ? "" : " [within its limit]"
+        let note = Self.baselineNote(judged) + (judged.failing ? "" : " [within its limit]")
         out.append("")
         out.append(
           "\(number + 1). \(finding.kind.title.uppercased()): \(finding.signature.title)"
             + " (×\(finding.count))\(note)")
+        out.append("   id:\(finding.id)")
         out.append("   \(finding.explanation)")
         if let example = finding.examples.first {
           out.append("   first: \(S.example(example))")
@@ -81,7 +82,34 @@ public struct GateTextRenderer: Sendable {
         let reason = suppression.reason.isEmpty ? "no reason given" : suppression.reason
         out.append(
           "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count))"
-            + " by \(suppression.pattern) (\(suppression.location)): \(reason)")
+            + " id:\(finding.id) by \(suppression.pattern) (\(suppression.location)): \(reason)")
+      }
+    }
+
+    let known = result.known
+    if let baseline = result.baseline, !known.isEmpty {
+      let objects = known.reduce(0) { $0 + $1.finding.count }
+      out.append("")
+      out.append(
+        "Known (\(S.plural(known.count, "finding")) in the baseline \(baseline.path),"
+          + " \(objects) not counted)")
+      for judged in known {
+        let finding = judged.finding
+        out.append(
+          "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count)"
+            + "\(Self.baselineCount(judged))) id:\(finding.id)")
+      }
+    }
+
+    if let baseline = result.baseline, !result.fixedBaselineEntries.isEmpty {
+      let fixed = result.fixedBaselineEntries
+      out.append("")
+      out.append(
+        "Fixed (\(fixed.count)): in the baseline but no longer found; remove them from"
+          + " \(baseline.path) (or write it again with --write-baseline)")
+      for entry in fixed {
+        out.append(
+          "  - id:\(entry.id) \(entry.kind.title): \(entry.title) (baseline ×\(entry.count))")
       }
     }
 
@@ -103,6 +131,23 @@ public struct GateTextRenderer: Sendable {
         "\(S.plural(warnings, "warning")) about the input; `dealloctrace report` lists them")
     }
     return out.map(Self.oneLine).joined(separator: "\n") + "\n"
+  }
+
+  /// How the baseline judged a counted finding, for its headline: ` [new]`, ` [grown from
+  /// ×2 in the baseline]`, or nothing without a baseline.
+  static func baselineNote(_ judged: GateResult.JudgedFinding) -> String {
+    switch judged.baseline {
+    case .new: return " [new]"
+    case .grown(let baselineCount): return " [grown from ×\(baselineCount) in the baseline]"
+    case .known, nil: return ""
+    }
+  }
+
+  /// `, baseline ×N` for a known finding whose count went down, else nothing.
+  static func baselineCount(_ judged: GateResult.JudgedFinding) -> String {
+    guard case .known(let baselineCount) = judged.baseline, baselineCount != judged.finding.count
+    else { return "" }
+    return ", baseline ×\(baselineCount)"
   }
 
   /// `line` with every control character shown as `\u{…}`: text from the log (a check's

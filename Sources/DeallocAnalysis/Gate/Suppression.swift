@@ -1,5 +1,5 @@
-/// One line of a suppressions file: a finding whose type, or one of whose enqueue frames,
-/// matches the glob is left out of the gate's counts, and shown apart with the reason.
+/// One line of a suppressions file: a finding whose type, one of whose enqueue frames, or
+/// whose id matches is left out of the gate's counts, and shown apart with the reason.
 public struct Suppression: Sendable, Hashable {
   /// What the glob is matched against.
   public enum Target: String, Sendable, Hashable, Codable {
@@ -8,6 +8,10 @@ public struct Suppression: Sendable, Hashable {
     /// The symbols of the finding's enqueue stack (a frame without a symbol is matched by
     /// its display name, `module+0xoffset`); any one matching frame is enough.
     case frame
+    /// The finding's ``FindingID``, exactly (the glob holds the id's hex digits, which no
+    /// glob character is among): the way to set aside one finding without a pattern that
+    /// could match others, and the same name a baseline uses.
+    case id
   }
 
   public var target: Target
@@ -44,16 +48,19 @@ public struct Suppression: Sendable, Hashable {
   /// (``matches(type:stack:)`` on each distinct stack), so that a finding whose members
   /// were enqueued through different deeper frames can be suppressed in part.
   public func matches(_ finding: Finding) -> Bool {
-    matches(type: finding.signature.type, stack: finding.stack)
+    matches(type: finding.signature.type, stack: finding.stack, id: finding.id)
   }
 
-  /// Whether the suppression covers an object of `type` enqueued through `stack`.
-  public func matches(type: String, stack: [Frame]) -> Bool {
+  /// Whether the suppression covers an object of `type` enqueued through `stack`, member of
+  /// the finding `id` (`nil` when unknown, which an `id:` suppression never matches).
+  public func matches(type: String, stack: [Frame], id: FindingID? = nil) -> Bool {
     switch target {
     case .type:
       return glob.matches(type)
     case .frame:
       return stack.contains { glob.matches($0.symbol ?? $0.displayName) }
+    case .id:
+      return id.map { glob.matches($0.hex) } ?? false
     }
   }
 }

@@ -8,6 +8,7 @@ import Foundation
 ///     type:Feed.ImageDecoder*          decoder pool keeps two decoders for the whole run
 ///     frame:*ThirdPartySDK.Session*    # the SDK caches its session (FEED-812)
 ///     frame:"closure #1 in Feed.*"     a pattern with spaces or '#' goes in double quotes
+///     id:3fa2c4e1b0d9                  one finding, by its id (12 hex digits, no glob)
 ///
 /// The pattern ends at the first space or tab unless it is quoted (`\"` is a quote inside
 /// quotes). Everything after it is the reason; a `#` right before the reason is dropped, so
@@ -80,15 +81,16 @@ public struct SuppressionList: Sendable, Equatable {
   ) throws(LineError) -> Suppression {
     guard let colon = text.firstIndex(of: ":") else {
       throw LineError(
-        message: "'\(text)' is not a suppression; write type:GLOB or frame:GLOB, then a reason")
+        message:
+          "'\(text)' is not a suppression; write type:GLOB, frame:GLOB or id:HASH, then a reason")
     }
     let kind = text[..<colon]
     guard let target = Suppression.Target(rawValue: String(kind)) else {
       throw LineError(
-        message: "unknown suppression kind '\(kind)'; use type:GLOB or frame:GLOB")
+        message: "unknown suppression kind '\(kind)'; use type:GLOB, frame:GLOB or id:HASH")
     }
     var rest = text[text.index(after: colon)...]
-    let pattern: String
+    var pattern: String
     if rest.first == "\"" {
       (pattern, rest) = try quoted(rest.dropFirst())
     } else {
@@ -104,6 +106,16 @@ public struct SuppressionList: Sendable, Equatable {
     }
     guard !pattern.isEmpty else {
       throw LineError(message: "empty pattern after '\(kind):'")
+    }
+    if target == .id {
+      // Strict: an id that is not one would match nothing and be forgotten.
+      guard let id = FindingID(parsing: pattern) else {
+        throw LineError(
+          message:
+            "'\(pattern)' is not a finding id; an id is \(FindingID.length) hex digits, as"
+            + " the reports print it (id:3fa2c4e1b0d9)")
+      }
+      pattern = id.hex
     }
     let glob: Glob
     do {

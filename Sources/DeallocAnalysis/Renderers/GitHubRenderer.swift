@@ -8,6 +8,9 @@
 ///   largest group);
 /// - warnings: findings that count but stay within their limit, then suppressions that
 ///   matched nothing (pointing at their line in the suppressions file).
+/// - notices (with `--baseline`): findings the baseline knows, then its fixed entries
+///   ("remove from the baseline"); a new or grown finding is an error or a warning as any
+///   counted finding is, its message saying it is new.
 /// Suppressed findings get no annotation: they are in the text verdict and step summary.
 ///
 /// Escaping follows the runner: in messages `%`, `\r`, `\n` become `%25`, `%0D`, `%0A`;
@@ -96,6 +99,31 @@ public struct GitHubRenderer: Sendable {
       let annotation = self.annotation(judged)
       if judged.failing { errors.append(annotation) } else { warnings.append(annotation) }
     }
+    var notices: [Annotation] = []
+    if let baseline = result.baseline {
+      for judged in result.known {
+        let finding = judged.finding
+        notices.append(
+          Annotation(
+            level: .notice, file: nil, line: nil,
+            title:
+              "dealloctrace: known: \(finding.kind.title): \(finding.signature.title)"
+              + " (×\(finding.count)) [id:\(finding.id)]",
+            message:
+              "In the baseline \(paths.display(baseline.path)): not counted."
+              + " \(finding.explanation)"))
+      }
+      for entry in result.fixedBaselineEntries {
+        notices.append(
+          Annotation(
+            level: .notice, file: placeable(baseline.path), line: nil,
+            title: "dealloctrace: fixed, remove from the baseline [id:\(entry.id)]",
+            message:
+              "\(entry.kind.title): \(entry.title) (baseline ×\(entry.count)) no longer occurs;"
+              + " remove id \(entry.id) from \(paths.display(baseline.path)), or write it again with"
+              + " --write-baseline"))
+      }
+    }
     for suppression in result.unusedSuppressions {
       warnings.append(
         Annotation(
@@ -109,10 +137,15 @@ public struct GitHubRenderer: Sendable {
     var out = Array(errors.prefix(limit)) + Array(warnings.prefix(limit))
     let leftErrors = max(0, errors.count - limit)
     let leftWarnings = max(0, warnings.count - limit)
-    if leftErrors + leftWarnings > 0 {
+    // The closing notice is a notice too: with it, one fewer of the others fits.
+    let noticeRoom = leftErrors + leftWarnings > 0 || notices.count > limit ? limit - 1 : limit
+    out += notices.prefix(noticeRoom)
+    let leftNotices = max(0, notices.count - noticeRoom)
+    if leftErrors + leftWarnings + leftNotices > 0 {
       var parts: [String] = []
       if leftErrors > 0 { parts.append(RenderingSupport.plural(leftErrors, "error")) }
       if leftWarnings > 0 { parts.append(RenderingSupport.plural(leftWarnings, "warning")) }
+      if leftNotices > 0 { parts.append(RenderingSupport.plural(leftNotices, "notice")) }
       out.append(
         Annotation(
           level: .notice, file: nil, line: nil, title: "dealloctrace: annotations left out",
@@ -126,6 +159,11 @@ public struct GitHubRenderer: Sendable {
   private func annotation(_ judged: GateResult.JudgedFinding) -> Annotation {
     let finding = judged.finding
     var lines = [finding.explanation]
+    switch judged.baseline {
+    case .new: lines.insert("New: not in the baseline.", at: 0)
+    case .grown(let count): lines.insert("Grown from ×\(count) in the baseline.", at: 0)
+    case .known, nil: break
+    }
     if let example = finding.examples.first {
       lines.append("first: " + RenderingSupport.example(example))
     }
@@ -133,14 +171,16 @@ public struct GitHubRenderer: Sendable {
     let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
     if !frames.isEmpty {
       lines.append("enqueued at:")
-      for frame in frames { lines.append("  " + RenderingSupport.frameLine(frame)) }
+      for frame in frames { lines.append("  " + RenderingSupport.frameLine(paths.display(frame))) }
       if omitted > 0 { lines.append("  … \(omitted) more frames") }
     }
     let frame = finding.callerSourceFrame { placeable($0) != nil }
     let file = frame?.file.flatMap(placeable)
     return Annotation(
       level: judged.failing ? .error : .warning, file: file, line: file == nil ? nil : frame?.line,
-      title: "dealloctrace: \(finding.kind.title): \(finding.signature.title) (×\(finding.count))",
+      title:
+        "dealloctrace: \(finding.kind.title): \(finding.signature.title) (×\(finding.count))"
+        + " [id:\(finding.id)]",
       message: lines.joined(separator: "\n"))
   }
 
@@ -148,20 +188,11 @@ public struct GitHubRenderer: Sendable {
   /// path lies outside it), as it is otherwise. A relative `path` is taken relative to
   /// ``currentDirectory`` first.
   func placeable(_ path: String) -> String? {
-    guard let workspace, !workspace.isEmpty else { return path }
-    var absolute = path
-    if !path.hasPrefix("/"), let currentDirectory {
-      absolute =
-        (currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/") + path
-    }
-    let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
-    guard absolute.hasPrefix(root) else {
-      // Already relative, with no directory to resolve it against: assume the checkout.
-      return absolute.hasPrefix("/") ? nil : absolute
-    }
-    var relative = Substring(absolute.dropFirst(root.count))
-    while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
-    return relative.isEmpty ? nil : String(relative)
+    paths.relative(path)
+  }
+
+  private var paths: WorkspacePaths {
+    WorkspacePaths(root: workspace, currentDirectory: currentDirectory)
   }
 
   /// Escapes the message part of a workflow command.

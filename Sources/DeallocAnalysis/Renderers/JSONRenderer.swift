@@ -66,6 +66,7 @@ public struct JSONRenderer: ReportRenderer {
 
   static func finding(_ finding: Finding) -> JSONValue {
     .object([
+      ("id", .string(finding.id.hex)),
       ("kind", .string(finding.kind.rawValue)),
       ("type", .string(finding.signature.type)),
       ("signature", .string(finding.signature.key)),

@@ -11,6 +11,11 @@
 /// A finding that suppressions cover only in part stays one test case, judged by the
 /// members that count; the suppressed members are listed after its stack.
 ///
+/// With a baseline, a known finding is `<skipped>` ("in the baseline"), a new or grown one
+/// counts as without a baseline (a `<failure>` when its threshold is exceeded, which the
+/// default thresholds of 0 make of any new leak), and the baseline's fixed entries are
+/// listed in the suite's `<system-out>`, as unused suppressions are.
+///
 /// A finding's case carries `file` and `line` (read by GitLab, Jenkins and the common
 /// GitHub reporters) when a caller frame has them, which takes `--symbolize`.
 ///
@@ -24,6 +29,9 @@ public struct JUnitRenderer: Sendable {
   public var time: Double
   /// Frames written per failure.
   public var maximumFrames = 16
+  /// Names source files relative to the checkout (`file` attributes, stacks); `nil` keeps
+  /// them as the symbolizer found them.
+  public var workspace: WorkspacePaths?
 
   public init(time: Double = 0) {
     self.time = time
@@ -41,12 +49,12 @@ public struct JUnitRenderer: Sendable {
     for parts in Self.partsByFinding(result.findings) {
       let finding = result.report.findings[parts[0].reportIndex]
       let classname = "dealloctrace." + finding.kind.rawValue
-      var name = finding.signature.title
+      var name = "\(finding.signature.title) [id:\(finding.id)]"
       let seen = names[classname + "\u{1}" + name, default: 0] + 1
       names[classname + "\u{1}" + name] = seen
       if seen > 1 { name += " [\(seen)]" }
       let counted = parts.first { !$0.isSuppressed }
-      if counted == nil {
+      if counted == nil || counted!.isKnown {
         skipped += 1
       } else if counted!.failing {
         failures += 1
@@ -54,7 +62,7 @@ public struct JUnitRenderer: Sendable {
       cases.append(
         findingCase(
           finding, counted: counted, suppressed: parts.filter(\.isSuppressed),
-          classname: classname, name: name))
+          classname: classname, name: name, baseline: result.baseline))
     }
     let counts =
       "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
@@ -69,10 +77,16 @@ public struct JUnitRenderer: Sendable {
     out += property("stuck-after", TimeFormatting.format(result.report.options.stuckAfter))
     out += "    </properties>\n"
     out += cases.joined()
-    if !result.unusedSuppressions.isEmpty {
-      let lines = result.unusedSuppressions.map { s in
-        "unused suppression \(s.location): \(s.pattern)" + (s.reason.isEmpty ? "" : ": \(s.reason)")
-      }
+    let fixed = result.fixedBaselineEntries.map { entry in
+      "fixed, remove from the baseline \(result.baseline?.path ?? ""): id:\(entry.id)"
+        + " \(entry.kind.title): \(entry.title) (baseline ×\(entry.count))"
+    }
+    if !result.unusedSuppressions.isEmpty || !fixed.isEmpty {
+      let lines =
+        result.unusedSuppressions.map { s in
+          "unused suppression \(s.location): \(s.pattern)"
+            + (s.reason.isEmpty ? "" : ": \(s.reason)")
+        } + fixed
       out += "    <system-out>\(Self.text(lines.joined(separator: "\n")))</system-out>\n"
     }
     out += "  </testsuite>\n"
@@ -106,12 +120,12 @@ public struct JUnitRenderer: Sendable {
   /// cover every member), `suppressed` the parts each suppression covered.
   private func findingCase(
     _ finding: Finding, counted: GateResult.JudgedFinding?,
-    suppressed: [GateResult.JudgedFinding], classname: String, name: String
+    suppressed: [GateResult.JudgedFinding], classname: String, name: String, baseline: Baseline?
   ) -> String {
     var out =
       "    <testcase classname=\"\(Self.attribute(classname))\" name=\"\(Self.attribute(name))\""
     if let frame = finding.callerSourceFrame(), let file = frame.file {
-      out += " file=\"\(Self.attribute(file))\""
+      out += " file=\"\(Self.attribute(workspace?.display(file) ?? file))\""
       if let line = frame.line { out += " line=\"\(line)\"" }
     }
     out += " time=\"0\">\n"
@@ -120,10 +134,14 @@ public struct JUnitRenderer: Sendable {
       let reason = s.reason.isEmpty ? "no reason given" : s.reason
       return "suppressed by \(s.pattern) (\(s.location)): \(reason)"
     }
-    guard let counted else {
+    guard let counted, !counted.isKnown else {
       // Entirely suppressed; with several suppressions, each says how many it covered.
-      let lines = suppressed.map {
-        covered($0) + (suppressed.count > 1 ? " (×\($0.finding.count))" : "")
+      var lines = suppressed.map {
+        covered($0) + (suppressed.count > 1 || counted != nil ? " (×\($0.finding.count))" : "")
+      }
+      if let counted {
+        lines.insert(
+          "known: in the baseline \(baseline?.path ?? "") (×\(counted.finding.count))", at: 0)
       }
       out += "      <skipped message=\"\(Self.attribute(lines.joined(separator: "\n")))\"/>\n"
       return out + "    </testcase>\n"
@@ -131,6 +149,12 @@ public struct JUnitRenderer: Sendable {
     let part = counted.finding
     let headline = "\(part.kind.title): \(part.signature.title) (×\(part.count))"
     var text = details(part)
+    switch counted.baseline {
+    case .new: text = "new: not in the baseline \(baseline?.path ?? "")\n\n" + text
+    case .grown(let count):
+      text = "grown from ×\(count) in the baseline \(baseline?.path ?? "")\n\n" + text
+    case .known, nil: break
+    }
     if !suppressed.isEmpty {
       let objects = suppressed.reduce(0) { $0 + $1.finding.count }
       text += "\n\n\(objects) more not counted:"
@@ -180,7 +204,9 @@ public struct JUnitRenderer: Sendable {
     if !frames.isEmpty {
       lines.append("")
       lines.append("enqueued at:")
-      for frame in frames { lines.append("  " + RenderingSupport.frameLine(frame)) }
+      for frame in frames {
+        lines.append("  " + RenderingSupport.frameLine(workspace?.display(frame) ?? frame))
+      }
       if omitted > 0 { lines.append("  … \(omitted) more frames") }
     } else {
       lines.append("")

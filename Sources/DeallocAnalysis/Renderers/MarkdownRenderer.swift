@@ -7,6 +7,8 @@ public struct MarkdownRenderer: ReportRenderer {
   public var maximumFindings = 20
   public var maximumFalseLeaks = 10
   public var maximumTypes = 15
+  /// Names source files relative to the checkout; `nil` keeps them as they are.
+  public var workspace: WorkspacePaths?
 
   public init() {}
 
@@ -40,7 +42,7 @@ public struct MarkdownRenderer: ReportRenderer {
         out.append("")
         out.append(
           "- **\(e(finding.kind.title))**: `\(Self.code(finding.signature.title))` ×\(finding.count)"
-        )
+            + " · `id:\(finding.id)`")
         out.append("  \(e(finding.explanation))")
         let holders = S.holderLines(finding)
         if !holders.isEmpty {
@@ -57,7 +59,10 @@ public struct MarkdownRenderer: ReportRenderer {
           if !frames.isEmpty {
             out.append("")
             out.append("  ```")
-            for frame in frames { out.append("  \(Self.fenceLine(S.frameLine(frame)))") }
+            for frame in frames {
+              let shown = workspace?.display(frame) ?? frame
+              out.append("  \(Self.fenceLine(S.frameLine(shown)))")
+            }
             if omitted > 0 { out.append("  … \(omitted) more frames") }
             out.append("  ```")
           }

@@ -42,6 +42,7 @@ public struct TextRenderer: ReportRenderer {
         out.append(
           "\(number + 1). \(finding.kind.title.uppercased()): \(finding.signature.title)"
             + " (×\(finding.count))")
+        out.append("   id:\(finding.id)")
         out.append("   \(finding.explanation)")
         for example in finding.examples {
           out.append("   - \(S.example(example))")

@@ -28,11 +28,23 @@ enum CheckCommand: Command {
                                 (default: unlimited)
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
+    BASELINE (adopting the gate where findings already exist):
+      --write-baseline FILE     record every finding that counts (after suppressions) with
+                                its id, count, kind, type and frames, as sorted JSON to
+                                commit; the verdict is then judged against it (or against
+                                --baseline, when given)
+      --baseline FILE           judge against a recorded baseline: a finding counts only when
+                                its id is not in it, or by how much its count grew past it;
+                                known findings are listed apart, and entries no longer found
+                                are listed as fixed (remove them from the baseline)
+
     OPTIONS:
       --suppressions FILE       findings to leave out, one per line:
                                   type:GLOB [reason]    matched against the type name
                                   frame:GLOB [reason]   matched against the enqueue stack's
                                                         symbols (any frame)
+                                  id:HASH [reason]      one finding, by the id every output
+                                                        prints
                                 GLOB: * any run, ? one character, [a-z] [!a-z] one of a set,
                                 \\ escapes; quote a pattern with spaces or '#': frame:"a b*".
                                 '#' starts a comment: a whole line, or the reason after a
@@ -48,7 +60,8 @@ enum CheckCommand: Command {
                                 output after the text verdict, or to standard error when
                                 standard output carries JSON or JUnit (--format json without
                                 -o, or --junit -), so that it stays parseable; the runner
-                                reads annotations from both
+                                reads annotations from both. With --baseline, known
+                                findings and fixed entries are ::notice annotations
       --format FORMAT           the verdict as text or json (default: text)
       -o, --output FILE         write the verdict to FILE instead of standard output
       --symbolize               resolve file:line of frames with llvm-symbolizer and
@@ -59,7 +72,10 @@ enum CheckCommand: Command {
       0  every threshold held
       1  a threshold was exceeded
       2  unusable input (no log, unreadable file, unsupported log version, bad suppressions
-         file) or a usage error
+         file, missing, unreadable or newer baseline) or a usage error
+
+    File paths in the JUnit file, the annotations and the step summary are relative to
+    $GITHUB_WORKSPACE, else $CI_PROJECT_DIR, else the current directory.
     """
 
   static let spec = Arguments.Spec(
@@ -67,7 +83,8 @@ enum CheckCommand: Command {
       "--max-leaked": "max-leaked", "--max-stuck": "max-stuck",
       "--max-true-leaks": "max-true-leaks", "--max-never-released": "max-never-released",
       "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
-      "--format": "format", "-o": "output", "--output": "output",
+      "--format": "format", "-o": "output", "--output": "output", "--baseline": "baseline",
+      "--write-baseline": "write-baseline",
     ],
     flags: ["--github": "github", "--symbolize": "symbolize"])
 
@@ -96,14 +113,33 @@ enum CheckCommand: Command {
     let suppressions = try parsed.value("suppressions").map {
       (path) throws(AnalysisError) in try SuppressionList.load(path: path)
     }
+    // Read before anything is written: --baseline and --write-baseline may name one file.
+    let baseline = try parsed.value("baseline").map {
+      (path) throws(AnalysisError) in try Baseline.load(path: path)
+    }
 
     let started = ContinuousClock.now
     let report = try ReportCommand.analyze(parsed)
     let elapsed = ContinuousClock.now - started
     Diagnostics.printWarnings(report)
 
-    let gate = Gate(thresholds: thresholds, suppressions: suppressions ?? SuppressionList())
-    let result = gate.evaluate(report)
+    var gate = Gate(
+      thresholds: thresholds, suppressions: suppressions ?? SuppressionList(), baseline: baseline)
+    var result = gate.evaluate(report)
+    if let path = parsed.value("write-baseline") {
+      let recorded = Baseline(recording: result, path: path)
+      try recorded.write()
+      FileHandleStandardError.write(
+        "dealloctrace check: wrote \(recorded.entries.count) findings"
+          + " (\(recorded.entries.reduce(0) { $0 + $1.count }) objects) to the baseline \(path)\n")
+      if baseline == nil {
+        gate.baseline = recorded
+        result = gate.evaluate(report)
+      }
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let workspace = WorkspacePaths.fromEnvironment(
+      environment, currentDirectory: FileManager.default.currentDirectoryPath)
     let verdict =
       format == "json" ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
     try Output.write(verdict, to: output)
@@ -111,13 +147,13 @@ enum CheckCommand: Command {
     if let path = parsed.value("junit") {
       let seconds =
         Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      try Output.write(JUnitRenderer(time: seconds).render(result), to: path)
+      var junit = JUnitRenderer(time: seconds)
+      junit.workspace = workspace
+      try Output.write(junit.render(result), to: path)
     }
     if parsed.flag("github") {
-      let environment = ProcessInfo.processInfo.environment
       let annotations = GitHubRenderer(
-        workspace: environment["GITHUB_WORKSPACE"],
-        currentDirectory: FileManager.default.currentDirectoryPath
+        workspace: workspace.root, currentDirectory: workspace.currentDirectory
       ).render(result)
       if annotationsToStandardError {
         try Output.writeStandardError(annotations)
@@ -125,8 +161,11 @@ enum CheckCommand: Command {
         try Output.write(annotations, to: nil)
       }
       if let summaryPath = environment["GITHUB_STEP_SUMMARY"], !summaryPath.isEmpty {
+        var markdown = MarkdownRenderer()
+        markdown.workspace = workspace
         try StepSummary.append(
-          GateMarkdownRenderer().render(result) + "\n" + MarkdownRenderer().render(report) + "\n",
+          GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
+            + "\n",
           to: summaryPath)
       }
     }

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import Foundation
 
 /// `dealloctrace report LOG...`: the report in the chosen format.
 enum ReportCommand: Command {
@@ -43,9 +44,16 @@ enum ReportCommand: Command {
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
     let format = parsed.value("format") ?? "text"
-    guard let renderer = renderers.first(where: { $0.name == format })?.renderer else {
+    guard var renderer = renderers.first(where: { $0.name == format })?.renderer else {
       throw UsageError(
         "unknown format '\(format)'; use \(renderers.map(\.name).joined(separator: ", "))")
+    }
+    if var markdown = renderer as? MarkdownRenderer {
+      // For a pull-request comment: source paths relative to the checkout.
+      markdown.workspace = WorkspacePaths.fromEnvironment(
+        ProcessInfo.processInfo.environment,
+        currentDirectory: FileManager.default.currentDirectoryPath)
+      renderer = markdown
     }
     let report = try analyze(parsed)
     if format != "text" || parsed.value("output") != nil {

@@ -69,6 +69,7 @@ enum HTMLFindingsSection {
           text: " · "
             + HTMLFormat.plural(
               finding.count, finding.kind == .trueLeak ? "check" : "object"))
+        summary.element("span", [("class", "muted mono")], text: " · id:\(finding.id)")
       }
       details.element("div") { body in
         body.element("p", text: finding.explanation)

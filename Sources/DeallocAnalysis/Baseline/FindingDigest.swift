@@ -1,0 +1,68 @@
+/// What a baseline and a diff keep of a finding: its id, kind, type, count and the names of
+/// its signature frames; enough to match it across runs and for a person to recognise it,
+/// without the examples, addresses and times that differ on every run.
+public struct FindingDigest: Sendable, Equatable {
+  public var id: FindingID
+  public var kind: Finding.Kind
+  public var type: String
+  /// Objects (checks, for true leaks) in the finding.
+  public var count: Int
+  /// The signature frames' names, innermost first, as the id hashes them
+  /// (``FindingID/stableName(of:)``: a frame without a symbol is its module's file name,
+  /// never an offset), so that a baseline rewritten after a rebuild does not change.
+  public var frames: [String]
+
+  public init(id: FindingID, kind: Finding.Kind, type: String, count: Int, frames: [String]) {
+    self.id = id
+    self.kind = kind
+    self.type = type
+    self.count = count
+    self.frames = frames
+  }
+
+  /// The digest of `finding` (or of the part of it a gate counted).
+  public init(_ finding: Finding) {
+    self.init(
+      id: finding.id, kind: finding.kind, type: finding.signature.type, count: finding.count,
+      frames: finding.signature.frames.map(FindingID.stableName))
+  }
+
+  /// The entry as a baseline file, a gate's JSON verdict and a JSON diff write it.
+  public var json: JSONValue {
+    .object([
+      ("id", .string(id.hex)),
+      ("kind", .string(kind.rawValue)),
+      ("type", .string(type)),
+      ("count", .int(count)),
+      ("frames", .array(frames.map { .string($0) })),
+    ])
+  }
+
+  /// The type and the innermost caller, as a finding's title reads.
+  public var title: String {
+    Signature(type: type, frames: frames.prefix(1).map { Frame(ip: 0, symbol: $0) }).title
+  }
+
+  /// `digests` with one entry per id (counts added up, the first entry's other fields
+  /// kept), most serious kind first, then by type and id: the order a baseline is written
+  /// in, so that it changes only where findings do and reads well in review.
+  ///
+  /// Why add up: two findings share an id only when they differ in what the id leaves
+  /// out (two call sites in one stripped module, see ``FindingID``); a baseline cannot tell
+  /// them apart, so it allows their total.
+  public static func combined(_ digests: [FindingDigest]) -> [FindingDigest] {
+    var order: [FindingID] = []
+    var byID: [FindingID: FindingDigest] = [:]
+    for digest in digests {
+      if byID[digest.id] == nil {
+        order.append(digest.id)
+        byID[digest.id] = digest
+      } else {
+        byID[digest.id]!.count += digest.count
+      }
+    }
+    return order.map { byID[$0]! }.sorted {
+      ($0.kind, $0.type, $0.id) < ($1.kind, $1.type, $1.id)
+    }
+  }
+}

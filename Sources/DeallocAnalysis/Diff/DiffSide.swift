@@ -1,0 +1,129 @@
+import Foundation
+
+/// One side of `dealloctrace diff`: the findings and false leaks of a run, from its logs or
+/// from the JSON report saved by `report --format json`.
+///
+/// Why a saved report is accepted: a pull request's job can download its base branch's
+/// report artifact (a few kilobytes) instead of the base branch's logs (often megabytes),
+/// and the base branch's binaries, which `--symbolize` would need, are long gone.
+public struct DiffSide: Sendable, Equatable {
+  /// One kind of false leak: the leak check (its label) and the type it saw in a queue.
+  public struct FalseLeakKey: Sendable, Hashable, Comparable {
+    public var label: String
+    public var type: String
+
+    public init(label: String, type: String) {
+      self.label = label
+      self.type = type
+    }
+
+    public static func < (lhs: FalseLeakKey, rhs: FalseLeakKey) -> Bool {
+      (lhs.label, lhs.type) < (rhs.label, rhs.type)
+    }
+  }
+
+  /// What was read: the logs, or the saved report's path.
+  public var inputs: [String]
+  /// Whether the side was a saved JSON report rather than logs.
+  public var isSavedReport: Bool
+  /// One entry per id (see ``FindingDigest/combined(_:)``).
+  public var findings: [FindingDigest]
+  /// False leaks by check and type, from the report's listed checks (the first 1000).
+  public var falseLeaks: [FalseLeakKey: Int]
+
+  public init(
+    inputs: [String], isSavedReport: Bool, findings: [FindingDigest],
+    falseLeaks: [FalseLeakKey: Int]
+  ) {
+    self.inputs = inputs
+    self.isSavedReport = isSavedReport
+    self.findings = FindingDigest.combined(findings)
+    self.falseLeaks = falseLeaks
+  }
+
+  /// The side of an analysed run.
+  public init(_ report: Report) {
+    var falseLeaks: [FalseLeakKey: Int] = [:]
+    for verdict in report.falseLeaks {
+      falseLeaks[FalseLeakKey(label: verdict.check.label, type: verdict.check.type), default: 0] +=
+        1
+    }
+    self.init(
+      inputs: report.inputs, isSavedReport: false,
+      findings: report.findings.map(FindingDigest.init),
+      falseLeaks: falseLeaks)
+  }
+
+  /// The side of a saved `report --format json`; `path` names it in errors.
+  ///
+  /// A finding without an `id` (a report saved before ids existed) gets one computed from
+  /// its kind, type and `signatureFrames`, as the analysis would.
+  /// - Throws: ``AnalysisError/badSavedReport(path:line:message:)``.
+  public static func parseSavedReport(_ text: String, path: String) throws(AnalysisError)
+    -> DiffSide
+  {
+    let document: JSONValue
+    do {
+      document = try JSONParser.parse(text)
+    } catch {
+      throw .badSavedReport(path: path, line: error.line, message: error.message)
+    }
+    func bad(_ message: String) -> AnalysisError {
+      .badSavedReport(path: path, line: nil, message: message)
+    }
+    guard let version = document["reportVersion"]?.intValue else {
+      throw bad("no integer 'reportVersion'")
+    }
+    guard version <= Int64(JSONRenderer.reportVersion) else {
+      throw bad(
+        "report version \(version) is newer than this dealloctrace reads"
+          + " (\(JSONRenderer.reportVersion)); upgrade dealloctrace")
+    }
+    guard let findings = document["findings"]?.arrayValue else { throw bad("no 'findings' array") }
+    var digests: [FindingDigest] = []
+    for (index, finding) in findings.enumerated() {
+      let at = "findings[\(index)]"
+      guard let kindText = finding["kind"]?.stringValue,
+        let kind = Finding.Kind(rawValue: kindText)
+      else { throw bad("\(at).kind: not a finding kind") }
+      guard let type = finding["type"]?.stringValue else {
+        throw bad("\(at).type: expected a string")
+      }
+      guard let count = finding["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
+        throw bad("\(at).count: expected a count (0 or more)")
+      }
+      let frames = (finding["signatureFrames"]?.arrayValue ?? []).map(frame)
+      var id = FindingID(
+        kind: kind, type: type, symbols: frames.map(FindingID.stableName), holderKey: nil)
+      if let text = finding["id"]?.stringValue {
+        guard let saved = FindingID(parsing: text) else {
+          throw bad("\(at).id: expected \(FindingID.length) hex digits")
+        }
+        id = saved
+      }
+      digests.append(
+        FindingDigest(
+          id: id, kind: kind, type: type, count: Int(count),
+          frames: frames.map(FindingID.stableName)))
+    }
+    var falseLeaks: [FalseLeakKey: Int] = [:]
+    for check in document["checks"]?.arrayValue ?? []
+    where check["verdict"]?.stringValue == "falseLeak" {
+      let key = FalseLeakKey(
+        label: check["label"]?.stringValue ?? "", type: check["type"]?.stringValue ?? "")
+      falseLeaks[key, default: 0] += 1
+    }
+    return DiffSide(inputs: [path], isSavedReport: true, findings: digests, falseLeaks: falseLeaks)
+  }
+
+  /// A frame of a saved report (`ip`, `mod`, `off`, `sym`).
+  private static func frame(_ value: JSONValue) -> Frame {
+    func hex(_ key: String) -> UInt64? {
+      guard let text = value[key]?.stringValue, text.hasPrefix("0x") else { return nil }
+      return UInt64(text.dropFirst(2), radix: 16)
+    }
+    return Frame(
+      ip: hex("ip") ?? 0, module: value["mod"]?.stringValue, offset: hex("off"),
+      symbol: value["sym"]?.stringValue)
+  }
+}

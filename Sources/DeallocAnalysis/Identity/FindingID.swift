@@ -1,0 +1,86 @@
+/// A short, stable name for a finding: the first 12 hex digits of a SHA-256 of what makes
+/// the finding what it is, and nothing of when or where it ran.
+///
+/// What goes in: the kind, the type, the demangled symbol of each signature frame and, when
+/// there is one, the text key of the holder path (the types and fields that keep the object
+/// alive). What stays out: addresses, module offsets, build directories, pids and times, so
+/// the id of a leak is the same across rebuilds, machines and runs of the same code, and
+/// changes when the code that enqueues the object changes. That is what lets a baseline,
+/// a suppression (`id:HASH`) and a pull-request diff refer to a finding.
+///
+/// A frame without a symbol (a stripped library, or a log written with symbols off)
+/// contributes only its module's file name, see ``stableName(of:)``. The trade-off: two
+/// call sites in the same stripped module share an id, and `--symbolize`, which can name
+/// such a frame, changes its id, so a baseline must be written and checked with the same
+/// `--symbolize` setting.
+///
+/// 12 hex digits are 48 bits: among a thousand findings the chance that two share an id by
+/// accident is below one in 10^8, and the id stays short enough to read aloud and to type.
+public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible {
+  /// The number of hex digits.
+  public static let length = 12
+
+  /// The id, in lower-case hex.
+  public let hex: String
+
+  public var description: String { hex }
+
+  /// The id of a finding of `kind` and `type` whose signature frames have `symbols` (from
+  /// ``stableName(of:)``) and, when its holder path is known, the path's text key.
+  ///
+  /// `holderKey` is `nil` for findings without a holder path; their ids do not change when
+  /// holder paths are added, since `nil` hashes as its own marker, not as an empty key.
+  public init(kind: Finding.Kind, type: String, symbols: [String], holderKey: String?) {
+    var message = Array("dealloctrace finding id 1\n".utf8)
+    func field(_ text: String) {
+      let bytes = Array(text.utf8)
+      message += Array("\(bytes.count):".utf8) + bytes
+    }
+    field(kind.rawValue)
+    field(type)
+    field(String(symbols.count))
+    symbols.forEach(field)
+    if let holderKey {
+      message.append(UInt8(ascii: "h"))
+      field(holderKey)
+    } else {
+      message.append(UInt8(ascii: "-"))
+    }
+    hex = String(SHA256.hexDigest(message).prefix(Self.length))
+  }
+
+  /// An id as written by a person or read from a file: exactly ``length`` hex digits,
+  /// either case (kept in lower case); `nil` for anything else.
+  public init?(parsing text: String) {
+    let lower = text.lowercased()
+    guard lower.utf8.count == Self.length,
+      lower.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    else { return nil }
+    hex = lower
+  }
+
+  public static func < (lhs: FindingID, rhs: FindingID) -> Bool { lhs.hex < rhs.hex }
+
+  /// What a frame contributes to an id: its demangled symbol; without one, the file name of
+  /// its module (`libfoo.so`, not the directory it was built or installed in, and never
+  /// the offset, which moves with every build); without either, `?`.
+  public static func stableName(of frame: Frame) -> String {
+    if let symbol = frame.symbol { return symbol }
+    if let module = frame.module {
+      return module.split(separator: "/").last.map(String.init) ?? module
+    }
+    return "?"
+  }
+}
+
+extension Finding {
+  /// The finding's stable id (see ``FindingID``).
+  ///
+  /// The holder key is `nil` until ``Signature`` carries the holder path's key; passing it
+  /// here is the only change needed then.
+  public var id: FindingID {
+    FindingID(
+      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
+      holderKey: nil)
+  }
+}
