@@ -5,6 +5,7 @@
 //   StressChild heartbeat LOG                    enqueues and prints `beat N` until killed
 //   StressChild workload FAULT EXIT_STATUS       tracing from DEALLOCTRACE_LOG; see WorkloadRun
 //   StressChild feed [SCREENS] [CELLS]           FeedDemo's screen, repeated, for timings
+//   StressChild hardening MODE …                 the recorder-hardening hosts; see HardeningRun
 
 #if canImport(Glibc)
   import Glibc
@@ -34,6 +35,8 @@ case "workload":
     let status = Int32(arguments[2])
   else { usage() }
   WorkloadRun(fault: fault, exitStatus: status).run()
+case "hardening":
+  HardeningRun.run(Array(arguments.dropFirst()))
 case "feed":
   var workload = FeedWorkload()
   if arguments.count > 1, let screens = Int(arguments[1]), screens > 0 {

@@ -10,7 +10,8 @@ import Foundation
 /// Records until the tracer stops on a write error, then keeps using the queue.
 ///
 /// With `TRACE_PROBE_FILE_LIMIT=BYTES` the probe itself caps the log's growth after the
-/// first round (`RLIMIT_FSIZE`, with `SIGXFSZ` ignored, so the write fails with `EFBIG`);
+/// first round (`RLIMIT_FSIZE`; `SIGXFSZ` keeps its default, fatal disposition: the
+/// recorder's write must fail with `EFBIG` without the signal reaching the probe);
 /// without it the test gives the log a small file system that fills up (`ENOSPC`).
 func runFillingLog() {
   var rounds = 0
@@ -23,11 +24,13 @@ func runFillingLog() {
     if rounds == 0, let limit, let path = DeallocTrace.logPath {
       var status = stat()
       stat(path, &status)
-      signal(SIGXFSZ, SIG_IGN)
       var cap = rlimit(
         rlim_cur: rlim_t(Int(status.st_size) + limit), rlim_max: rlim_t(Int(status.st_size) + limit)
       )
       setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &cap)
+      // The default, fatal disposition, whatever the test runner passed down (an ignored
+      // signal stays ignored across exec and would hide a recorder that raises it).
+      signal(SIGXFSZ, SIG_DFL)
     }
     rounds += 1
   }

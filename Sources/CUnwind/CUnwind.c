@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,41 @@ int cunwind_write_all(int fd, const void *bytes, size_t length) {
     length -= (size_t)n;
   }
   return 0;
+}
+
+static void write_signals(sigset_t *set) {
+  sigemptyset(set);
+  sigaddset(set, SIGPIPE);
+  sigaddset(set, SIGXFSZ);
+}
+
+void cunwind_block_write_signals(void) {
+  sigset_t set;
+  write_signals(&set);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int cunwind_write_log(int fd, const void *bytes, size_t length) {
+  sigset_t quiet, previous, pending_before;
+  write_signals(&quiet);
+  pthread_sigmask(SIG_BLOCK, &quiet, &previous);
+  sigemptyset(&pending_before);
+  sigpending(&pending_before);
+  int status = cunwind_write_all(fd, bytes, length);
+  int saved = errno;
+  if (status != 0 && (saved == EPIPE || saved == EFBIG)) {
+    int raised = saved == EPIPE ? SIGPIPE : SIGXFSZ;
+    // Ours only when it was not pending before the write; the host's own stays pending.
+    if (!sigismember(&pending_before, raised)) {
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, raised);
+      struct timespec now = {0, 0};
+      while (sigtimedwait(&one, NULL, &now) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  errno = saved;
+  return status;
 }

@@ -7,9 +7,15 @@
 // libc), so a batch with a few new 32-frame stacks blew the writer's flush interval. Here
 // each object's function symbols are read once, sorted, and kept: a lookup is one
 // `dl_iterate_phdr` and a binary search. The rule is libunwind's, so names stay the same:
-// STT_FUNC symbols of `.symtab` and `.dynsym`, the nearest one at or below the address.
+// STT_FUNC symbols of `.symtab` and `.dynsym`, the nearest one at or below the address,
+// with one correction: an address past the end of that symbol (`st_size`) gets no name.
+// A stripped library (libc) keeps only its exported symbols, and the nearest one below a
+// static function is a neighbour: `__libc_start_call_main` showed as `__libc_init_first`.
+// Without a name the frame still has `mod` and `off`, which `llvm-symbolizer` (or a
+// reader) resolves properly; a wrong name is worse than none.
 #define _GNU_SOURCE
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -29,6 +35,7 @@ extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer
 struct function_symbol {
   uintptr_t value;  // st_value: the address relative to the object's load base (ET_DYN)
   const char *name;  // inside the object's mapped image, which is never unmapped
+  size_t size;  // st_size: 0 when the symbol table does not say
   size_t order;  // position in section order, which settles aliases as libunwind does
 };
 
@@ -74,6 +81,7 @@ static size_t collect(const unsigned char *image, size_t size, const ElfW(Shdr) 
     if (into) {
       into[found].value = (uintptr_t)symbol->st_value;
       into[found].name = name;
+      into[found].size = (size_t)symbol->st_size;
       into[found].order = first_order + found;
     }
     found++;
@@ -132,7 +140,11 @@ static void read_symbols(struct object_symbols *object) {
   qsort(symbols, filled, sizeof *symbols, by_value);
   size_t kept = 0;
   for (size_t i = 0; i < filled; i++) {
-    if (kept > 0 && symbols[kept - 1].value == symbols[i].value) continue;
+    if (kept > 0 && symbols[kept - 1].value == symbols[i].value) {
+      // The name is the first alias's; the extent is the largest any alias states.
+      if (symbols[i].size > symbols[kept - 1].size) symbols[kept - 1].size = symbols[i].size;
+      continue;
+    }
     symbols[kept++] = symbols[i];
   }
   object->symbols = symbols;
@@ -157,7 +169,8 @@ static struct object_symbols *symbols_of(const char *path, uintptr_t base) {
   return object;
 }
 
-/// The nearest symbol at or below `relative`, or NULL.
+/// The nearest symbol at or below `relative` that contains it, or NULL. A symbol of unknown
+/// size (0: hand-written assembly) is taken to reach the next one, as libunwind does.
 static const char *nearest(const struct object_symbols *object, uintptr_t relative) {
   size_t low = 0, high = object->count;
   while (low < high) {
@@ -168,7 +181,37 @@ static const char *nearest(const struct object_symbols *object, uintptr_t relati
       high = middle;
     }
   }
-  return low == 0 ? NULL : object->symbols[low - 1].name;
+  if (low == 0) return NULL;
+  const struct function_symbol *symbol = &object->symbols[low - 1];
+  if (symbol->size > 0 && relative - symbol->value >= symbol->size) return NULL;
+  return symbol->name;
+}
+
+/// The C++ ABI's demangler (`abi::__cxa_demangle`), looked up in the process instead of
+/// linked: libstdc++ is loaded in every Swift process (the runtime and libdispatch use it),
+/// and the recorder adds no dependency for it. NULL when no library provides it.
+typedef char *(*cxa_demangle_function)(const char *, char *, size_t *, int *);
+static cxa_demangle_function cxa_demangle = NULL;
+static pthread_once_t cxa_demangle_once = PTHREAD_ONCE_INIT;
+static void find_cxa_demangle(void) {
+  cxa_demangle = (cxa_demangle_function)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+}
+
+/// `mangled` demangled as a Swift name, else as a C++ name (`_Z…`), else NULL. The result
+/// is the caller's to `free`.
+static char *demangle(const char *mangled) {
+  char *swift = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
+  if (swift) return swift;
+  if (mangled[0] != '_' || mangled[1] != 'Z') return NULL;
+  pthread_once(&cxa_demangle_once, find_cxa_demangle);
+  if (cxa_demangle == NULL) return NULL;
+  int status = 0;
+  char *cxx = cxa_demangle(mangled, NULL, NULL, &status);
+  if (status != 0) {
+    free(cxx);
+    return NULL;
+  }
+  return cxx;
 }
 
 struct object_query {
@@ -218,7 +261,7 @@ int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
   const struct object_symbols *object = symbols_of(module, query.base);
   const char *mangled = object ? nearest(object, ip - query.base) : NULL;
   if (mangled) {
-    char *demangled = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
+    char *demangled = demangle(mangled);
     const char *chosen = demangled ? demangled : mangled;
     strncpy(symbol, chosen, symbol_capacity - 1);
     symbol[symbol_capacity - 1] = 0;

@@ -17,6 +17,10 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
   case noSession(path: String)
   /// A `session` record declares a log version this reader does not know.
   case unsupportedVersion(path: String, line: Int, version: String)
+  /// A `session` record's `v` is not a small integer.
+  case invalidVersion(path: String, line: Int, found: String)
+  /// An output path names one of the inputs (the same file, perhaps through a link).
+  case outputIsInput(output: String, input: String)
   /// No input was named.
   case noInput
   /// A duration option could not be read (`1s`, `250ms`, `2.5s` are valid).
@@ -53,6 +57,12 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
       return
         "\(path):\(line): log version \(version) is not supported (this dealloctrace reads v1);"
         + " upgrade dealloctrace"
+    case .invalidVersion(let path, let line, let found):
+      return
+        "\(path):\(line): the session record's 'v' (the log version) must be a small integer"
+        + " such as 1, not \(found)"
+    case .outputIsInput(let output, let input):
+      return "\(output): is the input \(input); refusing to overwrite a log with its own report"
     case .noInput:
       return "no log given; pass files, directories or '-' for standard input"
     case .invalidDuration(let text):
@@ -67,14 +77,14 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
       return "\(path): cannot read the baseline: \(reason)"
     case .badBaseline(let path, let line, let message):
       return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace baseline: "
-        + GateTextRenderer.oneLine(message)
+        + Escaping.terminal(message)
     case .unsupportedBaselineVersion(let path, let version):
       return
         "\(path): baseline version \(version) is newer than this dealloctrace reads"
         + " (\(Baseline.version)); upgrade dealloctrace, or write the baseline again with this one"
     case .badSavedReport(let path, let line, let message):
       return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace JSON report: "
-        + GateTextRenderer.oneLine(message)
+        + Escaping.terminal(message)
     }
   }
 }

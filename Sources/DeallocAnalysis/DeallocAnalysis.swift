@@ -12,10 +12,20 @@ public enum DeallocAnalysis {
     _ arguments: [String], options: AnalysisOptions = AnalysisOptions(),
     symbolizer: (any FrameSymbolizer)? = nil
   ) throws(AnalysisError) -> Report {
-    let inputs = try LogInput.resolve(arguments)
+    try analyze(try LogInput.resolveReporting(arguments), options: options, symbolizer: symbolizer)
+  }
+
+  /// As ``analyze(_:options:symbolizer:)-(_,_,_)``, for inputs already resolved (a caller that
+  /// checks them first, as the CLI does against its output paths); `warnings` (entries left
+  /// out of a directory) join the report's.
+  public static func analyze(
+    _ resolved: (inputs: [LogInput], warnings: [LogWarning]),
+    options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
+  ) throws(AnalysisError) -> Report {
     var reader = LogReader()
     var analyzer = Analyzer(options: options, symbolizer: symbolizer)
-    try reader.read(inputs, into: &analyzer)
-    return analyzer.finish(inputs: inputs.map(\.displayName))
+    for warning in resolved.warnings { analyzer.warn(warning) }
+    try reader.read(resolved.inputs, into: &analyzer)
+    return analyzer.finish(inputs: resolved.inputs.map(\.displayName))
   }
 }

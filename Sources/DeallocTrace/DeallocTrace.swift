@@ -21,7 +21,8 @@ public enum DeallocTrace {
   }
 
   /// Where the current session writes, or nil when not recording. It can differ from the
-  /// path asked for when another process holds that file (then it is `PATH.<pid>`).
+  /// path asked for when another process holds that file (then it is `NAME.<pid>.jsonl`
+  /// beside it, see `docs/log-format.md`).
   public static var logPath: String? {
     Tracer.session()?.file.path
   }
@@ -29,15 +30,20 @@ public enum DeallocTrace {
   /// Starts a session writing to `path` (appended to; `%p` is not expanded here).
   ///
   /// - Parameters:
-  ///   - path: the log file, created with mode 0600 if missing. A character device or a
-  ///     FIFO is written as it is (see `docs/log-format.md`).
+  ///   - path: the log file, created with mode 0600 if missing. An existing regular file
+  ///     must be a log of this user (owned by it, writable by no one else, empty or starting
+  ///     with a `session` record); any other is refused, never appended to or chmodded. A
+  ///     character device or a FIFO is written as it is (see `docs/log-format.md`). The
+  ///     file's size is capped by `DEALLOCTRACE_MAX_SIZE` (default 1 GiB), read here too.
   ///   - frames: the backtrace depth for enqueues; 0 records no stacks. Nil (the default)
   ///     takes `DEALLOCTRACE_FRAMES` from the environment, as the environment switch does,
   ///     so that a depth set for a whole run also reaches programs that start tracing from
   ///     code; without it, `defaultFrames`. A value there that is not a number ≥ 0 is
   ///     reported on stderr and the default is used.
-  /// - Throws: `DeallocTraceError` when the file cannot be opened or written, or a session
-  ///   is already recording. Tracing then stays as it was.
+  /// - Throws: `DeallocTraceError` when the file cannot be opened or written, is not this
+  ///   user's log, or a session is already recording. Tracing then stays as it was. A
+  ///   session of this process that another thread is finishing is waited for (at most
+  ///   2.5 s), so cycles of `start` and `finish` on several threads reuse `path`.
   public static func start(path: String, frames: Int? = nil) throws(DeallocTraceError) {
     Tracer.control.withLock { $0.environmentChecked = true }
     let depth =

@@ -3,56 +3,82 @@ import Glibc
 
 /// The log's file descriptor, claimed so that two processes never interleave records.
 ///
-/// The file is opened for appending (a file holds sessions one after the other) with mode
-/// 0600, `O_CLOEXEC | O_NOFOLLOW`, and claimed with an exclusive `flock`. When another
-/// process already holds `path` (a second test process given the same path, an exec'd
-/// child that inherited the variable), this one writes to `path.<pid>` instead and says so
-/// once on stderr. A forked child shares the parent's open file and lock, so the lock
-/// can't tell them apart; the fork handler switches tracing off in the child instead.
+/// The file is opened for appending (a file holds sessions one after the other),
+/// `O_CLOEXEC | O_NOFOLLOW`, created with mode 0600, and claimed with an exclusive `flock`.
+/// When another process already holds `path` (a second test process given the same path,
+/// an exec'd child that inherited the variable), this one writes to a file of its own
+/// instead (`fallbackPath`, still a `*.jsonl` for directory inputs) and says so once on
+/// stderr. A forked child shares the parent's open file and lock, so the lock can't tell
+/// them apart; the fork handler switches tracing off in the child instead. A lock held by
+/// this process's own earlier session (its writer still closing) is not another process:
+/// `Tracer.start` waits for that session first, and a lock still held after the wait is
+/// reported as this process's, never answered with a fallback file.
+///
+/// An existing regular file is appended to only when it is a log this user owns: owned by
+/// the effective user, writable by no one else, and empty or starting with a `session`
+/// record. Anything else (another user's file, a world-writable file, a script) is refused
+/// with one line saying why, and its mode is never changed: the recorder chmods nothing,
+/// files it creates get 0600 from `open`.
 ///
 /// That rule is for regular files only. A character device (`/dev/null`, a terminal) or a
 /// FIFO is written as it is, unlocked and with no fallback: there is no file whose records
-/// could interleave, and `PATH.<pid>` beside a device would be a stray file (as root, a
-/// real `/dev/full.<pid>`), beside a FIFO a file nobody reads. Two processes writing one
+/// could interleave, and a fallback beside a device would be a stray file (as root, a real
+/// `/dev/full.<pid>.jsonl`), beside a FIFO a file nobody reads. Two processes writing one
 /// FIFO do interleave their writes; a reader of a shared FIFO gets what it asked for. A
 /// FIFO that nobody has open for reading fails at once (`ENXIO`) rather than hang the host.
 struct LogFile: Sendable {
   let path: String
   let descriptor: Int32
+  /// Set for a locked regular file: listed in `HeldFiles` until `close()`.
+  private let identity: FileIdentity?
+
+  /// How many bytes of an existing file are read to find its first record: the recorder's
+  /// `session` record starts with `"ev":"session"`, so the first bytes decide.
+  static let firstLineProbeBytes = 256
 
   static func claim(_ requested: String, pid: Int32) throws(DeallocTraceError) -> LogFile {
-    let descriptor = cunwind_open_log(requested, 0)
-    guard descriptor >= 0 else {
-      throw .cannotOpen(path: requested, errno: cunwind_errno())
-    }
+    let (descriptor, created) = try open(requested)
     guard cunwind_is_regular_file(descriptor) == 1 else {
-      return LogFile(path: requested, descriptor: descriptor)
+      return LogFile(path: requested, descriptor: descriptor, identity: nil)
     }
-    let lock = cunwind_try_lock(descriptor)
-    if lock != 0 {
-      restrictPermissions(descriptor)
-      return LogFile(path: requested, descriptor: descriptor)
+    if !created {
+      try refuseUnlessOwnLog(descriptor, path: requested)
+    }
+    let identity = FileIdentity(of: descriptor, pid: pid)
+    if cunwind_try_lock(descriptor) != 0 {
+      return held(requested, descriptor: descriptor, identity: identity)
     }
     Glibc.close(descriptor)
-    let alternative = "\(requested).\(pid)"
-    var fallback = cunwind_open_log(alternative, 1)
-    if fallback < 0 && cunwind_errno() == EEXIST {
-      fallback = cunwind_open_log(alternative, 0)
+    if let identity, HeldFiles.contains(identity) {
+      throw .heldByThisProcess(path: requested)
     }
-    guard fallback >= 0 else {
-      throw .cannotOpen(path: alternative, errno: cunwind_errno())
+    let alternative = fallbackPath(for: requested, pid: pid)
+    let (fallback, createdFallback) = try open(alternative)
+    if !createdFallback && cunwind_is_regular_file(fallback) == 1 {
+      try refuseUnlessOwnLog(fallback, path: alternative)
     }
     _ = cunwind_try_lock(fallback)
-    restrictPermissions(fallback)
     StandardError.write(
-      "dealloctrace: \(requested) is in use by another process; pid \(pid) writes its log to "
-        + alternative)
-    return LogFile(path: alternative, descriptor: fallback)
+      "dealloctrace: \(escaped: requested) is in use by another process; pid \(pid) writes its"
+        + " log to \(escaped: alternative)")
+    return held(alternative, descriptor: fallback, identity: FileIdentity(of: fallback, pid: pid))
   }
 
-  /// Appends `bytes`, all or nothing from the caller's view.
+  /// Where a process writes when another process holds `requested`: the pid goes before a
+  /// `.jsonl` extension (`run.jsonl` → `run.4242.jsonl`), else `.<pid>.jsonl` is appended, so
+  /// that a directory input (`dealloctrace check DIR` reads `*.jsonl`) finds it.
+  static func fallbackPath(for requested: String, pid: Int32) -> String {
+    let fileName = requested.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+    if fileName.hasSuffix(".jsonl") && fileName.count > ".jsonl".count {
+      return String(requested.dropLast(".jsonl".count)) + ".\(pid).jsonl"
+    }
+    return "\(requested).\(pid).jsonl"
+  }
+
+  /// Appends `bytes`, all or nothing from the caller's view. A file size limit or a pipe
+  /// without a reader is an error (`EFBIG`, `EPIPE`), never a signal (`cunwind_write_log`).
   func write(_ bytes: [UInt8]) throws(DeallocTraceError) {
-    let status = bytes.withUnsafeBytes { cunwind_write_all(descriptor, $0.baseAddress, $0.count) }
+    let status = bytes.withUnsafeBytes { cunwind_write_log(descriptor, $0.baseAddress, $0.count) }
     if status != 0 {
       throw .writeFailed(path: path, errno: cunwind_errno())
     }
@@ -66,18 +92,113 @@ struct LogFile: Sendable {
     }
   }
 
+  /// Closes the file, then lets this process claim it again (the order matters: a claim
+  /// racing this must see the file as this process's until the lock is really gone).
   func close() {
     Glibc.close(descriptor)
+    if let identity { HeldFiles.remove(identity) }
   }
 
-  /// An existing regular file keeps whatever mode it had; make it private like a new one.
-  private static func restrictPermissions(_ descriptor: Int32) {
+  /// The file's size now, for a regular file (what `DEALLOCTRACE_MAX_SIZE` counts from:
+  /// earlier sessions included); 0 for a device or FIFO, which only count what is written.
+  func currentSize() -> UInt64 {
     var status = stat()
-    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-      status.st_uid == geteuid()
-    {
-      _ = fchmod(descriptor, 0o600)
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0 }
+    return UInt64(max(0, status.st_size))
+  }
+
+  private static func held(
+    _ path: String, descriptor: Int32, identity: FileIdentity?
+  ) -> LogFile {
+    if let identity { HeldFiles.add(identity) }
+    return LogFile(path: path, descriptor: descriptor, identity: identity)
+  }
+
+  /// Opens `path` for appending: created here (`O_EXCL`) when it did not exist, so that only a
+  /// file the recorder made skips the ownership checks.
+  private static func open(_ path: String) throws(DeallocTraceError) -> (Int32, created: Bool) {
+    let created = cunwind_open_log(path, 1)
+    if created >= 0 { return (created, true) }
+    guard cunwind_errno() == EEXIST else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
+    let existing = cunwind_open_log(path, 0)
+    guard existing >= 0 else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
+    return (existing, false)
+  }
+
+  /// Closes `descriptor` and throws unless the regular file it names is a log of this user.
+  private static func refuseUnlessOwnLog(
+    _ descriptor: Int32, path: String
+  ) throws(DeallocTraceError) {
+    var status = stat()
+    let problem: String?
+    if fstat(descriptor, &status) != 0 {
+      problem = "cannot stat it"
+    } else if status.st_uid != geteuid() {
+      problem = "it belongs to another user (uid \(status.st_uid))"
+    } else if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+      problem =
+        "others can write it (mode 0\(String(status.st_mode & 0o7777, radix: 8)))"
+    } else if status.st_size > 0 && !startsWithSessionRecord(path, status) {
+      problem = "it is not a dealloctrace log (its first line is not a session record)"
+    } else {
+      problem = nil
     }
+    guard let problem else { return }
+    Glibc.close(descriptor)
+    throw .notOwnLog(path: path, reason: problem)
+  }
+
+  /// Whether the file at `path` (the one `expected` describes, not one swapped in since)
+  /// starts with a `session` record.
+  private static func startsWithSessionRecord(_ path: String, _ expected: stat) -> Bool {
+    let reader = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard reader >= 0 else { return false }
+    defer { Glibc.close(reader) }
+    var status = stat()
+    guard fstat(reader, &status) == 0, status.st_dev == expected.st_dev,
+      status.st_ino == expected.st_ino
+    else { return false }
+    var bytes = [UInt8](repeating: 0, count: firstLineProbeBytes)
+    let count = bytes.withUnsafeMutableBytes { pread(reader, $0.baseAddress, $0.count, 0) }
+    guard count > 0 else { return false }
+    let firstLine = bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }
+    let text = String(decoding: firstLine, as: UTF8.self)
+    return text.hasPrefix("{") && text.contains("\"ev\":\"session\"")
+  }
+}
+
+/// A locked log file: its device and inode, and the process that locked it.
+struct FileIdentity: Hashable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+  let pid: Int32
+
+  init?(of descriptor: Int32, pid: Int32) {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return nil }
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
+    self.pid = pid
+  }
+}
+
+/// The log files this process's sessions hold locked, until their writer closes them: a
+/// lock that fails on one of these is this process's own, not another process's. The pid is
+/// part of the identity, so a forked child (which inherits the list and the parent's open
+/// file) still sees the parent's lock as another process's.
+enum HeldFiles {
+  private static let all = AnnotatedMutex<Set<FileIdentity>>([])
+
+  static func add(_ identity: FileIdentity) {
+    all.withLock { _ = $0.insert(identity) }
+  }
+
+  static func remove(_ identity: FileIdentity) {
+    all.withLock { _ = $0.remove(identity) }
+  }
+
+  static func contains(_ identity: FileIdentity) -> Bool {
+    all.withLock { $0.contains(identity) }
   }
 }
 
@@ -85,6 +206,6 @@ struct LogFile: Sendable {
 enum StandardError {
   static func write(_ line: String) {
     let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { cunwind_write_all(2, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeBytes { cunwind_write_log(2, $0.baseAddress, $0.count) }
   }
 }

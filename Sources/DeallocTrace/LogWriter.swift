@@ -25,11 +25,20 @@ final class LogWriter: @unchecked Sendable {
   private var lastSurvivorCheck: UInt64 = 0
   /// Set when formatting symbolized a new stack, the one slow step: time to look at the clock.
   private var symbolizedSinceLastLook = false
+  /// The log file's size as far as this writer knows (earlier sessions included), for
+  /// `DEALLOCTRACE_MAX_SIZE`.
+  private var bytesInFile: UInt64 = 0
+  /// Whether the log was cut at the size limit, and the records not written since.
+  private var isCut = false
+  private var unwritten = 0
 
   /// How long the writer sleeps when nothing arrives.
   static let flushIntervalNanoseconds: UInt64 = 50_000_000
   /// How long the writer formats before it writes out what it has so far.
   static let formattingBudgetNanoseconds: UInt64 = 40_000_000
+  /// Room kept below `DEALLOCTRACE_MAX_SIZE` for the `cut` and `end` records (each under a
+  /// hundred bytes), so that a cut log still ends within its limit.
+  static let cutReserveBytes: UInt64 = 512
 
   init(session: TraceSession) {
     self.session = session
@@ -43,6 +52,10 @@ final class LogWriter: @unchecked Sendable {
       &thread, nil,
       { context in
         let writer = Unmanaged<LogWriter>.fromOpaque(context!).takeRetainedValue()
+        // On this thread only: a write past a file size limit or into a pipe nobody reads
+        // then fails with EFBIG or EPIPE instead of killing the host (the mask is the
+        // thread's own; the host's dispositions are untouched).
+        cunwind_block_write_signals()
         writer.run()
         return nil
       }, writer.toOpaque())
@@ -58,6 +71,7 @@ final class LogWriter: @unchecked Sendable {
     cunwind_set_thread_name("dealloctrace")
     var batch: [TraceEvent] = []
     var frames: [UInt] = []
+    bytesInFile = session.file.currentSize()
     batch.reserveCapacity(session.buffer.capacity + 64)
     frames.reserveCapacity((session.buffer.capacity + 64) * max(session.frames, 1))
     while true {
@@ -92,7 +106,7 @@ final class LogWriter: @unchecked Sendable {
     var pieceStart = cunwind_monotonic_ns()
     var formatted = 0
     for event in batch {
-      format(event, frames: frames)
+      formatWithinLimit(event, frames: frames)
       formatted += 1
       guard formatted & 15 == 0 || symbolizedSinceLastLook else { continue }
       symbolizedSinceLastLook = false
@@ -111,7 +125,38 @@ final class LogWriter: @unchecked Sendable {
   private func writeFormatted() throws(DeallocTraceError) {
     guard !line.bytes.isEmpty else { return }
     try session.file.write(line.bytes)
+    bytesInFile &+= UInt64(line.bytes.count)
     line.bytes.removeAll(keepingCapacity: true)
+  }
+
+  /// Formats `event` unless the log has reached `DEALLOCTRACE_MAX_SIZE`: then the record that
+  /// would cross the limit (with its stack) is taken back, one `cut` record is written in its
+  /// place, one line goes to stderr, and from then on records are only counted (`end`'s
+  /// `unwritten`). Counting goes on so that the reader learns how much it is missing.
+  private func formatWithinLimit(_ event: TraceEvent, frames: [UInt]) {
+    guard !isCut else {
+      unwritten += 1
+      return
+    }
+    guard let maxSize = session.maxSize else {
+      format(event, frames: frames)
+      return
+    }
+    let start = line.bytes.count
+    let counts = (enqueued, released)
+    format(event, frames: frames)
+    guard bytesInFile &+ UInt64(line.bytes.count) &+ Self.cutReserveBytes > maxSize else { return }
+    line.bytes.removeSubrange(start...)
+    (enqueued, released) = counts
+    isCut = true
+    unwritten = 1
+    StandardError.write(
+      "dealloctrace: log \(escaped: session.file.path) reached DEALLOCTRACE_MAX_SIZE"
+        + " (\(maxSize) bytes); later records are counted in its end record, not written")
+    line.begin("cut")
+    line.field("t", session.now())
+    line.field("max_size", maxSize)
+    line.end()
   }
 
   /// Gives releases under way (their `deinit` running) a bounded moment to hand over their
@@ -127,7 +172,7 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func end() {
-    session.isOver.store(true, ordering: .relaxed)
+    session.isOver.store(true, ordering: .releasing)
     session.writerFinished.signal()
   }
 
@@ -155,6 +200,7 @@ final class LogWriter: @unchecked Sendable {
     // An object whose release was refused is not in any queue: it is lost, not pending.
     line.field("pending", max(0, enqueued - released - refused.releasesOfRecordedObjects))
     line.field("lost", refused.records)
+    if isCut { line.field("unwritten", unwritten) }
     line.end()
   }
 
@@ -194,7 +240,7 @@ final class LogWriter: @unchecked Sendable {
       line.field("q", event.text)
       line.field("n", event.count)
       line.field("tid", event.threadID)
-      line.field("why", event.flag ? "timer" : "explicit")
+      line.field("why", QueueTracing.DrainReason(traceCode: event.retainCount).rawValue)
       line.end()
     case .release:
       released += 1

@@ -12,6 +12,25 @@ package enum QueueTracing {
     case timer
     /// Someone called `drain()`.
     case explicit
+    /// The batch reached the queue's `maxPending` and was drained at once.
+    case bound
+
+    /// How a `drain` event carries the reason to the writer (in `TraceEvent.retainCount`).
+    var traceCode: Int {
+      switch self {
+      case .timer: 0
+      case .explicit: 1
+      case .bound: 2
+      }
+    }
+
+    init(traceCode: Int) {
+      switch traceCode {
+      case 0: self = .timer
+      case 2: self = .bound
+      default: self = .explicit
+      }
+    }
   }
 
   /// A captured, not yet committed enqueue: made on the caller's thread before the queue's
@@ -144,6 +163,7 @@ package enum QueueTracing {
     event.threadID = cunwind_thread_id()
     event.count = count
     event.flag = why == .timer
+    event.retainCount = why.traceCode
     event.text = queue
     session.buffer.push(event)
     Tracer.checkSurvivors(session)

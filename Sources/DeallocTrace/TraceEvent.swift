@@ -22,7 +22,8 @@ struct TraceEvent: @unchecked Sendable {
   var metatype: UnsafeRawPointer? = nil
   /// Enqueue: depth. Drain: batch size. Release: retain count left (when not freed).
   var count: Int = 0
-  /// Enqueue: the retain count before the queue took the object.
+  /// Enqueue: the retain count before the queue took the object. Drain: why
+  /// (`QueueTracing.DrainReason.traceCode`).
   var retainCount: Int = 0
   /// Release: freed. Check: alive. Drain: true when the timer fired.
   var flag: Bool = false

@@ -25,6 +25,9 @@ final class TraceSession: @unchecked Sendable {
   let generation: UInt64
   /// Object ids below this belong to an earlier session and are not recorded in this one.
   let firstID: UInt64
+  /// `DEALLOCTRACE_MAX_SIZE`: the writer stops writing records before the file would grow
+  /// past it (nil: no limit).
+  let maxSize: UInt64?
   let buffer: EventBuffer
   /// Objects that survived their release, watched until they die.
   let survivors = AnnotatedMutex<[Survivor]>([])
@@ -48,8 +51,12 @@ final class TraceSession: @unchecked Sendable {
   /// price of a complete `lost` count is paid by `finish()` and exit, and stays bounded.
   static let releaseWaitNanoseconds: UInt64 = 250_000_000
 
-  init(file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64) {
+  init(
+    file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
+    maxSize: UInt64? = nil
+  ) {
     self.file = file
+    self.maxSize = maxSize
     self.frames = frames
     self.pid = pid
     self.generation = generation

@@ -62,7 +62,26 @@ enum Tracer {
     return session
   }
 
-  static func start(path: String, frames requested: Int) throws(DeallocTraceError) {
+  static func start(
+    path: String, frames requested: Int,
+    maxSize: UInt64? = TraceConfiguration.maxSize(from: TraceConfiguration.processEnvironment())
+  ) throws(DeallocTraceError) {
+    // The previous session may be finished by another thread between the wait and the
+    // lock, its writer still closing: then the claim finds our own lock, and waits again.
+    let deadline = cunwind_monotonic_ns() &+ previousSessionWaitNanoseconds
+    while true {
+      waitForPreviousSessionToClose(until: deadline)
+      do throws(DeallocTraceError) {
+        return try startOnce(path: path, frames: requested, maxSize: maxSize)
+      } catch .heldByThisProcess where cunwind_monotonic_ns() < deadline {
+        usleep(1_000)
+      }
+    }
+  }
+
+  private static func startOnce(
+    path: String, frames requested: Int, maxSize: UInt64?
+  ) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
       if let running = Current.load() {
@@ -80,7 +99,7 @@ enum Tracer {
       state.generation += 1
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
-        firstID: cunwind_peek_next_object_id())
+        firstID: cunwind_peek_next_object_id(), maxSize: maxSize)
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
@@ -99,6 +118,23 @@ enum Tracer {
       Current.store(session)
       cunwind_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
       cunwind_set_tracing(1)
+    }
+  }
+
+  /// How long `start` waits for this process's previous session to close its file: a bit
+  /// longer than `finish()` waits for its writer, so that a `start` on another thread right
+  /// after (or during) a `finish()` finds the file unlocked instead of mistaking our own lock
+  /// for another process's. Polled, once per `start`, and only while a session is closing.
+  static let previousSessionWaitNanoseconds: UInt64 = 2_500_000_000
+
+  /// Waits (bounded) until the session started last in this process, if it is no longer
+  /// the current one, has closed its file. Outside `control`: its writer takes that lock
+  /// when it stops on an I/O error.
+  private static func waitForPreviousSessionToClose(until deadline: UInt64) {
+    guard let previous = Latest.load(), previous.pid == getpid(), Current.load() !== previous
+    else { return }
+    while !previous.isOver.load(ordering: .acquiring) && cunwind_monotonic_ns() < deadline {
+      usleep(1_000)
     }
   }
 
@@ -147,7 +183,11 @@ enum Tracer {
     }
     guard let configuration else { return }
     do throws(DeallocTraceError) {
-      try start(path: configuration.path, frames: configuration.frames)
+      if let directory = configuration.directoryToCreate {
+        try TraceConfiguration.makeDirectory(directory)
+      }
+      try start(
+        path: configuration.path, frames: configuration.frames, maxSize: configuration.maxSize)
     } catch {
       if case .alreadyRecording = error { return }
       StandardError.write(error.description)

@@ -15,7 +15,7 @@ struct BenchFigures {
 
   mutating func add(_ key: String, _ value: String) {
     var quoted = ""
-    JSONValue.quote(value, into: &quoted)
+    Escaping.json(value, into: &quoted)
     entries.append((key, quoted))
   }
 

@@ -6,12 +6,18 @@ enum Diagnostics {
 
   /// Prints the report's warnings (capped), one line each.
   static func printWarnings(_ report: Report) {
-    for warning in report.warnings.prefix(maximumPrinted) {
-      FileHandleStandardError.write("dealloctrace: warning: \(warning)\n")
+    printWarnings(report.warnings.map(\.description), omitted: report.omittedWarnings)
+  }
+
+  /// Prints `warnings` (capped at ``maximumPrinted``), one line each, and how many more
+  /// there were: `omitted` counts those already dropped by the collector.
+  static func printWarnings(_ warnings: [String], omitted: Int = 0) {
+    for warning in warnings.prefix(maximumPrinted) {
+      StandardError.line("warning: \(warning)")
     }
-    let more = report.warnings.count + report.omittedWarnings - maximumPrinted
+    let more = warnings.count + omitted - min(maximumPrinted, warnings.count)
     if more > 0 {
-      FileHandleStandardError.write("dealloctrace: \(more) more warnings\n")
+      StandardError.line("\(more) more warnings")
     }
   }
 }

@@ -4,7 +4,15 @@ import DeallocAnalysis
   import Glibc
 #endif
 
-/// Where a command's result goes: standard output, or the file named by `-o`.
+/// Where a command's result goes: standard output, or the file named by `-o` (or `--junit`).
+///
+/// A file is written to a temporary sibling and renamed over the target only when every
+/// byte is written, so a failed run (a full disk, a signal) never leaves a half-written
+/// report, nor a truncated earlier one. The trade-off: the target's inode changes (a hard
+/// link to it keeps the old report; a symbolic link is followed, and the file it names is
+/// replaced), and the directory must be writable. A target that exists and is not a regular file (`/dev/null`,
+/// `/dev/stdout`, a FIFO) is written in place: it cannot be half-written, and renaming over
+/// a device node would replace it.
 enum Output {
   /// Writes `text` to `path`, or to standard output when `path` is `nil` or `-`.
   static func write(_ text: String, to path: String?) throws(AnalysisError) {
@@ -13,24 +21,93 @@ enum Output {
       if let failure = text.withUTF8({ writeAll($0, to: 1, path: "<stdout>") }) { throw failure }
       return
     }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      throw .outputUnwritable(path: path, reason: String(cString: strerror(errno)))
+    var info = stat()
+    if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+      let fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
+      defer { close(fd) }
+      if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
+      return
     }
-    defer { close(fd) }
-    if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
+    // Through a symbolic link, the file it names is replaced, not the link.
+    var target = path
+    if let resolved = realpath(path, nil) {
+      target = String(cString: resolved)
+      free(resolved)
+    }
+    let slash = target.lastIndex(of: "/")
+    let directory = slash.map { String(target[...$0]) } ?? ""
+    var template = Array((directory + ".dealloctrace-output-XXXXXX").utf8CString)
+    let fd = mkstemp(&template)
+    guard fd >= 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
+    let temporary = String(
+      decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var done = false
+    defer {
+      if !done { unlink(temporary) }
+    }
+    // mkstemp makes the file 0600; a report is as readable as `open(…, 0644)` made it.
+    let mask = umask(0)
+    umask(mask)
+    fchmod(fd, 0o644 & ~mask)
+    let failure = text.withUTF8 { writeAll($0, to: fd, path: path) }
+    if let failure {
+      close(fd)
+      throw failure
+    }
+    guard close(fd) == 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
+    guard rename(temporary, target) == 0 else {
+      throw .outputUnwritable(path: path, reason: reason(errno))
+    }
+    done = true
   }
 
-  /// Writes `text` to standard error, for output meant for a reader of that stream (GitHub
-  /// annotations when standard output carries a machine-readable verdict), failing like
-  /// ``write(_:to:)`` rather than dropping it as diagnostics may.
-  static func writeStandardError(_ text: String) throws(AnalysisError) {
-    var text = text
-    if let failure = text.withUTF8({ writeAll($0, to: 2, path: "<stderr>") }) { throw failure }
+  /// Refuses an output that is one of the inputs: the same device and inode, however it is
+  /// named (a relative path, a symbolic link, a hard link). Checked before anything is
+  /// written, so a typo such as `-o run.jsonl` costs nothing.
+  /// - Throws: ``AnalysisError/outputIsInput(output:input:)``.
+  static func refuseInputs(outputs: [String?], inputs: [String]) throws(AnalysisError) {
+    var identities: [(dev: UInt64, ino: UInt64, name: String)] = []
+    for input in inputs {
+      var info = stat()
+      if stat(input, &info) == 0 {
+        identities.append((UInt64(info.st_dev), UInt64(info.st_ino), input))
+      }
+    }
+    for case let output? in outputs where output != "-" {
+      var info = stat()
+      guard stat(output, &info) == 0 else { continue }
+      if let input = identities.first(where: {
+        $0.dev == UInt64(info.st_dev) && $0.ino == UInt64(info.st_ino)
+      }) {
+        throw .outputIsInput(output: output, input: input.name)
+      }
+    }
+  }
+
+  /// Whether `a` and `b` name one file: the same device and inode when both exist, else
+  /// the same path once their directories are resolved (`./x` and `x`, links in between).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    if stat(a, &first) == 0, stat(b, &second) == 0 {
+      return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+    return canonical(a) == canonical(b)
+  }
+
+  /// `path` with its directory resolved by `realpath` (the file itself may not exist yet).
+  private static func canonical(_ path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    guard let resolved = realpath(directory.isEmpty ? "/" : directory, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved) + "/" + name
   }
 
   /// Writes every byte, retrying short writes; returns the failure, if any.
-  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String)
+  static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32, path: String)
     -> AnalysisError?
   {
     var offset = 0
@@ -38,10 +115,14 @@ enum Output {
       let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
       if written < 0 {
         if errno == EINTR { continue }
-        return .outputUnwritable(path: path, reason: String(cString: strerror(errno)))
+        return .outputUnwritable(path: path, reason: reason(errno))
       }
       offset += written
     }
     return nil
+  }
+
+  private static func reason(_ code: Int32) -> String {
+    String(cString: strerror(code))
   }
 }

@@ -34,7 +34,14 @@ let usage = """
     2  unusable input or a usage error
   """
 
+// A file size limit (`ulimit -f`) makes a write fail with EFBIG, which Output reports and
+// cleans up after, instead of killing the process mid-write.
+signal(SIGXFSZ, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
+// The CLI is its own launcher for the tools `--symbolize` runs (see BoundedChild).
+if arguments.first == BoundedChild.launcherCommand {
+  BoundedChild.execBounded(Array(arguments.dropFirst()))
+}
 switch arguments.first {
 case "--version":
   print("dealloctrace \(DeallocAnalysis.toolVersion)")
@@ -42,7 +49,7 @@ case nil, "-h", "--help", "help":
   print(usage)
 case let name?:
   guard let command = commands.first(where: { $0.name == name }) else {
-    FileHandleStandardError.write("dealloctrace: unknown command '\(name)'; see --help\n")
+    StandardError.line("unknown command '\(name)'; see --help")
     exit(ExitStatus.unusable.rawValue)
   }
   let rest = Array(arguments.dropFirst())
@@ -54,7 +61,7 @@ case let name?:
     exit(try command.run(rest).rawValue)
   } catch {
     let (status, message) = ExitStatus.of(error)
-    FileHandleStandardError.write("dealloctrace \(name): \(message)\n")
+    StandardError.line(message, command: name)
     exit(status.rawValue)
   }
 }

@@ -73,6 +73,6 @@ import Testing
   }
 
   @Test func jsonStringsAreEscaped() {
-    #expect(JSONValue.quote("a\"b\\c\n\u{1}é") == #""a\"b\\c\n\u0001é""#)
+    #expect(Escaping.json("a\"b\\c\n\u{1}é") == #""a\"b\\c\n\u0001é""#)
   }
 }

@@ -4,12 +4,12 @@ import Testing
 
 @Suite struct GitHubRendererTests {
   @Test func messagesEscapePercentAndLineBreaks() {
-    #expect(GitHubRenderer.escapeMessage("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b")
+    #expect(Escaping.workflowData("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b")
   }
 
   @Test func propertiesAlsoEscapeColonAndComma() {
     #expect(
-      GitHubRenderer.escapeProperty("Box<Dictionary<String, Int>>: 5%\n")
+      Escaping.workflowProperty("Box<Dictionary<String, Int>>: 5%\n")
         == "Box<Dictionary<String%2C Int>>%3A 5%25%0A")
   }
 
@@ -111,9 +111,9 @@ import Testing
     let output = GitHubRenderer().render(Gate().evaluate(try GateFixtures.report("hostile.jsonl")))
     #expect(!output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     #expect(!output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) })
-    #expect(output.contains(#"Feed.Bell\u{7}Escape\u{1b}]0;owned\u{7}%2Ckey%3Avalue%250A"#))
+    #expect(output.contains(#"Feed.Bell\u{7}Escape\u{1B}]0;owned\u{7}%2Ckey%3Avalue%250A"#))
     #expect(
-      GitHubRenderer.escapeMessage("a\u{1b}[31mb\tc\u{85}d") == #"a\u{1b}[31mb"# + "\tc"
+      Escaping.workflowData("a\u{1b}[31mb\tc\u{85}d") == #"a\u{1B}[31mb"# + "\tc"
         + #"\u{85}d"#)
   }
 

@@ -61,7 +61,7 @@ import Testing
     #expect(junit.contains("T.g\n::error::x&lt;b&gt;&amp;\""))
     #expect(!junit.contains("<b>"))
     let text = GateTextRenderer().render(result)
-    #expect(text.contains(#"global T.g\u{a}::error::x<b>&""#))
+    #expect(text.contains(#"global T.g\n::error::x<b>&""#))
     #expect(!text.contains("\n::error"))
   }
 }

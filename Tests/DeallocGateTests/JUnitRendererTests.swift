@@ -131,7 +131,7 @@ import Testing
       names.contains(
         "Feed.Box<Swift.Dictionary<Swift.String, Swift.Int>> from Feed.Render<Swift.Dictionary<Swift.String, Swift.Int>>.draw(100%, \"a&b\")"
       ))
-    #expect(names.contains(#"Feed.Bell\u{7}Escape\u{1b}]0;owned\u{7},key:value%0A"#))
+    #expect(names.contains(#"Feed.Bell\u{7}Escape\u{1B}]0;owned\u{7},key:value%0A"#))
     let trueLeak = try #require(
       suite.children("testcase").first { $0["classname"] == "dealloctrace.trueLeak" })
     // The label's "\r\n" survives as text (a carriage return reference and a newline).
@@ -155,7 +155,7 @@ import Testing
     #expect(xml.unicodeScalars.allSatisfy { allowed($0.value) })
     #expect(!xml.contains("&#0;") && !xml.contains("&#x"))
     let (_, suite) = try suite(result)
-    let expected = #"a\u{0}b\u{1f}c\u{fffe}d\u{ffff}e\u{b}f"#
+    let expected = #"a\u{0}b\u{1F}c\u{FFFE}d\u{FFFF}e\u{B}f"#
     let skipped = suite.children("testcase").compactMap { $0.child("skipped")?["message"] }
     #expect(skipped.contains { $0.hasSuffix(expected) && $0.contains(#"(s\u{1}.txt:1)"#) })
     #expect(suite.child("system-out")?.text.hasSuffix(expected) == true)

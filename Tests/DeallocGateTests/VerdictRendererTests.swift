@@ -52,8 +52,8 @@ import Testing
       #expect(!line.hasPrefix("::"))
       #expect(!line.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" })
     }
-    #expect(text.contains(#"Tests.test\u{d}\u{a}::error::injected saw"#))
-    #expect(text.contains(#"Feed.Bell\u{7}Escape\u{1b}]0;owned"#))
+    #expect(text.contains(#"Tests.test\r\n::error::injected saw"#))
+    #expect(text.contains(#"Feed.Bell\u{7}Escape\u{1B}]0;owned"#))
   }
 
   @Test func jsonVerdictIsValidAndComplete() throws {

@@ -6,7 +6,7 @@ import XCTest
 #endif
 
 /// Logs that are not regular files: a character device or a FIFO is written as it is, with
-/// no lock and no `PATH.<pid>` fallback, and a FIFO nobody reads never hangs the host.
+/// no lock and no `NAME.<pid>.jsonl` fallback, and a FIFO nobody reads never hangs the host.
 final class LogDestinationTests: XCTestCase {
   private var directory: URL!
 
@@ -32,7 +32,7 @@ final class LogDestinationTests: XCTestCase {
     for name in created { unlink("/dev/" + name) }
     XCTAssertEqual(run.status, 0, run.standardError)
     XCTAssertEqual(run.standardError, "", "no 'in use' message: a device is not claimed")
-    XCTAssertEqual(created, [], "no /dev/null.<pid> beside the device")
+    XCTAssertEqual(created, [], "no /dev/null.<pid>.jsonl beside the device")
   }
 
   func testAFIFOHeldByAnotherProcessDeliversTheWholeLogToItsReader() throws {
@@ -85,7 +85,7 @@ final class LogDestinationTests: XCTestCase {
     XCTAssertLessThan(Date().timeIntervalSince(started), 10)
   }
 
-  /// Files in /dev named like a fallback for `null` (`null.<pid>`).
+  /// Files in /dev named like a fallback for `null` (`null.<pid>.jsonl`).
   private func strayDeviceFiles() throws -> Set<String> {
     Set(
       try FileManager.default.contentsOfDirectory(atPath: "/dev").filter { $0.hasPrefix("null.") })

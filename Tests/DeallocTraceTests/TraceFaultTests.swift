@@ -165,7 +165,7 @@ final class TraceFaultTests: XCTestCase {
     XCTAssertEqual(second.status, 0)
     XCTAssertEqual(second.errorLines.count, 1, second.standardError)
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-      .filter { $0.hasPrefix("shared.jsonl.") }
+      .filter { $0.hasPrefix("shared.") && $0.hasSuffix(".jsonl") && $0 != "shared.jsonl" }
     XCTAssertEqual(files.count, 1)
     let alternative = directory.appendingPathComponent(try XCTUnwrap(files.first))
     XCTAssertTrue(second.standardError.contains(alternative.path), second.standardError)

@@ -7,9 +7,9 @@ import XCTest
 final class HTMLEscapingTests: XCTestCase {
   func testEscapeCoversMarkupQuotesAndControlCharacters() {
     XCTAssertEqual(
-      HTMLBuffer.escape("<a href=\"x\">'&'</a>\u{1}\t"),
-      "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\u{FFFD}\t")
-    XCTAssertEqual(HTMLBuffer.escape("Swift.Array<Node> é😀"), "Swift.Array&lt;Node&gt; é😀")
+      Escaping.html("<a href=\"x\">'&'</a>\u{1}\t"),
+      "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\\u{1}\t")
+    XCTAssertEqual(Escaping.html("Swift.Array<Node> é😀"), "Swift.Array&lt;Node&gt; é😀")
   }
 
   func testHostileFixtureRendersWellFormedWithOnlyTheRenderersOwnScript() throws {
@@ -43,8 +43,8 @@ final class HTMLEscapingTests: XCTestCase {
     XCTAssertTrue(labels.contains { $0.contains("<script>alert('false leak')</script>") })
     let checkLabels = page.all("code").map(\.text)
     XCTAssertTrue(
-      checkLabels.contains("<img src=x onerror=alert(1)> & \"quotes\" 'too' \u{FFFD}ctl"),
-      "the label reads as written, its control character replaced")
+      checkLabels.contains("<img src=x onerror=alert(1)> & \"quotes\" 'too' \\u{1}ctl"),
+      "the label reads as written, its control character shown as \\u{1}")
   }
 
   func testHostileFixtureStillDrawsItsVerdicts() throws {

@@ -38,7 +38,7 @@ final class TraceEventWriterTests: XCTestCase {
   func testStringsMatchTheSharedJSONQuoting() throws {
     let hostile = "a\"b\\c\nd\re\tf\u{1}g\u{2028}h\u{2029}i é😀 <script>&"
     let written = event { $0.string("name", hostile) }
-    XCTAssertEqual(written, "{\"ph\":\"i\",\"name\":\(JSONValue.quote(hostile))}")
+    XCTAssertEqual(written, "{\"ph\":\"i\",\"name\":\(Escaping.json(hostile))}")
     let parsed = try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any]
     XCTAssertEqual(parsed?["name"] as? String, hostile)
     XCTAssertEqual(

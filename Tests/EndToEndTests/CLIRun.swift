@@ -11,23 +11,32 @@ struct CLIRun {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-  /// The built executables sit next to the test bundle.
+  /// The built executables sit next to the test bundle. `DEALLOCTRACE_TEST_CLI` names
+  /// another build instead (to show that a test fails on the code before its fix).
   static var executable: URL {
-    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    if let other = ProcessInfo.processInfo.environment["DEALLOCTRACE_TEST_CLI"] {
+      return URL(fileURLWithPath: other)
+    }
+    return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      .deletingLastPathComponent()
       .appendingPathComponent("dealloctrace")
   }
 
   /// Runs `dealloctrace ARGUMENTS` in the repository root, feeding `input` on standard input.
   /// The child does not inherit the CI variables the tool reacts to (a test run inside a
   /// GitHub job must not append to that job's step summary); `environment` sets them.
+  /// A child still running after `timeout` seconds (a hang) is killed with SIGKILL, and the
+  /// run reports status 128 + 9, so a hanging CLI fails its test instead of the whole run.
+  /// `executable` replaces the CLI (a wrapper such as `/bin/sh -c …` that execs it).
   static func run(
-    _ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:]
+    _ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:],
+    timeout: Double = 120, executable override: URL? = nil
   ) throws -> CLIRun {
     try #require(
       FileManager.default.isExecutableFile(atPath: executable.path),
       "\(executable.path) is not built; run `swift build --build-tests` first")
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = override ?? executable
     process.arguments = arguments
     process.currentDirectoryURL = root
     var environment = ProcessInfo.processInfo.environment
@@ -58,11 +67,18 @@ struct CLIRun {
         try? writer.close()
       }
     }
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    watchdog.cancel()
+    let status =
+      process.terminationReason == .uncaughtSignal
+      ? 128 + process.terminationStatus : process.terminationStatus
     let errorData = try Data(contentsOf: errorURL)
     return CLIRun(
-      status: process.terminationStatus,
+      status: status,
       standardOutput: String(decoding: outputData, as: UTF8.self),
       standardError: String(decoding: errorData, as: UTF8.self))
   }

@@ -77,10 +77,10 @@ final class FaultTests: XCTestCase {
   }
 
   func testForkedChildThatTracesGetsAFileOfItsOwn() throws {
-    let (child, log, scratch) = try runForking("fork-traced")
+    let (child, _, scratch) = try runForking("fork-traced")
     defer { scratch.remove() }
     let forkedPID = try XCTUnwrap(forkedChildPID(child), child.standardOutput)
-    let childLog = "\(log).\(forkedPID)"
+    let childLog = scratch.file("trace.\(forkedPID).jsonl")
     XCTAssertTrue(
       child.standardOutput.contains("forked child log=\(childLog) deinits=200/200"),
       child.standardOutput)

@@ -117,8 +117,11 @@ enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 /// Swift name. Returns a combination of the `CUNWIND_FOUND_…` flags (0: no object holds it).
 /// Each object's symbol tables (`.symtab` and `.dynsym`) are read once and kept, so only
 /// the first address in an object pays for reading them. Symbol lookup follows libunwind's
-/// `unw_get_proc_name` rule; stripped system libraries give their nearest exported name.
-/// The corresponding C functions are `dl_iterate_phdr` and the runtime's `swift_demangle`.
+/// `unw_get_proc_name` rule, except that an address past the end of the nearest symbol
+/// (`st_size`) gets no symbol: in a stripped library the nearest exported name below a
+/// static function is a neighbour's. C++ names are demangled with `__cxa_demangle`.
+/// The corresponding C functions are `dl_iterate_phdr`, the runtime's `swift_demangle` and
+/// the C++ ABI's `__cxa_demangle` (found with `dlsym`).
 int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
                              uintptr_t *base, char *symbol, size_t symbol_capacity);
 
@@ -141,6 +144,24 @@ int cunwind_errno(void);
 
 /// Writes all of `length` bytes, retrying on short writes and `EINTR`. 0 or -1 (errno set).
 int cunwind_write_all(int fd, const void *bytes, size_t length);
+
+/// Writes all of `length` bytes to the log like `cunwind_write_all`, but a write that the
+/// kernel answers with a signal (`SIGXFSZ` past `RLIMIT_FSIZE`, `SIGPIPE` on a pipe whose
+/// reader left) fails with `EFBIG` or `EPIPE` instead of raising it in the host. Why: the
+/// default action of both signals kills the process, and the recorder must never do that.
+/// How: both signals are blocked on the calling thread for the write (the kernel sends them
+/// to the writing thread), a signal the failed write left pending is taken back with
+/// `sigtimedwait`, and the thread's mask is restored. The host's dispositions are never
+/// touched; the trade-off is two `pthread_sigmask` calls and a `sigpending` per write,
+/// which the writer pays once per batch. A signal of the same kind that was already
+/// pending before the write (the host's own) is left alone.
+/// The corresponding C functions are `write`, `pthread_sigmask` and `sigtimedwait`.
+int cunwind_write_log(int fd, const void *bytes, size_t length);
+
+/// Blocks `SIGXFSZ` and `SIGPIPE` on the calling thread for good: the writer thread's mask,
+/// so that a signal raised by any write of it stays with it (and dies with it) instead of
+/// killing the host. The corresponding C function is `pthread_sigmask`.
+void cunwind_block_write_signals(void);
 
 #ifdef __cplusplus
 }

@@ -134,7 +134,9 @@ public struct Analyzer: LogVisitor {
     case .dealloc(let dealloc):
       applyDealloc(dealloc, line: line)
     case .drain(let drain):
-      state.timelines[state.timeline(drain.q)].drains += 1
+      let timeline = state.timeline(drain.q)
+      state.timelines[timeline].drains += 1
+      if drain.why == "bound" { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
       if state.marksLeft > 0 {
         state.marksLeft -= 1
@@ -151,7 +153,7 @@ public struct Analyzer: LogVisitor {
       }
     case .holders(let scan):
       applyHolders(scan)
-    case .end, .session, .unknown:
+    case .end, .session, .cut, .unknown:
       break
     }
   }
@@ -161,6 +163,11 @@ public struct Analyzer: LogVisitor {
     if state.live[r.id] != nil || state.survivors[r.id] != nil {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
+    }
+    if let stack = r.stack, state.stacks[stack] == nil {
+      // The recorder writes a stack before the first record that names it; without it the
+      // object's frames (and so its finding's signature) are unknown.
+      inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")
     }
     let type = row(r.type)
     let queue = state.timeline(r.q)
@@ -431,7 +438,7 @@ public struct Analyzer: LogVisitor {
     }
     finishChecks(lastTime: lastTime, ended: ended)
 
-    if !ended || ending.truncated { hasIncompleteSession = true }
+    if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
     if state.info.record.holders {
       holders.recordedSessions += 1
       holders.scans += ending.end?.holderScans ?? 0

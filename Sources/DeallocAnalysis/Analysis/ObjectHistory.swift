@@ -214,7 +214,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       if index == nil && r.id == nil { index = byAddress[r.obj] ?? checkedOnly[r.obj] }
       guard let index else { return }
       append(.init(record: record, location: location), to: index)
-    case .session, .mark, .end, .unknown:
+    case .session, .mark, .end, .cut, .unknown:
       break
     }
   }

@@ -12,7 +12,7 @@ public struct DiffMarkdownRenderer: Sendable {
   }
 
   public func render(_ diff: FindingsDiff) -> String {
-    let e = MarkdownRenderer.escape
+    let e = Escaping.markdown
     var out: [String] = []
     out.append(
       diff.hasNewFindings
@@ -32,7 +32,7 @@ public struct DiffMarkdownRenderer: Sendable {
       out.append("|---|---|---|---:|")
       for (finding, count) in rows {
         out.append(
-          "| `\(finding.id)` | \(e(finding.kind.title)) | `\(GateMarkdownRenderer.code(finding.title))`"
+          "| `\(finding.id)` | \(e(finding.kind.title)) | `\(Escaping.markdownCode(finding.title))`"
             + " | \(count) |")
       }
     }

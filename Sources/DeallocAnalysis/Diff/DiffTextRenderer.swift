@@ -42,7 +42,7 @@ public struct DiffTextRenderer: Sendable {
         out.append("  - \(DiffSummary.falseLeak(change)) (×\(max(change.base, change.head)))")
       }
     }
-    return out.map(RenderingSupport.printable).joined(separator: "\n") + "\n"
+    return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
   }
 
   /// `id:… kind: title`.

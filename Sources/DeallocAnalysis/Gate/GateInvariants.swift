@@ -41,7 +41,10 @@ package enum GateInvariants {
     var violations: [String] = []
     for pattern in patterns {
       if let glob = try? Glob(pattern) {
-        for text in patterns { _ = glob.matches(text) }
+        for text in patterns where glob.matches(text) != glob.referenceMatches(text) {
+          violations.append(
+            "\(pattern.debugDescription) on \(text.debugDescription) disagrees with the reference")
+        }
       }
       let literal = pattern.map { "\\" + String($0) }.joined()
       // A backslash before a combining mark joins it into one character: no longer an

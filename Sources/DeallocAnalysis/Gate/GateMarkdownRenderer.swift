@@ -23,7 +23,7 @@ public struct GateMarkdownRenderer: Sendable {
   }
 
   public func render(_ result: GateResult) -> String {
-    let e = MarkdownRenderer.escape
+    let e = Escaping.markdown
     var out: [String] = []
     out.append(
       "## dealloctrace check: \(result.passed ? "passed" : "**failed**")")
@@ -47,8 +47,8 @@ public struct GateMarkdownRenderer: Sendable {
         let s = judged.suppressedBy!
         let reason = s.reason.isEmpty ? "no reason given" : s.reason
         out.append(
-          "- \(e(judged.finding.kind.title)): `\(Self.code(judged.finding.signature.title))`"
-            + " ×\(judged.finding.count) `id:\(judged.finding.id)` by `\(Self.code(s.pattern))`"
+          "- \(e(judged.finding.kind.title)): `\(Escaping.markdownCode(judged.finding.signature.title))`"
+            + " ×\(judged.finding.count) `id:\(judged.finding.id)` by `\(Escaping.markdownCode(s.pattern))`"
             + " (\(e(location(s)))): \(e(reason))")
       }
     }
@@ -59,7 +59,7 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for s in result.unusedSuppressions {
         let reason = s.reason.isEmpty ? "" : ": \(e(s.reason))"
-        out.append("- \(e(location(s))): `\(Self.code(s.pattern))`\(reason)")
+        out.append("- \(e(location(s))): `\(Escaping.markdownCode(s.pattern))`\(reason)")
       }
     }
     return out.joined(separator: "\n") + "\n"
@@ -67,9 +67,9 @@ public struct GateMarkdownRenderer: Sendable {
 
   /// The findings new against the baseline, the known ones and the fixed entries.
   private func appendBaseline(_ result: GateResult, _ baseline: Baseline, to out: inout [String]) {
-    let e = MarkdownRenderer.escape
+    let e = Escaping.markdown
     func line(_ finding: Finding, _ note: String) -> String {
-      "- \(e(finding.kind.title)): `\(Self.code(finding.signature.title))` ×\(finding.count)"
+      "- \(e(finding.kind.title)): `\(Escaping.markdownCode(finding.signature.title))` ×\(finding.count)"
         + " `id:\(finding.id)`\(note)"
     }
     let counted = result.counted.filter { $0.baseline != nil }
@@ -77,7 +77,8 @@ public struct GateMarkdownRenderer: Sendable {
     out.append("### New or grown since the baseline (\(counted.count))")
     out.append("")
     if counted.isEmpty {
-      out.append("None: every finding is in the baseline `\(Self.code(path(baseline.path)))`.")
+      out.append(
+        "None: every finding is in the baseline `\(Escaping.markdownCode(path(baseline.path)))`.")
     }
     for judged in counted {
       let note: String
@@ -90,7 +91,9 @@ public struct GateMarkdownRenderer: Sendable {
     let known = result.known
     if !known.isEmpty {
       out.append("")
-      out.append("### Known, in the baseline `\(Self.code(path(baseline.path)))` (\(known.count))")
+      out.append(
+        "### Known, in the baseline `\(Escaping.markdownCode(path(baseline.path)))` (\(known.count))"
+      )
       out.append("")
       for judged in known { out.append(line(judged.finding, "")) }
     }
@@ -101,21 +104,9 @@ public struct GateMarkdownRenderer: Sendable {
       out.append("")
       for entry in fixed {
         out.append(
-          "- `id:\(entry.id)` \(e(entry.kind.title)): `\(Self.code(entry.title))`"
+          "- `id:\(entry.id)` \(e(entry.kind.title)): `\(Escaping.markdownCode(entry.title))`"
             + " (baseline ×\(entry.count))")
       }
     }
-  }
-
-  /// Text for a code span: control characters (line breaks included) become spaces first.
-  static func code(_ text: String) -> String {
-    var flat = ""
-    for scalar in text.unicodeScalars {
-      let control =
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
-        || scalar == "\u{2029}"
-      flat.unicodeScalars.append(control ? " " : scalar)
-    }
-    return MarkdownRenderer.code(flat)
   }
 }

@@ -130,7 +130,7 @@ public struct GateTextRenderer: Sendable {
       out.append(
         "\(S.plural(warnings, "warning")) about the input; `dealloctrace report` lists them")
     }
-    return out.map(Self.oneLine).joined(separator: "\n") + "\n"
+    return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
   }
 
   /// How the baseline judged a counted finding, for its headline: ` [new]`, ` [grown from
@@ -148,26 +148,5 @@ public struct GateTextRenderer: Sendable {
     guard case .known(let baselineCount) = judged.baseline, baselineCount != judged.finding.count
     else { return "" }
     return ", baseline ×\(baselineCount)"
-  }
-
-  /// `line` with every control character shown as `\u{…}`: text from the log (a check's
-  /// label, a type name) must not start a new line in a CI log, where a line beginning with
-  /// `::` is a workflow command, nor send escape sequences to a terminal.
-  static func oneLine(_ line: String) -> String {
-    guard line.unicodeScalars.contains(where: isControl) else { return line }
-    var out = ""
-    for scalar in line.unicodeScalars {
-      if isControl(scalar) {
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
-
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
-      || scalar == "\u{2029}"
   }
 }

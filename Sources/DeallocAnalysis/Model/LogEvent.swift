@@ -58,11 +58,14 @@ public struct SessionEnding: Sendable, Equatable {
   public var records: Int
   /// The last line that belonged to the session.
   public var lastLine: Int
+  /// The `cut` record, when the log reached its size limit in this session.
+  public var cut: CutRecord?
 
   public init(
     index: Int, lastTime: Int64, end: EndRecord?, truncated: Bool, unknownKinds: [String: Int],
-    malformedLines: Int, records: Int, lastLine: Int
+    malformedLines: Int, records: Int, lastLine: Int, cut: CutRecord? = nil
   ) {
+    self.cut = cut
     self.index = index
     self.lastTime = lastTime
     self.end = end

@@ -20,6 +20,8 @@ public enum LogRecord: Sendable, Equatable {
   case end(EndRecord)
   /// `holders`: who held an object when the recorder scanned for it.
   case holders(HolderRecord)
+  /// The log reached its size limit here; later records were not written.
+  case cut(CutRecord)
   /// A kind this reader does not know. The reader skips and counts these; visitors never see them.
   case unknown(kind: String)
 
@@ -35,6 +37,7 @@ public enum LogRecord: Sendable, Equatable {
     case .check(let r): return r.t
     case .end(let r): return r.t
     case .holders(let r): return r.t
+    case .cut(let r): return r.t
     case .thread, .stack, .unknown: return nil
     }
   }
@@ -222,9 +225,11 @@ public struct EndRecord: Sendable, Equatable {
   public var holderScans: Int?
   /// Holder scans skipped by the recorder's caps (per session, per finding signature).
   public var holderScansSkipped: Int?
+  /// Records not written after a `cut` (0 when the log was not cut).
+  public var unwritten: Int
 
   public init(
-    t: Int64, why: String, pending: Int, lost: Int, holderScans: Int? = nil,
+    t: Int64, why: String, pending: Int, lost: Int, unwritten: Int = 0, holderScans: Int? = nil,
     holderScansSkipped: Int? = nil
   ) {
     self.holderScans = holderScans
@@ -233,6 +238,20 @@ public struct EndRecord: Sendable, Equatable {
     self.why = why
     self.pending = pending
     self.lost = lost
+    self.unwritten = unwritten
+  }
+}
+
+/// `cut`: the log reached `DEALLOCTRACE_MAX_SIZE`; from here on the recorder only counted
+/// records (`end`'s `unwritten`), so objects after it have unknown fates.
+public struct CutRecord: Sendable, Equatable {
+  public var t: Int64
+  /// The size limit in bytes, when stated.
+  public var maxSize: Int?
+
+  public init(t: Int64, maxSize: Int? = nil) {
+    self.t = t
+    self.maxSize = maxSize
   }
 }
 

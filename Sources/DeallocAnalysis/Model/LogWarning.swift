@@ -11,10 +11,15 @@ public struct LogWarning: Sendable, Equatable, CustomStringConvertible {
     case unknownKinds
     /// The recorder reported records it could not write (`end.lost`).
     case lostRecords
+    /// The log reached its size limit (`cut`): what came after is unknown.
+    case logCut
     /// A record contradicts earlier ones (a release of an id never enqueued, a reused id…).
     case inconsistentRecord
     /// Offline symbolization did not work.
     case symbolization
+    /// A directory entry was not read: not a regular file, unreadable, or a log-like file
+    /// whose name does not end in `.jsonl`.
+    case skippedInput
   }
 
   public var kind: Kind

@@ -15,6 +15,8 @@ public struct QueueTimeline: Sendable, Equatable {
   public private(set) var peakTime: Int64 = 0
   public var enqueued = 0
   public var drains = 0
+  /// Drains of batches that reached the queue's `maxPending` (`why: "bound"`).
+  public var boundDrains = 0
   /// The tracked depth now (enqueue `depth` fields, minus releases since).
   public private(set) var depth = 0
   /// Whether the series is kept: a report keeps it for a bounded number of timelines

@@ -20,7 +20,12 @@ struct JSONScanner {
   /// Why a line is not a record, in words for a warning.
   struct Failure: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// The failure is the session record's `v`: the whole input is unusable, not one line.
+    var isVersion = false
+    init(_ message: String, isVersion: Bool = false) {
+      self.message = message
+      self.isVersion = isVersion
+    }
   }
 
   var isAtEnd: Bool { index >= end }
@@ -323,26 +328,30 @@ struct JSONScanner {
   mutating func readKey() throws(Failure) -> UInt64 {
     let raw = try readRawString()
     try expect(UInt8(ascii: ":"), "':'")
-    if raw.escaped || raw.count > 8 || raw.count == 0 {
-      longKey = raw.escaped ? (0, 0) : (raw.start, raw.count)
-      return 0
-    }
+    if raw.escaped || raw.count == 0 { return 0 }
+    if raw.count > 8 { return Self.longKey(base + raw.start, raw.count) }
     return packKey(raw.start, raw.count)
   }
 
-  /// The bytes of the last key longer than 8 bytes that ``readKey()`` read (it returned 0):
-  /// the few such keys (`holder_scans`) are compared byte by byte, only when one is read, so
-  /// that the common short keys cost nothing more.
-  private var longKey: (start: Int, count: Int) = (0, 0)
-
-  /// Whether the key ``readKey()`` just read (and packed to 0) is `text`.
-  func lastKeyIs(_ text: StaticString) -> Bool {
-    let count = text.utf8CodeUnitCount
-    guard longKey.count == count, longKey.start + count <= end else { return false }
-    let bytes = text.utf8Start
-    for k in 0..<count where base[longKey.start + k] != bytes[k] { return false }
-    return true
+  /// The code of a key longer than 8 bytes, which cannot be packed: ``longKeyUnwritten`` for
+  /// `unwritten`, ``longKeyHolderScans`` and ``longKeyHolderScansSkipped`` for the `end`
+  /// record's holder counters, 0 (skipped) for any other. No packed key can be 1, 2 or 3 (a
+  /// key byte below 0x20 must be escaped in JSON, and escaped keys are 0).
+  static func longKey(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+    func matches(_ name: StaticString) -> Bool {
+      guard count == name.utf8CodeUnitCount else { return false }
+      for k in 0..<count where pointer[k] != name.utf8Start[k] { return false }
+      return true
+    }
+    if matches("unwritten") { return longKeyUnwritten }
+    if matches("holder_scans") { return longKeyHolderScans }
+    if matches("holder_scans_skipped") { return longKeyHolderScansSkipped }
+    return 0
   }
+
+  static let longKeyUnwritten: UInt64 = 1
+  static let longKeyHolderScans: UInt64 = 2
+  static let longKeyHolderScansSkipped: UInt64 = 3
 
   /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
   @inline(__always)

@@ -48,6 +48,10 @@ public struct LogReader {
     var firstLineBeforeSession = 0
     var sawAnyLine = false
     let firstSessionIndex = sessionCount
+    // Records after the current session's `end`: still read, but said once per session.
+    var endLine = 0
+    var afterEnd = 0
+    var firstAfterEnd = 0
 
     func endSession(_ visitor: inout V) throws(AnalysisError) {
       guard inSession else { return }
@@ -69,6 +73,18 @@ public struct LogReader {
             "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
               + " counts may be off"))
       }
+      if afterEnd > 0 {
+        visitor.warn(
+          LogWarning(
+            .inconsistentRecord, at: LogLocation(file: file, line: firstAfterEnd),
+            "\(afterEnd) record(s) after the session's 'end' (line \(endLine)); read as part of"
+              + " the session"))
+        afterEnd = 0
+      }
+      if let cut = ending.cut {
+        visitor.warn(LogWarning(.logCut, at: nil, Self.cutMessage(cut, ending, file: file)))
+      }
+      endLine = 0
       inSession = false
       try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
     }
@@ -77,7 +93,7 @@ public struct LogReader {
       lineNumber += 1
       sawAnyLine = true
       let location = LogLocation(file: file, line: lineNumber)
-      let bytes: UnsafeBufferPointer<UInt8>
+      var bytes: UnsafeBufferPointer<UInt8>
       var isLast = false
       switch line {
       case .complete(let b): bytes = b
@@ -89,11 +105,15 @@ public struct LogReader {
         visitor.warn(LogWarning(.malformedLine, at: location, "line longer than 64 MiB; skipped"))
         continue
       }
+      if lineNumber == 1 { bytes = Self.droppingByteOrderMark(bytes) }
       if isBlank(bytes) { continue }
       let record: LogRecord
       do {
         record = try parser.parse(bytes)
       } catch {
+        if error.isVersion {
+          throw .invalidVersion(path: file, line: lineNumber, found: error.message)
+        }
         if isLast {
           if inSession { session.truncated = true }
           visitor.warn(
@@ -133,7 +153,15 @@ public struct LogReader {
         continue
       }
       if let t = record.time, t > session.lastTime { session.lastTime = t }
-      if case .end(let end) = record { session.end = end }
+      if endLine > 0 {
+        if afterEnd == 0 { firstAfterEnd = lineNumber }
+        afterEnd += 1
+      }
+      if case .end(let end) = record {
+        session.end = end
+        endLine = lineNumber
+      }
+      if case .cut(let cut) = record { session.cut = cut }
       session.records += 1
       try visitor.visit(.record(record), at: location)
     }
@@ -147,6 +175,30 @@ public struct LogReader {
           "\(recordsBeforeSession) record(s) before the first 'session' record skipped"))
     }
     try endSession(&visitor)
+  }
+
+  /// `bytes` without a leading UTF-8 byte order mark, which some editors and Windows tools
+  /// write; JSON forbids it, and read as part of the first record it made the whole log
+  /// "no 'session' record".
+  private static func droppingByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>)
+    -> UnsafeBufferPointer<UInt8>
+  {
+    guard bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF else {
+      return bytes
+    }
+    return UnsafeBufferPointer(rebasing: bytes[3...])
+  }
+
+  /// What a cut means for the verdicts, in one warning.
+  private static func cutMessage(_ cut: CutRecord, _ ending: SessionEnding, file: String) -> String
+  {
+    let limit = cut.maxSize.map { " of \($0) bytes" } ?? ""
+    let unwritten = ending.end.map { ", \($0.unwritten) record(s) not written" } ?? ""
+    return
+      "\(file): session \(ending.index + 1): the log was cut at its size limit\(limit)"
+      + " (DEALLOCTRACE_MAX_SIZE) at \(TimeFormatting.format(cut.t))\(unwritten): objects"
+      + " enqueued after the cut are missing, and objects whose release or dealloc came after"
+      + " it show as never released, stuck or leaked; their fates are unknown"
   }
 
   private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

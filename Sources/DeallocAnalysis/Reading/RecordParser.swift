@@ -44,6 +44,12 @@ struct RecordParser {
     static let more = HolderValueParser.Key.more
     static let paths = HolderValueParser.Key.paths
     static let scanUs = HolderValueParser.Key.scanUs
+    static let maxSize: UInt64 = 0x657a_6973_5f78_616d  // "max_size"
+    /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
+    static let unwritten: UInt64 = JSONScanner.longKeyUnwritten
+    /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
+    static let holderScans: UInt64 = JSONScanner.longKeyHolderScans
+    static let holderScansSkipped: UInt64 = JSONScanner.longKeyHolderScansSkipped
   }
 
   /// Record kinds, packed the same way.
@@ -59,6 +65,7 @@ struct RecordParser {
     static let check: UInt64 = 0x6b_6365_6863  // "check"
     static let end: UInt64 = 0x646e65  // "end"
     static let holders: UInt64 = 0x73_7265_646c_6f68  // "holders"
+    static let cut: UInt64 = 0x747563  // "cut"
   }
 
   /// Every field any record kind uses; `nil` when absent (or `null`).
@@ -101,6 +108,8 @@ struct RecordParser {
     var moreAt: Int?
     var pathsAt: Int?
     var scanUsAt: Int?
+    var maxSize: Int64?
+    var unwritten: Int64?
   }
 
   typealias Failure = JSONScanner.Failure
@@ -121,6 +130,25 @@ struct RecordParser {
     scanner.skipWhitespace()
     if !scanner.isAtEnd { throw Failure("unexpected bytes after the JSON object") }
     return try build(f, scanner)
+  }
+
+  /// `v`, which must be a small integer: anything else (`"1"`, `1.5`, `1e300`, `true`) is a
+  /// failure that says so, because a reader that cannot tell the log's version must not
+  /// guess at the rest of it (and "malformed line" followed by "no 'session' record" sent
+  /// users looking in the wrong place).
+  private static func readVersion(_ s: inout JSONScanner) throws(Failure) -> Int64 {
+    s.skipWhitespace()
+    if s.peek() == UInt8(ascii: "\"") {
+      let text = (try? s.readString()) ?? ""
+      throw Failure("the string \"\(text.prefix(40))\"", isVersion: true)
+    }
+    guard let value = try? s.readNumber() else {
+      throw Failure("a value that is not a number", isVersion: true)
+    }
+    guard value == value.rounded(), (0...1_000_000).contains(value) else {
+      throw Failure("\(value)", isVersion: true)
+    }
+    return Int64(value)
   }
 
   private mutating func readField(_ key: UInt64, into f: inout Fields, _ s: inout JSONScanner)
@@ -147,7 +175,7 @@ struct RecordParser {
     case Key.freed: f.freed = try s.readBool()
     case Key.label: f.label = try internedOrDecoded(s, try s.readRawString())
     case Key.alive: f.alive = try s.readBool()
-    case Key.v: f.v = try s.readInteger()
+    case Key.v: f.v = try Self.readVersion(&s)
     case Key.pid: f.pid = try s.readInteger()
     case Key.exe: f.exe = try s.readString()
     case Key.wall: f.wall = try s.readString()
@@ -167,8 +195,10 @@ struct RecordParser {
     case Key.more: f.moreAt = try Self.skip(&s)
     case Key.paths: f.pathsAt = try Self.skip(&s)
     case Key.scanUs: f.scanUsAt = try Self.skip(&s)
-    case 0 where s.lastKeyIs("holder_scans"): f.holderScansAt = try Self.skip(&s)
-    case 0 where s.lastKeyIs("holder_scans_skipped"): f.holderScansSkippedAt = try Self.skip(&s)
+    case Key.holderScans: f.holderScansAt = try Self.skip(&s)
+    case Key.holderScansSkipped: f.holderScansSkippedAt = try Self.skip(&s)
+    case Key.maxSize: f.maxSize = try s.readInteger()
+    case Key.unwritten: f.unwritten = try s.readInteger()
     default: try s.skipValue()
     }
   }
@@ -310,6 +340,7 @@ struct RecordParser {
         EndRecord(
           t: try time(f.t, "end"), why: f.why ?? "", pending: try count(f.pending, "pending") ?? 0,
           lost: try count(f.lost, "lost") ?? 0,
+          unwritten: try count(f.unwritten, "unwritten") ?? 0,
           holderScans: try Self.value(at: f.holderScansAt, scanner) { (s) throws(Failure) in
             try HolderValueParser.count(&s, "holder_scans")
           },
@@ -337,6 +368,8 @@ struct RecordParser {
             direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
             more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
             paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us"))))
+    case Kind.cut:
+      return .cut(CutRecord(t: try time(f.t, "cut"), maxSize: int(f.maxSize)))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))

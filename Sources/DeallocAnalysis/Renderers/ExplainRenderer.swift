@@ -66,7 +66,7 @@ public struct ExplainRenderer: Sendable {
       out.append("")
       out.append("… \(omitted) more matching objects not shown")
     }
-    return out.map(RenderingSupport.printable).joined(separator: "\n") + "\n"
+    return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
   }
 
   private func describe(_ entry: ObjectHistory.Entry, _ history: ObjectHistory) -> String {

@@ -13,10 +13,8 @@
 ///   counted finding is, its message saying it is new.
 /// Suppressed findings get no annotation: they are in the text verdict and step summary.
 ///
-/// Escaping follows the runner: in messages `%`, `\r`, `\n` become `%25`, `%0D`, `%0A`;
-/// in properties (`file`, `line`, `title`) `:` and `,` also become `%3A` and `%2C`. Other
-/// control characters from the log (a terminal escape in a type name) are written as
-/// `\u{…}` text, as in the text verdict, since the raw step log is read in terminals too.
+/// Escaping is ``Escaping/workflowData(_:)`` for messages and
+/// ``Escaping/workflowProperty(_:)`` for properties (`file`, `line`, `title`).
 ///
 /// An annotation is placed on a file only when GitHub can find it: with ``workspace`` set,
 /// on the first caller frame whose file lies inside it, named relative to it; a finding
@@ -70,11 +68,11 @@ public struct GitHubRenderer: Sendable {
     /// The workflow command, escaped, without a newline.
     public var command: String {
       var properties: [String] = []
-      if let file { properties.append("file=" + GitHubRenderer.escapeProperty(file)) }
+      if let file { properties.append("file=" + Escaping.workflowProperty(file)) }
       if file != nil, let line { properties.append("line=\(line)") }
-      properties.append("title=" + GitHubRenderer.escapeProperty(title))
+      properties.append("title=" + Escaping.workflowProperty(title))
       return "::\(level.rawValue) \(properties.joined(separator: ","))::"
-        + GitHubRenderer.escapeMessage(message)
+        + Escaping.workflowData(message)
     }
   }
 
@@ -193,43 +191,5 @@ public struct GitHubRenderer: Sendable {
 
   private var paths: WorkspacePaths {
     WorkspacePaths(root: workspace, currentDirectory: currentDirectory)
-  }
-
-  /// Escapes the message part of a workflow command.
-  public static func escapeMessage(_ text: String) -> String {
-    escape(text, inProperty: false)
-  }
-
-  /// Escapes a property value of a workflow command: as a message, and `:` and `,` too,
-  /// which would otherwise end the value.
-  public static func escapeProperty(_ text: String) -> String {
-    escape(text, inProperty: true)
-  }
-
-  private static func escape(_ text: String, inProperty: Bool) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "%": out += "%25"
-      case "\r": out += "%0D"
-      case "\n": out += "%0A"
-      case ":" where inProperty: out += "%3A"
-      case "," where inProperty: out += "%2C"
-      case "\t": out.unicodeScalars.append(scalar)
-      default:
-        if isControl(scalar) {
-          out += "\\u{" + String(scalar.value, radix: 16) + "}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
-  }
-
-  /// C0 and C1 controls, and the Unicode line and paragraph separators.
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
-      || scalar == "\u{2029}"
   }
 }

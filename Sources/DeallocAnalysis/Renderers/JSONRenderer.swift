@@ -227,11 +227,14 @@ public struct JSONRenderer: ReportRenderer {
         "queues",
         .array(
           session.queues.map {
-            .object([
-              ("name", .string($0.queue)), ("enqueued", .int($0.enqueued)),
-              ("drains", .int($0.drains)), ("peakDepth", .int($0.peakDepth)),
-              ("peakNs", .int($0.peakTime)),
-            ])
+            .object(
+              [
+                ("name", .string($0.queue)), ("enqueued", .int($0.enqueued)),
+                ("drains", .int($0.drains)),
+              ]
+                // Only for a queue with a bound (`maxPending`) that was reached.
+                + ($0.boundDrains > 0 ? [("boundDrains", .int($0.boundDrains))] : [])
+                + [("peakDepth", .int($0.peakDepth)), ("peakNs", .int($0.peakTime))])
           })
       ),
       ("marks", .int(session.marks.count + session.omittedMarks)),

@@ -87,7 +87,7 @@ public struct JUnitRenderer: Sendable {
           "unused suppression \(s.location): \(s.pattern)"
             + (s.reason.isEmpty ? "" : ": \(s.reason)")
         } + fixed
-      out += "    <system-out>\(Self.text(lines.joined(separator: "\n")))</system-out>\n"
+      out += "    <system-out>\(Escaping.xmlText(lines.joined(separator: "\n")))</system-out>\n"
     }
     out += "  </testsuite>\n"
     out += "</testsuites>\n"
@@ -95,20 +95,20 @@ public struct JUnitRenderer: Sendable {
   }
 
   private func property(_ name: String, _ value: String) -> String {
-    "      <property name=\"\(Self.attribute(name))\" value=\"\(Self.attribute(value))\"/>\n"
+    "      <property name=\"\(Escaping.xmlAttribute(name))\" value=\"\(Escaping.xmlAttribute(value))\"/>\n"
   }
 
   private func thresholdCase(_ threshold: GateResult.ThresholdResult) -> String {
     let name = "--" + threshold.threshold.optionName
     var out =
-      "    <testcase classname=\"dealloctrace.thresholds\" name=\"\(Self.attribute(name))\""
+      "    <testcase classname=\"dealloctrace.thresholds\" name=\"\(Escaping.xmlAttribute(name))\""
       + " time=\"0\">\n"
     if threshold.passed {
-      out += "      <system-out>\(Self.text(threshold.sentence))</system-out>\n"
+      out += "      <system-out>\(Escaping.xmlText(threshold.sentence))</system-out>\n"
     } else {
       out +=
-        "      <failure message=\"\(Self.attribute(threshold.sentence))\" type=\"threshold\">"
-        + Self.text(
+        "      <failure message=\"\(Escaping.xmlAttribute(threshold.sentence))\" type=\"threshold\">"
+        + Escaping.xmlText(
           "\(threshold.sentence).\nThe findings of this kind that count are the failing test"
             + " cases of class dealloctrace.\(threshold.threshold.kind.rawValue).")
         + "</failure>\n"
@@ -123,9 +123,9 @@ public struct JUnitRenderer: Sendable {
     suppressed: [GateResult.JudgedFinding], classname: String, name: String, baseline: Baseline?
   ) -> String {
     var out =
-      "    <testcase classname=\"\(Self.attribute(classname))\" name=\"\(Self.attribute(name))\""
+      "    <testcase classname=\"\(Escaping.xmlAttribute(classname))\" name=\"\(Escaping.xmlAttribute(name))\""
     if let frame = finding.callerSourceFrame(), let file = frame.file {
-      out += " file=\"\(Self.attribute(workspace?.display(file) ?? file))\""
+      out += " file=\"\(Escaping.xmlAttribute(workspace?.display(file) ?? file))\""
       if let line = frame.line { out += " line=\"\(line)\"" }
     }
     out += " time=\"0\">\n"
@@ -143,7 +143,8 @@ public struct JUnitRenderer: Sendable {
         lines.insert(
           "known: in the baseline \(baseline?.path ?? "") (×\(counted.finding.count))", at: 0)
       }
-      out += "      <skipped message=\"\(Self.attribute(lines.joined(separator: "\n")))\"/>\n"
+      out +=
+        "      <skipped message=\"\(Escaping.xmlAttribute(lines.joined(separator: "\n")))\"/>\n"
       return out + "    </testcase>\n"
     }
     let part = counted.finding
@@ -162,11 +163,11 @@ public struct JUnitRenderer: Sendable {
     }
     if counted.failing {
       out +=
-        "      <failure message=\"\(Self.attribute(headline))\" type=\"\(part.kind.rawValue)\">"
-        + Self.text(text) + "</failure>\n"
+        "      <failure message=\"\(Escaping.xmlAttribute(headline))\" type=\"\(part.kind.rawValue)\">"
+        + Escaping.xmlText(text) + "</failure>\n"
     } else {
       out +=
-        "      <system-out>\(Self.text("within its limit: " + headline + "\n" + text))"
+        "      <system-out>\(Escaping.xmlText("within its limit: " + headline + "\n" + text))"
         + "</system-out>\n"
     }
     return out + "    </testcase>\n"
@@ -221,51 +222,5 @@ public struct JUnitRenderer: Sendable {
     let fraction = millis % 1000
     let padded = String(repeating: "0", count: 3 - String(fraction).count) + String(fraction)
     return "\(millis / 1000).\(padded)"
-  }
-
-  /// Escapes character data.
-  static func text(_ value: String) -> String {
-    escape(value, inAttribute: false)
-  }
-
-  /// Escapes an attribute value written between double quotes. Line breaks and tabs become
-  /// character references, which attribute-value normalization would otherwise turn into
-  /// spaces.
-  static func attribute(_ value: String) -> String {
-    escape(value, inAttribute: true)
-  }
-
-  private static func escape(_ value: String, inAttribute: Bool) -> String {
-    var out = ""
-    out.reserveCapacity(value.utf8.count)
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"" where inAttribute: out += "&quot;"
-      case "\n" where inAttribute: out += "&#10;"
-      case "\r": out += "&#13;"
-      case "\t" where inAttribute: out += "&#9;"
-      case "\n", "\t": out.unicodeScalars.append(scalar)
-      default:
-        if isAllowedInXML(scalar) {
-          out.unicodeScalars.append(scalar)
-        } else {
-          out += "\\u{" + String(scalar.value, radix: 16) + "}"
-        }
-      }
-    }
-    return out
-  }
-
-  /// XML 1.0's `Char` production: tab, newline, return, U+0020–U+D7FF, U+E000–U+FFFD and
-  /// U+10000 and above (Swift strings hold no surrogates).
-  private static func isAllowedInXML(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x9, 0xA, 0xD: return true
-    case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...: return true
-    default: return false
-    }
   }
 }

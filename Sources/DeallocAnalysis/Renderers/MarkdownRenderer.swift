@@ -15,7 +15,7 @@ public struct MarkdownRenderer: ReportRenderer {
   public func render(_ report: Report) -> String {
     typealias S = RenderingSupport
     typealias T = TimeFormatting
-    let e = Self.escape
+    let e = Escaping.markdown
     var out: [String] = []
     let summary = report.summary
     out.append("## dealloctrace report")
@@ -41,14 +41,14 @@ public struct MarkdownRenderer: ReportRenderer {
       for finding in report.findings.prefix(maximumFindings) {
         out.append("")
         out.append(
-          "- **\(e(finding.kind.title))**: `\(Self.code(finding.signature.title))` ×\(finding.count)"
+          "- **\(e(finding.kind.title))**: `\(Escaping.markdownCode(finding.signature.title))` ×\(finding.count)"
             + " · `id:\(finding.id)`")
         out.append("  \(e(finding.explanation))")
         let holders = S.holderLines(finding)
         if !holders.isEmpty {
           out.append("")
           out.append("  ```")
-          for line in holders { out.append("  \(Self.fenceLine(line))") }
+          for line in holders { out.append("  \(Escaping.markdownFenceLine(line))") }
           out.append("  ```")
         }
         let (frames, omitted) = S.callerFrames(finding.stack)
@@ -61,7 +61,7 @@ public struct MarkdownRenderer: ReportRenderer {
             out.append("  ```")
             for frame in frames {
               let shown = workspace?.display(frame) ?? frame
-              out.append("  \(Self.fenceLine(S.frameLine(shown)))")
+              out.append("  \(Escaping.markdownFenceLine(S.frameLine(shown)))")
             }
             if omitted > 0 { out.append("  … \(omitted) more frames") }
             out.append("  ```")
@@ -111,7 +111,7 @@ public struct MarkdownRenderer: ReportRenderer {
     if let peak = report.peak {
       out.append("")
       out.append(
-        "**Peak queue depth:** \(S.plural(peak.depth, "object")) in queue `\(Self.code(peak.queue))`"
+        "**Peak queue depth:** \(S.plural(peak.depth, "object")) in queue `\(Escaping.markdownCode(peak.queue))`"
           + " at \(T.format(peak.at)) (session \(peak.session + 1)).")
     }
 
@@ -127,7 +127,8 @@ public struct MarkdownRenderer: ReportRenderer {
         let values =
           [row.enqueued] + ObjectState.allCases.map { row[$0] } + [row.falseLeaks, row.trueLeaks]
         out.append(
-          "| `\(Self.code(row.type))` | " + values.map(String.init).joined(separator: " | ") + " |")
+          "| `\(Escaping.markdownCode(row.type))` | "
+            + values.map(String.init).joined(separator: " | ") + " |")
       }
       if report.types.count > maximumTypes {
         out.append("")
@@ -155,49 +156,5 @@ public struct MarkdownRenderer: ReportRenderer {
       if more > 0 { out.append("- … \(more) more warnings") }
     }
     return out.joined(separator: "\n") + "\n"
-  }
-
-  /// Escapes text for Markdown prose and table cells.
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "|": out += "\\|"
-      case "\\", "`", "*", "_", "[", "]", "#": out += "\\" + String(character)
-      case "\n", "\r", "\t": out += " "
-      default:
-        // Other control characters (a terminal escape in a label) are dropped.
-        if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
-          out.append(character)
-        }
-      }
-    }
-    return out
-  }
-
-  /// Text for inside a code span: backticks and pipes cannot be escaped there, so they are
-  /// replaced by look-alikes.
-  static func code(_ text: String) -> String {
-    fenceLine(text).replacing("|", with: "¦")
-  }
-
-  /// One line of text for inside a code fence: backticks become a look-alike (three could
-  /// close the fence), line breaks of every kind (`\n`, `\r`, `\r\n`, which Swift counts as
-  /// one `Character`) become spaces, and other control characters are dropped.
-  static func fenceLine(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      if character == "`" {
-        out += "ˋ"
-      } else if character.isNewline || character == "\t" {
-        out += " "
-      } else if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
-        out.append(character)
-      }
-    }
-    return out
   }
 }

@@ -1,31 +1,5 @@
 /// Helpers shared by the renderers (internal: every renderer lives in this module).
 enum RenderingSupport {
-  /// `line` with control characters made visible (`\n`, `\u{1B}`…), so that a label or a
-  /// type from the log can neither break a line of a text report nor send escape sequences
-  /// to a terminal.
-  static func printable(_ line: String) -> String {
-    guard line.unicodeScalars.contains(where: isControl) else { return line }
-    var out = ""
-    for scalar in line.unicodeScalars {
-      switch scalar {
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if isControl(scalar) {
-          out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
-  }
-
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-  }
-
   /// Frames worth showing: the enqueue stack without its leading machinery frames (queue,
   /// tracer, runtime), at most `limit`, and how many were left out at the end.
   static func callerFrames(_ stack: [Frame], limit: Int = 8) -> (frames: [Frame], omitted: Int) {

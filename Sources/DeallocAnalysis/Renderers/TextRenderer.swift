@@ -132,7 +132,7 @@ public struct TextRenderer: ReportRenderer {
       for warning in report.warnings { out.append("  \(warning)") }
       if report.omittedWarnings > 0 { out.append("  … \(report.omittedWarnings) more") }
     }
-    return out.map(RenderingSupport.printable).joined(separator: "\n") + "\n"
+    return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
   }
 
   private func latencyLine(_ title: String, _ distribution: LatencyDistribution) -> String {

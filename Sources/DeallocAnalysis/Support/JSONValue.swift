@@ -46,7 +46,7 @@ public indirect enum JSONValue: Sendable, Equatable {
       } else {
         out += String(value)
       }
-    case .string(let value): Self.quote(value, into: &out)
+    case .string(let value): Escaping.json(value, into: &out)
     case .array(let values):
       if values.isEmpty {
         out += "[]"
@@ -69,7 +69,7 @@ public indirect enum JSONValue: Sendable, Equatable {
       for (index, (key, value)) in members.enumerated() {
         if index > 0 { out += "," }
         if pretty { newline(&out, indent + 1) }
-        Self.quote(key, into: &out)
+        Escaping.json(key, into: &out)
         out += pretty ? ": " : ":"
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
@@ -81,37 +81,5 @@ public indirect enum JSONValue: Sendable, Equatable {
   private func newline(_ out: inout String, _ indent: Int) {
     out += "\n"
     out += String(repeating: "  ", count: indent)
-  }
-
-  /// Appends `text` as a JSON string literal, escaping quotes, backslashes and control
-  /// characters (and nothing else, so non-ASCII text stays readable).
-  public static func quote(_ text: String, into out: inout String) {
-    out += "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{2028}": out += "\\u2028"
-      case "\u{2029}": out += "\\u2029"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    out += "\""
-  }
-
-  /// `text` as a JSON string literal.
-  public static func quote(_ text: String) -> String {
-    var out = ""
-    quote(text, into: &out)
-    return out
   }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Resolves frames that carry `mod` and `off` to function, file and line with the
 /// toolchain's `llvm-symbolizer`, and demangles Swift names with `swift-demangle`.
 ///
@@ -10,15 +14,29 @@ import Foundation
 /// handles all the new offsets of one module in a stack. A frame that already has a file
 /// and line is left as it is; a frame that has only a recorded symbol keeps that symbol
 /// (the recorder's demangled name) and gains the file and line.
+///
+/// Module paths come from the log, so they are not trusted: only a regular file (checked
+/// with `stat` before use) is handed to llvm-symbolizer, never a device (`/dev/zero` made
+/// it grow to 23 GB) or a FIFO (which blocks forever), and every tool runs as a
+/// ``BoundedChild`` (time and memory limits, killed with its parent).
 public struct LLVMSymbolizer: FrameSymbolizer {
   private var cache: [String: [UInt64: (symbol: String?, file: String?, line: Int?)]] = [:]
   private var missingModules: Set<String> = []
   public private(set) var problems: [String] = []
   private let symbolizerPath: String?
   private let demanglerPath: String?
+  private let limits: BoundedChild.Limits
+  private let launcher: String?
 
-  /// Finds the tools on `PATH` (or takes explicit paths, for tests).
-  public init(symbolizerPath: String? = nil, demanglerPath: String? = nil) {
+  /// Finds the tools on `PATH` (or takes explicit paths, for tests). `launcher` is a program
+  /// that handles ``BoundedChild/launcherCommand`` (the CLI passes itself); without one the
+  /// tools get only the wall-clock limit of `limits`.
+  public init(
+    symbolizerPath: String? = nil, demanglerPath: String? = nil,
+    limits: BoundedChild.Limits = BoundedChild.Limits(), launcher: String? = nil
+  ) {
+    self.limits = limits
+    self.launcher = launcher
     self.symbolizerPath = symbolizerPath ?? Self.which("llvm-symbolizer")
     self.demanglerPath = demanglerPath ?? Self.which("swift-demangle")
     if self.symbolizerPath == nil {
@@ -43,10 +61,9 @@ public struct LLVMSymbolizer: FrameSymbolizer {
       }
     }
     for (module, offsets) in wanted.sorted(by: { $0.key < $1.key }) {
-      guard FileManager.default.isReadableFile(atPath: module) else {
+      if let problem = Self.unusableModule(module) {
         missingModules.insert(module)
-        problems.append(
-          "--symbolize: \(module) is not on this machine; its frames are left as recorded")
+        problems.append("--symbolize: \(module) \(problem); its frames are left as recorded")
         continue
       }
       resolve(module, offsets.sorted(), with: symbolizerPath)
@@ -67,8 +84,16 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     let arguments =
       ["--output-style=JSON", "--functions=linkage", "--obj=\(module)"]
       + offsets.map { "0x" + String($0, radix: 16) }
-    guard let output = Self.run(tool, arguments) else {
+    let output: String
+    switch BoundedChild.run(tool, arguments, limits: limits, launcher: launcher) {
+    case .output(let text): output = text
+    case .failed:
       problems.append("--symbolize: llvm-symbolizer failed on \(module)")
+      missingModules.insert(module)
+      return
+    case .timedOut:
+      problems.append(
+        "--symbolize: llvm-symbolizer took longer than \(limits.seconds) s on \(module); killed")
       missingModules.insert(module)
       return
     }
@@ -107,32 +132,27 @@ public struct LLVMSymbolizer: FrameSymbolizer {
   private mutating func demangle(_ names: [String]) -> [String: String] {
     guard !names.isEmpty, let demanglerPath else { return [:] }
     let unique = Array(Set(names)).sorted()
-    guard let output = Self.run(demanglerPath, ["--compact"] + unique) else { return [:] }
+    guard
+      case .output(let output) = BoundedChild.run(
+        demanglerPath, ["--compact"] + unique, limits: limits, launcher: launcher)
+    else { return [:] }
     let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
     var result: [String: String] = [:]
     for (name, line) in zip(unique, lines) where !line.isEmpty { result[name] = String(line) }
     return result
   }
 
-  /// Runs `tool` with `arguments` (no shell) and returns its standard output, or `nil` when
-  /// it could not run or failed.
-  static func run(_ tool: String, _ arguments: [String]) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      return nil
-    }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self)
+  /// Why `module` cannot be symbolized, or `nil` when it can: it must be a readable,
+  /// non-empty regular file (following links), checked before any tool sees it.
+  static func unusableModule(_ module: String) -> String? {
+    var info = stat()
+    guard stat(module, &info) == 0 else { return "is not on this machine" }
+    guard info.st_mode & S_IFMT == S_IFREG else { return "is not a regular file" }
+    // /proc and /sys files are "regular" with size 0 (and /proc/kcore is a huge one, which
+    // the memory limit stops); no binary is empty.
+    guard info.st_size > 0 else { return "is empty (or a /proc or /sys file)" }
+    guard access(module, R_OK) == 0 else { return "is not readable" }
+    return nil
   }
 
   /// `0x…` as an integer.

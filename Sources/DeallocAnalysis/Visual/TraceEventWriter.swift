@@ -3,8 +3,7 @@
 ///
 /// Why bytes and not `String` or `JSONValue`: the exporter writes an event or two per log
 /// record, so per-event arrays, dictionaries and string growth would dominate its time.
-/// Strings are escaped as ``JSONValue/quote(_:into:)`` does (quotes, backslashes, control
-/// characters, U+2028/U+2029), byte by byte.
+/// Strings are escaped by ``Escaping/json(_:into:)-(_,[UInt8])``, as in every JSON output.
 struct TraceEventWriter {
   private(set) var bytes: [UInt8] = []
   private var wroteEvent = false
@@ -79,7 +78,7 @@ struct TraceEventWriter {
 
   mutating func string(_ name: StaticString, _ value: String) {
     key(name)
-    quote(value)
+    Escaping.json(value, into: &bytes)
   }
 
   /// A string value the exporter spells itself (no escaping needed).
@@ -95,7 +94,7 @@ struct TraceEventWriter {
     key(name)
     bytes.append(0x22)
     prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    quoteBody(value)
+    Escaping.jsonContents(value, into: &bytes)
     bytes.append(0x22)
   }
 
@@ -158,43 +157,4 @@ struct TraceEventWriter {
       divisor /= 10
     }
   }
-
-  private mutating func quote(_ value: String) {
-    bytes.append(0x22)
-    quoteBody(value)
-    bytes.append(0x22)
-  }
-
-  private mutating func quoteBody(_ value: String) {
-    var value = value
-    value.withUTF8 { utf8 in
-      var index = 0
-      while index < utf8.count {
-        let byte = utf8[index]
-        switch byte {
-        case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
-        case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
-        case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
-        case 0..<0x20:
-          raw("\\u00")
-          bytes.append(Self.hex[Int(byte >> 4)])
-          bytes.append(Self.hex[Int(byte & 0xF)])
-        case 0xE2
-        where index + 2 < utf8.count && utf8[index + 1] == 0x80
-          && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
-          // U+2028 and U+2029: valid JSON, but not valid JavaScript string literals.
-          raw("\\u202")
-          bytes.append(utf8[index + 2] == 0xA8 ? 0x38 : 0x39)
-          index += 2
-        default:
-          bytes.append(byte)
-        }
-        index += 1
-      }
-    }
-  }
-
-  private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -44,6 +44,18 @@ public final class FileTraceOutput: TraceOutput {
       self.handle = FileHandle.standardOutput
       return
     }
+    // An existing target that is not a regular file (`/dev/stdout`, a FIFO) is written in
+    // place: renaming over it would replace a device node.
+    var info = stat()
+    if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+      guard let handle = FileHandle(forWritingAtPath: path) else {
+        throw .outputUnwritable(path: path, reason: "cannot open it for writing")
+      }
+      self.path = nil
+      self.temporaryPath = nil
+      self.handle = handle
+      return
+    }
     let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
     guard FileManager.default.createFile(atPath: temporary, contents: nil),
       let handle = FileHandle(forWritingAtPath: temporary)

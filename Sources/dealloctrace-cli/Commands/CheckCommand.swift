@@ -106,6 +106,12 @@ enum CheckCommand: Command {
     if junitOnStandardOutput && verdictOnStandardOutput {
       throw UsageError("--junit - and the verdict cannot both go to standard output; add -o FILE")
     }
+    if let output, let junit = parsed.value("junit"), output != "-",
+      Output.sameFile(output, junit)
+    {
+      throw UsageError(
+        "-o and --junit name the same file; the JUnit file would replace the verdict")
+    }
     // Annotations must not corrupt a JSON verdict or a JUnit file on standard output; the
     // GitHub runner reads workflow commands from standard error as well.
     let annotationsToStandardError =
@@ -119,7 +125,18 @@ enum CheckCommand: Command {
     }
 
     let started = ContinuousClock.now
-    let report = try ReportCommand.analyze(parsed)
+    let environment = ProcessInfo.processInfo.environment
+    let summaryPath = parsed.flag("github") ? environment["GITHUB_STEP_SUMMARY"] : nil
+    // No output may be an input; --write-baseline may be the --baseline it replaces.
+    let suppressionsPath = parsed.value("suppressions").map { [$0] } ?? []
+    if let writeBaseline = parsed.value("write-baseline") {
+      try Output.refuseInputs(
+        outputs: [writeBaseline],
+        inputs: try LogInput.resolve(parsed.positional).compactMap(\.path) + suppressionsPath)
+    }
+    let report = try ReportCommand.analyze(
+      parsed, outputs: [output, parsed.value("junit"), summaryPath],
+      otherInputs: suppressionsPath + (parsed.value("baseline").map { [$0] } ?? []))
     let elapsed = ContinuousClock.now - started
     Diagnostics.printWarnings(report)
 
@@ -129,15 +146,15 @@ enum CheckCommand: Command {
     if let path = parsed.value("write-baseline") {
       let recorded = Baseline(recording: result, path: path)
       try recorded.write()
-      FileHandleStandardError.write(
-        "dealloctrace check: wrote \(recorded.entries.count) findings"
-          + " (\(recorded.entries.reduce(0) { $0 + $1.count }) objects) to the baseline \(path)\n")
+      StandardError.line(
+        "wrote \(recorded.entries.count) findings"
+          + " (\(recorded.entries.reduce(0) { $0 + $1.count }) objects) to the baseline \(path)",
+        command: name)
       if baseline == nil {
         gate.baseline = recorded
         result = gate.evaluate(report)
       }
     }
-    let environment = ProcessInfo.processInfo.environment
     let workspace = WorkspacePaths.fromEnvironment(
       environment, currentDirectory: FileManager.default.currentDirectoryPath)
     let verdict =
@@ -156,17 +173,19 @@ enum CheckCommand: Command {
         workspace: workspace.root, currentDirectory: workspace.currentDirectory
       ).render(result)
       if annotationsToStandardError {
-        try Output.writeStandardError(annotations)
+        try StandardError.write(annotations)
       } else {
         try Output.write(annotations, to: nil)
       }
-      if let summaryPath = environment["GITHUB_STEP_SUMMARY"], !summaryPath.isEmpty {
+      if let summaryPath, !summaryPath.isEmpty {
         var markdown = MarkdownRenderer()
         markdown.workspace = workspace
         try StepSummary.append(
           GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
             + "\n",
-          to: summaryPath)
+          to: summaryPath,
+          fullReport: "dealloctrace report --format markdown "
+            + parsed.positional.joined(separator: " "))
       }
     }
     return result.passed ? .success : .gateFailed

@@ -57,7 +57,13 @@ enum DiffCommand: Command {
     if let text = parsed.value("stuck-after") {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
-    let symbolizer: (any FrameSymbolizer)? = parsed.flag("symbolize") ? LLVMSymbolizer() : nil
+    let symbolizer: (any FrameSymbolizer)? =
+      parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil
+    // Neither side (a log, a directory's logs, a saved report) may be the output.
+    let sides = parsed.positional.flatMap { side in
+      [side] + ((try? LogInput.resolve([side]))?.compactMap(\.path) ?? [])
+    }
+    try Output.refuseInputs(outputs: [parsed.value("output")], inputs: sides)
     let base = try DiffInput.read(
       parsed.positional[0], options: options, symbolizer: symbolizer,
       analyzed: Diagnostics.printWarnings)

@@ -36,18 +36,16 @@ enum ExplainCommand: Command {
       try parsed.value("stuck-after").map { (text) throws(AnalysisError) in
         try DurationParsing.nanoseconds(text)
       } ?? AnalysisOptions.defaultStuckAfter
-    let inputs = try LogInput.resolve(Array(parsed.positional.dropLast()))
+    let (inputs, skipped) = try LogInput.resolveReporting(Array(parsed.positional.dropLast()))
+    try Output.refuseInputs(outputs: [parsed.value("output")], inputs: inputs.compactMap(\.path))
     var collector = ObjectHistoryCollector(
       selector, stuckAfter: stuckAfter,
-      symbolizer: parsed.flag("symbolize") ? LLVMSymbolizer() : nil)
+      symbolizer: parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil)
     var reader = LogReader()
+    for warning in skipped { collector.warn(warning) }
     try reader.read(inputs, into: &collector)
-    for warning in collector.warnings.prefix(Diagnostics.maximumPrinted) {
-      FileHandleStandardError.write("dealloctrace: warning: \(warning)\n")
-    }
-    for problem in collector.symbolizationProblems {
-      FileHandleStandardError.write("dealloctrace: warning: \(problem)\n")
-    }
+    Diagnostics.printWarnings(
+      collector.warnings.map(\.description) + collector.symbolizationProblems)
     let text = ExplainRenderer().render(
       collector.histories, selector: selector, omitted: collector.omitted)
     try Output.write(text, to: parsed.value("output"))

@@ -49,23 +49,16 @@ enum ExportCommand: Command {
       stuckAfter = try DurationParsing.nanoseconds(text)
     }
     // Resolve the inputs before creating the output, so a typo leaves no file behind.
-    let inputs = try LogInput.resolve(parsed.positional)
+    let (inputs, skipped) = try LogInput.resolveReporting(parsed.positional)
+    try Output.refuseInputs(outputs: [parsed.value("output")], inputs: inputs.compactMap(\.path))
     let output = try FileTraceOutput(path: parsed.value("output"))
     var exporter = PerfettoExporter(output: output, stuckAfter: stuckAfter)
     var reader = LogReader()
+    for warning in skipped { exporter.warn(warning) }
     try reader.read(inputs, into: &exporter)
     try exporter.finish()
-    printWarnings(exporter)
+    Diagnostics.printWarnings(
+      exporter.warnings.map(\.description), omitted: exporter.omittedWarnings)
     return .success
-  }
-
-  private static func printWarnings(_ exporter: PerfettoExporter<FileTraceOutput>) {
-    for warning in exporter.warnings.prefix(Diagnostics.maximumPrinted) {
-      FileHandleStandardError.write("dealloctrace: warning: \(warning)\n")
-    }
-    let more = exporter.warnings.count + exporter.omittedWarnings - Diagnostics.maximumPrinted
-    if more > 0 {
-      FileHandleStandardError.write("dealloctrace: \(more) more warnings\n")
-    }
   }
 }

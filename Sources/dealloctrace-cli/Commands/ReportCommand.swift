@@ -55,7 +55,7 @@ enum ReportCommand: Command {
         currentDirectory: FileManager.default.currentDirectoryPath)
       renderer = markdown
     }
-    let report = try analyze(parsed)
+    let report = try analyze(parsed, outputs: [parsed.value("output")])
     if format != "text" || parsed.value("output") != nil {
       Diagnostics.printWarnings(report)
     }
@@ -64,13 +64,20 @@ enum ReportCommand: Command {
   }
 
   /// Reads the logs named by `parsed` with the options every reading command shares
-  /// (`--stuck-after`, `--symbolize`). `check` and `export` use it too.
-  static func analyze(_ parsed: Arguments) throws -> Report {
+  /// (`--stuck-after`, `--symbolize`), after refusing any of `outputs` (and `otherInputs`,
+  /// such as a suppressions file) that is one of the inputs. `check` uses it too.
+  static func analyze(_ parsed: Arguments, outputs: [String?], otherInputs: [String] = [])
+    throws -> Report
+  {
     var options = AnalysisOptions()
     if let text = parsed.value("stuck-after") {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
-    let symbolizer: (any FrameSymbolizer)? = parsed.flag("symbolize") ? LLVMSymbolizer() : nil
-    return try DeallocAnalysis.analyze(parsed.positional, options: options, symbolizer: symbolizer)
+    let symbolizer: (any FrameSymbolizer)? =
+      parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil
+    let resolved = try LogInput.resolveReporting(parsed.positional)
+    try Output.refuseInputs(
+      outputs: outputs, inputs: resolved.inputs.compactMap(\.path) + otherInputs)
+    return try DeallocAnalysis.analyze(resolved, options: options, symbolizer: symbolizer)
   }
 }

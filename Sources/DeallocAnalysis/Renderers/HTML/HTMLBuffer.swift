@@ -15,7 +15,7 @@ package struct HTMLBuffer {
 
   /// Appends escaped text.
   mutating func text(_ text: String) {
-    Self.escape(text, into: &output)
+    Escaping.html(text, into: &output)
   }
 
   /// Opens `tag` with escaped attribute values; `nil` values are left out.
@@ -57,40 +57,9 @@ package struct HTMLBuffer {
     for (name, value) in attributes {
       guard let value else { continue }
       output += " " + name + "=\""
-      Self.escape(value, into: &output)
+      Escaping.html(value, into: &output)
       output += "\""
     }
-  }
-
-  /// Escapes `&`, `<`, `>`, `"` and `'`, and replaces the control characters XML forbids
-  /// (a JSON string may hold them) with U+FFFD, so the result is safe as text and as an
-  /// attribute value in both HTML and XML.
-  static func escape(_ text: String, into output: inout String) {
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": output += "&amp;"
-      case "<": output += "&lt;"
-      case ">": output += "&gt;"
-      case "\"": output += "&quot;"
-      case "'": output += "&#39;"
-      case "\t", "\n", "\r": output.unicodeScalars.append(scalar)
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFE
-          || scalar.value == 0xFFFF
-        {
-          output += "\u{FFFD}"
-        } else {
-          output.unicodeScalars.append(scalar)
-        }
-      }
-    }
-  }
-
-  /// `text`, escaped (`package`: the escaping tests call it).
-  package static func escape(_ text: String) -> String {
-    var output = ""
-    escape(text, into: &output)
-    return output
   }
 }
 

@@ -32,7 +32,10 @@ enum HTMLTimelineSection {
               "p", [("class", "muted")],
               text:
                 "\(HTMLFormat.plural(timeline.enqueued, "object")) enqueued, "
-                + "\(HTMLFormat.plural(timeline.drains, "drain")), peak depth "
+                + "\(HTMLFormat.plural(timeline.drains, "drain"))"
+                + (timeline.boundDrains > 0
+                  ? " (\(HTMLFormat.count(timeline.boundDrains)) at its bound)" : "")
+                + ", peak depth "
                 + "\(HTMLFormat.count(timeline.peakDepth)) at \(TimeFormatting.format(timeline.peakTime))."
             )
           }
