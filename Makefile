@@ -23,7 +23,7 @@ demo: setup
 	@echo "log: $(OUT)/feed-demo.jsonl  HTML report: $(OUT)/feed-demo.html"
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Examples Fuzz
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Examples Fuzz
 
 # The whole test suite: a strict build, the format lint, a bounded fuzz run of the log
 # reader, the concurrency tests under ThreadSanitizer, then every test (last, so that its

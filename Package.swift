@@ -4,82 +4,89 @@ import PackageDescription
 /// dealloctrace: a background deallocation queue for Swift on Linux, a recorder that
 /// traces what it does, and a CLI that explains the resulting "leaks".
 let package = Package(
-    name: "dealloctrace",
-    products: [
-        .library(name: "DeallocQueue", targets: ["DeallocQueue"]),
-        .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
-        .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
-        .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
-        .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
-    ],
-    targets: [
-        // Recording half.
-        // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
-        // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
-        .target(name: "CUnwind"),
-        // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
-        .target(name: "CSanitizer"),
-        .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
-        .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
-        .target(
-            name: "DeallocTesting",
-            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis"]
-        ),
+  name: "dealloctrace",
+  products: [
+    .library(name: "DeallocQueue", targets: ["DeallocQueue"]),
+    .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
+    .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
+    .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
+    .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
+  ],
+  targets: [
+    // Recording half.
+    // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
+    // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
+    .target(name: "CUnwind"),
+    // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
+    .target(name: "CSanitizer"),
+    .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
+    .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
+    .target(
+      name: "DeallocTesting",
+      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis"]
+    ),
 
-        // Analysis half.
-        .target(name: "DeallocAnalysis"),
-        .executableTarget(
-            name: "dealloctrace-cli",
-            dependencies: ["DeallocAnalysis"]
-        ),
+    // Analysis half.
+    .target(name: "DeallocAnalysis"),
+    .executableTarget(
+      name: "dealloctrace-cli",
+      dependencies: ["DeallocAnalysis"]
+    ),
 
-        // Benchmarks and examples.
-        .executableTarget(
-            name: "dealloctrace-bench",
-            dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind"]
-        ),
-        .executableTarget(
-            name: "FeedDemo",
-            dependencies: ["DeallocQueue", "DeallocTrace"],
-            path: "Examples/FeedDemo"
-        ),
-        // A small traced program that the tracing tests run as a child process.
-        .executableTarget(
-            name: "TraceProbe",
-            dependencies: ["DeallocQueue", "DeallocTrace"],
-            path: "Examples/TraceProbe"
-        ),
-        // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
-        .executableTarget(
-            name: "BaselineDemo",
-            dependencies: ["DeallocQueue", "DeallocTrace"],
-            path: "Examples/BaselineDemo"
-        ),
-        // The stress, crash and fault child that the reliability tests run.
-        .executableTarget(
-            name: "StressChild",
-            dependencies: ["DeallocQueue", "DeallocTrace"],
-            path: "Examples/StressChild"
-        ),
+    // Benchmarks and examples.
+    .executableTarget(
+      name: "dealloctrace-bench",
+      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind"]
+    ),
+    .executableTarget(
+      name: "FeedDemo",
+      dependencies: ["DeallocQueue", "DeallocTrace"],
+      path: "Examples/FeedDemo"
+    ),
+    // A small traced program that the tracing tests run as a child process.
+    .executableTarget(
+      name: "TraceProbe",
+      dependencies: ["DeallocQueue", "DeallocTrace"],
+      path: "Examples/TraceProbe"
+    ),
+    // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
+    .executableTarget(
+      name: "BaselineDemo",
+      dependencies: ["DeallocQueue", "DeallocTrace"],
+      path: "Examples/BaselineDemo"
+    ),
+    // The stress, crash and fault child that the reliability tests run.
+    .executableTarget(
+      name: "StressChild",
+      dependencies: ["DeallocQueue", "DeallocTrace"],
+      path: "Examples/StressChild"
+    ),
 
-        // Tests.
-        .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
-        .testTarget(
-            name: "DeallocTraceTests",
-            dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe"]
-        ),
-        // Golden-file comparison shared by the test targets.
-        .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
-        .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
-        .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting"]),
-        .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
-        .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
-        // Runs the built executables (the CLI, the demo) as child processes.
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo"]
-        ),
-        // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
-        .testTarget(name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild"]),
-    ]
+    // Tests.
+    .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
+    .testTarget(
+      name: "DeallocTraceTests",
+      dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe", "TestSupport"]
+    ),
+    // Golden-file comparison shared by the test targets.
+    .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
+    // What every child-process runner of the tests shares: the environment it clears, and
+    // reading a child's pipes while it runs.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
+    .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting", "TestSupport"]),
+    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
+    .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
+    // Runs the built executables (the CLI, the demo) as child processes.
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: [
+        "DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo", "TestSupport",
+      ]
+    ),
+    // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
+    .testTarget(
+      name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild", "TestSupport"]
+    ),
+  ]
 )

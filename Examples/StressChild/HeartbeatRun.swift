@@ -9,17 +9,20 @@ import Foundation
 /// What the heartbeat mode does until it is killed: batches of enqueues on the shared queue
 /// (100 ms delay, drained by its timer on dispatch workers) and on a private `beat` queue
 /// that the main thread drains explicitly, each batch followed by a mark `batch N` and then
-/// the line `beat N` on stdout.
+/// the line `beat N` on stdout. Every `flushEvery` batches it also waits until the log has
+/// everything recorded so far (`DeallocTrace.flush()`) and says so: `written N`.
 ///
-/// The parent kills it at a random moment and checks that everything recorded at least one
-/// flush interval before the kill is in the log: each such batch's mark, its enqueues, and
-/// the explicit drain and releases the main thread recorded before the mark. Some objects
+/// The parent kills it at a random moment and checks that everything recorded before the
+/// last `written N` it heard is in the log: each such batch's mark, its enqueues, and the
+/// explicit drain and releases the main thread recorded before the mark. (The writer's own
+/// flush bound is tested on a simulated clock: WriterFlushTests.) Some objects
 /// are kept alive past their release, so the log also holds late objects (a later
 /// `dealloc`) and leaked ones.
 struct HeartbeatRun {
   static let objectsPerBatch = 20
   /// Objects per batch handed to the `beat` queue and released by its explicit drain.
   static let drainedPerBatch = 5
+  static let flushEvery = 10
   var logPath: String
 
   func run() -> Never {
@@ -48,6 +51,10 @@ struct HeartbeatRun {
       beatQueue.drain()
       DeallocTrace.mark("batch \(batch)")
       ChildOutput.line("beat \(batch)")
+      if batch % Self.flushEvery == Self.flushEvery - 1 {
+        DeallocTrace.flush()
+        ChildOutput.line("written \(batch)")
+      }
       if batch % 100 == 90 { heldForAWhile.removeAll() }
       batch += 1
       usleep(3_000)

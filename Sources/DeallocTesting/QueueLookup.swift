@@ -17,9 +17,4 @@ struct QueueLookup {
   }
 
   var isPending: Bool { !queues.isEmpty }
-
-  /// The labels of the queues, quoted, for messages: `"shared"`.
-  var quotedLabels: String {
-    queues.map { "\"\($0.label)\"" }.joined(separator: ", ")
-  }
 }

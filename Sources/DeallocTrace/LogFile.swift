@@ -48,10 +48,17 @@ struct LogFile: Sendable {
     if cunwind_try_lock(descriptor) != 0 {
       return held(requested, descriptor: descriptor, identity: identity)
     }
-    Glibc.close(descriptor)
     if let identity, HeldFiles.contains(identity) {
+      Glibc.close(descriptor)
       throw .heldByThisProcess(path: requested)
     }
+    // Our own closing session may have let go between the lock and the look at the list
+    // (it unlocks first, then leaves the list): one more try tells that from another process,
+    // since no new session of ours can claim the file while `start` holds `control`.
+    if cunwind_try_lock(descriptor) != 0 {
+      return held(requested, descriptor: descriptor, identity: identity)
+    }
+    Glibc.close(descriptor)
     let alternative = fallbackPath(for: requested, pid: pid)
     let (fallback, createdFallback) = try open(alternative)
     if !createdFallback && cunwind_is_regular_file(fallback) == 1 {
@@ -186,19 +193,26 @@ struct FileIdentity: Hashable, Sendable {
 /// lock that fails on one of these is this process's own, not another process's. The pid is
 /// part of the identity, so a forked child (which inherits the list and the parent's open
 /// file) still sees the parent's lock as another process's.
+///
+/// Counted, not a set: a closing session releases its lock before it leaves the list, so a
+/// new session can claim the same file in between; with a set, the old session's removal
+/// then dropped the new session's entry, and the next `start` blamed "another process".
 enum HeldFiles {
-  private static let all = AnnotatedMutex<Set<FileIdentity>>([])
+  private static let all = AnnotatedMutex<[FileIdentity: Int]>([:])
 
   static func add(_ identity: FileIdentity) {
-    all.withLock { _ = $0.insert(identity) }
+    all.withLock { $0[identity, default: 0] += 1 }
   }
 
   static func remove(_ identity: FileIdentity) {
-    all.withLock { _ = $0.remove(identity) }
+    all.withLock { held in
+      guard let count = held[identity] else { return }
+      held[identity] = count > 1 ? count - 1 : nil
+    }
   }
 
   static func contains(_ identity: FileIdentity) -> Bool {
-    all.withLock { $0.contains(identity) }
+    all.withLock { $0[identity] != nil }
   }
 }
 

@@ -16,6 +16,7 @@ import Glibc
 /// session; the host program carries on.
 final class LogWriter: @unchecked Sendable {
   private let session: TraceSession
+  private let clock: WriterClock
   private var line = JSONLine()
   private var stacks = StackTable()
   private var symbols = Symbolizer()
@@ -40,13 +41,14 @@ final class LogWriter: @unchecked Sendable {
   /// hundred bytes), so that a cut log still ends within its limit.
   static let cutReserveBytes: UInt64 = 512
 
-  init(session: TraceSession) {
+  init(session: TraceSession, clock: WriterClock = .real) {
     self.session = session
+    self.clock = clock
   }
 
   /// Starts the writer on a thread of its own (not a dispatch worker: it blocks).
-  static func spawn(for session: TraceSession) {
-    let writer = Unmanaged.passRetained(LogWriter(session: session))
+  static func spawn(for session: TraceSession, clock: WriterClock = .real) {
+    let writer = Unmanaged.passRetained(LogWriter(session: session, clock: clock))
     var thread = pthread_t()
     let status = pthread_create(
       &thread, nil,
@@ -75,8 +77,7 @@ final class LogWriter: @unchecked Sendable {
     batch.reserveCapacity(session.buffer.capacity + 64)
     frames.reserveCapacity((session.buffer.capacity + 64) * max(session.frames, 1))
     while true {
-      let state = session.buffer.take(
-        into: &batch, frames: &frames, waitingAtMost: Self.flushIntervalNanoseconds)
+      let state = clock.take(session.buffer, &batch, &frames, Self.flushIntervalNanoseconds)
       do throws(DeallocTraceError) {
         try writeOut(batch, frames: frames)
         if state == .closing {
@@ -103,14 +104,14 @@ final class LogWriter: @unchecked Sendable {
 
   /// Formats `batch` and writes it, in pieces when formatting takes longer than the budget.
   private func writeOut(_ batch: [TraceEvent], frames: [UInt]) throws(DeallocTraceError) {
-    var pieceStart = cunwind_monotonic_ns()
+    var pieceStart = clock.now()
     var formatted = 0
     for event in batch {
       formatWithinLimit(event, frames: frames)
       formatted += 1
       guard formatted & 15 == 0 || symbolizedSinceLastLook else { continue }
       symbolizedSinceLastLook = false
-      let now = cunwind_monotonic_ns()
+      let now = clock.now()
       if now &- pieceStart >= Self.formattingBudgetNanoseconds {
         try writeFormatted()
         session.buffer.markWritten(formatted)

@@ -9,34 +9,6 @@ import XCTest
 #endif
 
 final class DeallocQueueTests: XCTestCase {
-  func testCallerVariableIsNilAndObjectDeinitsLaterOnAnotherThread() throws {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(100))
-    let deinitThread = Observed<UInt?>(nil)
-    let deinitTime = Observed<UInt64?>(nil)
-    let done = expectation(description: "deinit")
-    var object: Probe? = Probe { thread in
-      deinitThread.update { $0 = thread }
-      deinitTime.update { $0 = DispatchTime.now().uptimeNanoseconds }
-      done.fulfill()
-    }
-    weak let watcher = object
-    let start = DispatchTime.now().uptimeNanoseconds
-
-    queue.releaseInBackground(&object)
-
-    XCTAssertNil(object, "the caller's variable must be nil right after the call")
-    XCTAssertNotNil(watcher, "the object must still be alive before the drain")
-    XCTAssertEqual(queue.pendingCount, 1)
-    XCTAssertTrue(queue.isPending(try XCTUnwrap(watcher)))
-    wait(for: [done], timeout: 5)
-    XCTAssertNil(watcher)
-    let elapsed = try XCTUnwrap(deinitTime.current) - start
-    XCTAssertGreaterThanOrEqual(elapsed, 100_000_000, "deinit ran before the delay")
-    XCTAssertLessThan(elapsed, 2_000_000_000, "deinit ran far too late")
-    XCTAssertNotEqual(deinitThread.current, currentThreadID(), "deinit ran on the caller's thread")
-    XCTAssertEqual(queue.pendingCount, 0)
-  }
-
   func testNilVariableIsANoOp() {
     let queue = DeallocQueue(label: "test")
     var nothing: Probe? = nil
@@ -62,17 +34,22 @@ final class DeallocQueueTests: XCTestCase {
   }
 
   func testOneScheduledDrainPerBatch() {
+    // Suspended, so that the batch's timer cannot drain before every entry joined; with a zero
+    // delay the timer lands on the target when scheduled, ahead of the block added below.
     let target = DispatchQueue(label: "counting-target")
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(50), target: target)
+    target.suspend()
+    let queue = DeallocQueue(label: "test", delay: .zero, target: target)
     let deinitCount = Observed(0)
     for _ in 0..<100 {
       var object: Probe? = Probe { _ in deinitCount.update { $0 += 1 } }
       queue.releaseInBackground(&object)
     }
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 1, "later entries join the first's batch")
-    let drained = expectation(description: "batch drained")
-    target.asyncAfter(deadline: .now() + .milliseconds(300)) { drained.fulfill() }
-    wait(for: [drained], timeout: 5)
+    XCTAssertEqual(deinitCount.current, 0)
+    let drained = DispatchSemaphore(value: 0)
+    target.async { drained.signal() }  // runs after the batch's timer
+    target.resume()
+    XCTAssertEqual(drained.wait(timeout: .now() + .seconds(30)), .success)
     XCTAssertEqual(deinitCount.current, 100)
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 1)
 
@@ -84,58 +61,55 @@ final class DeallocQueueTests: XCTestCase {
     XCTAssertEqual(deinitCount.current, 101)
   }
 
-  func testTimerOfAnExplicitlyDrainedBatchDoesNotReleaseTheNextBatchEarly() throws {
-    let delay = 300
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(delay))
+  /// A batch's timer drains only its own batch: the timer of a batch that `drain()` took
+  /// must not release the next batch, which has a timer (and a full delay) of its own.
+  ///
+  /// Nothing here waits for time to pass. With a zero delay, the queue's `asyncAfter` is due
+  /// at once and lands on the target when it is scheduled, in order with the blocks the
+  /// test adds; the target is a suspended serial queue, so nothing runs until every block
+  /// is in place. The last check proves that placement, so a run that could not test the
+  /// stale timer fails instead of passing.
+  func testTimerOfAnExplicitlyDrainedBatchDoesNotReleaseTheNextBatchEarly() {
+    let target = DispatchQueue(label: "suspended-target")
+    target.suspend()
+    var suspended = true
+    defer { if suspended { target.resume() } }  // a suspended queue must not be released
+    let queue = DeallocQueue(label: "test", delay: .zero, target: target)
+    let secondReleased = Observed(false)
+    let checks = DispatchSemaphore(value: 0)
+    let staleTimerRan = Observed<(pending: Int, released: Bool)?>(nil)
+    let ownTimerRan = Observed<Bool?>(nil)
+
     var first: Probe? = Probe { _ in }
-    let firstEnqueued = DispatchTime.now().uptimeNanoseconds
-    queue.releaseInBackground(&first)  // schedules the first batch's timer, due at +300 ms
-    queue.drain()  // takes the first batch before its timer fires
-    usleep(200_000)
-
-    let released = expectation(description: "second deinit")
-    let deinitTime = Observed<UInt64?>(nil)
-    var second: Probe? = Probe { _ in
-      deinitTime.update { $0 = DispatchTime.now().uptimeNanoseconds }
-      released.fulfill()
+    queue.releaseInBackground(&first)  // the target: [first batch's timer]
+    queue.drain()  // takes the first batch; its timer is stale now
+    target.async {  // the target: [first batch's timer, this check]
+      staleTimerRan.update { $0 = (queue.pendingCount, secondReleased.current) }
+      checks.signal()
     }
-    let secondEnqueued = DispatchTime.now().uptimeNanoseconds
-    queue.releaseInBackground(&second)  // a new batch, with a timer of its own at +300 ms
+    var second: Probe? = Probe { _ in secondReleased.update { $0 = true } }
+    queue.releaseInBackground(&second)  // a new batch; the target: [..., its own timer]
+    target.async {  // the target: [..., the second batch's timer, this check]
+      ownTimerRan.update { $0 = secondReleased.current }
+      checks.signal()
+    }
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 2)
-    wait(for: [released], timeout: 10)
+    XCTAssertFalse(secondReleased.current, "released before its timer ran")
 
-    // The first timer fires about 100 ms after the second enqueue. Had it drained the
-    // second batch, the wait would be ~100 ms; a loaded machine only makes it longer. The
-    // bound leaves room for a timer that fires a little early.
-    let waited = try XCTUnwrap(deinitTime.current) - secondEnqueued
-    XCTAssertGreaterThanOrEqual(
-      waited, UInt64(delay - 20) * 1_000_000,
-      "released \(waited / 1_000_000) ms after its enqueue: an older batch's timer drained it")
-    if secondEnqueued - firstEnqueued >= UInt64(delay) * 1_000_000 {
-      // The first timer was due before the second enqueue; this run proves nothing.
-      print("note: the machine was too slow for this run to test the stale timer")
-    }
-  }
+    target.resume()
+    suspended = false
+    XCTAssertEqual(checks.wait(timeout: .now() + .seconds(30)), .success)
+    XCTAssertEqual(checks.wait(timeout: .now() + .seconds(30)), .success)
 
-  func testDeinitThatEnqueuesDuringADrainIsReleasedLaterWithoutDeadlock() {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(20))
-    let innerDeinit = expectation(description: "inner deinit")
-    let outerThread = Observed<UInt?>(nil)
-    let innerThread = Observed<UInt?>(nil)
-    var outer: Probe? = Probe { thread in
-      outerThread.update { $0 = thread }
-      var inner: Probe? = Probe { thread in
-        innerThread.update { $0 = thread }
-        innerDeinit.fulfill()
-      }
-      queue.releaseInBackground(&inner)
-      XCTAssertEqual(queue.pendingCount, 1, "the inner object waits for a drain of its own")
-    }
-    queue.releaseInBackground(&outer)
-    queue.drain()
-    XCTAssertEqual(outerThread.current, currentThreadID())
-    XCTAssertNil(innerThread.current, "the inner object must not be released in the same drain")
-    wait(for: [innerDeinit], timeout: 5)
+    // The precondition: the second batch's timer ran before the block added after it, so the
+    // first batch's timer, scheduled before the first check, ran before that check.
+    XCTAssertEqual(
+      ownTimerRan.current, true,
+      "the timers did not reach the target when scheduled; this run cannot test the stale timer")
+    XCTAssertEqual(
+      staleTimerRan.current?.pending, 1, "the first batch's timer took the second batch")
+    XCTAssertEqual(
+      staleTimerRan.current?.released, false, "the first batch's timer released the second batch")
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
@@ -159,11 +133,9 @@ final class DeallocQueueTests: XCTestCase {
       }
     }
     queue.drain()
-    // Timed drains still in flight run on the serial target; a block due after all of them
-    // runs after them, so once it has run nothing is being released any more.
-    let settled = expectation(description: "timers settled")
-    target.asyncAfter(deadline: .now() + .milliseconds(50)) { settled.fulfill() }
-    wait(for: [settled], timeout: 10)
+    // Every entry has left the queue: a timed drain that has not begun finds nothing, and
+    // one that has is waited for, so nothing is being released after this.
+    XCTAssertTrue(queue.waitForDrainsInFlight(timeout: .seconds(30)))
     XCTAssertEqual(queue.pendingCount, 0)
     var wrong = 0
     for count in counts where count != 1 { wrong += 1 }

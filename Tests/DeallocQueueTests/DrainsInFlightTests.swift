@@ -20,45 +20,6 @@ final class DrainsInFlightTests: XCTestCase {
     queue.drain()
   }
 
-  func testWaitReturnsOnlyWhenAnotherThreadsDrainHasReleasedItsWholeBatch() {
-    let queue = DeallocQueue(label: "test", delay: .seconds(60))
-    let started = DispatchSemaphore(value: 0)
-    let finished = Observed(0)
-    for _ in 0..<3 {
-      var object: Probe? = Probe { _ in
-        started.signal()
-        usleep(100_000)
-        finished.update { $0 += 1 }
-      }
-      queue.releaseInBackground(&object)
-    }
-    DispatchQueue.global().async { queue.drain() }
-    started.wait()  // the drain is releasing its first object
-
-    XCTAssertEqual(queue.pendingCount, 0, "the batch left the queue before its release")
-    XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)
-    XCTAssertTrue(queue.waitForDrainsInFlight())
-
-    XCTAssertEqual(finished.current, 3, "returned before the drain released its whole batch")
-    XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
-  }
-
-  func testATimerDrainInFlightIsWaitedForToo() {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(5))
-    let started = DispatchSemaphore(value: 0)
-    let finished = Observed(false)
-    var object: Probe? = Probe { _ in
-      started.signal()
-      usleep(200_000)
-      finished.update { $0 = true }
-    }
-    queue.releaseInBackground(&object)
-    started.wait()
-
-    XCTAssertTrue(queue.waitForDrainsInFlight())
-    XCTAssertTrue(finished.current)
-  }
-
   func testADeinitInTheDrainDoesNotWaitForItsOwnDrain() {
     let queue = DeallocQueue(label: "test", delay: .seconds(60))
     let returned = expectation(description: "the wait inside the deinit returned")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// One run of this test binary as a child process, with some of its tests selected.
@@ -26,15 +27,10 @@ struct ChildTestRun {
     case .swiftTesting:
       process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
     }
-    var childEnvironment = ProcessInfo.processInfo.environment
-    childEnvironment["DEALLOCTESTING_SAMPLES"] = "1"
-    childEnvironment["NO_COLOR"] = "1"
     // The samples leak on purpose: they must not land in the parent's trace log, which a
     // CI job gates on. Only `environment` turns tracing on for a child.
-    childEnvironment["DEALLOCTRACE_LOG"] = nil
-    childEnvironment["DEALLOCTRACE"] = nil
-    childEnvironment.merge(environment) { _, new in new }
-    process.environment = childEnvironment
+    process.environment = ChildEnvironment.inherited(
+      adding: ["DEALLOCTESTING_SAMPLES": "1", "NO_COLOR": "1"].merging(environment) { $1 })
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

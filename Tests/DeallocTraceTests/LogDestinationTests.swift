@@ -75,14 +75,13 @@ final class LogDestinationTests: XCTestCase {
   func testAFIFOWithoutAReaderIsReportedAtOnceInsteadOfHangingTheHost() throws {
     let fifo = directory.appendingPathComponent("unread.fifo")
     XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
-    let started = Date()
+    // A host that hangs on the open fails the run's timeout; nothing here is timed.
     let run = try ProbeRun.run(
       environment: ["DEALLOCTRACE_LOG": fifo.path, "TRACE_PROBE_EXIT": "3"], timeout: 20)
     XCTAssertEqual(run.status, 3)
     XCTAssertEqual(
       run.errorLines,
       ["dealloctrace: cannot open log \(fifo.path): No such device or address; tracing is off"])
-    XCTAssertLessThan(Date().timeIntervalSince(started), 10)
   }
 
   /// Files in /dev named like a fallback for `null` (`null.<pid>.jsonl`).

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 
 /// One run of the `TraceProbe` example as a child process, and what it left behind.
@@ -18,70 +20,63 @@ struct ProbeRun {
     return executable.deletingLastPathComponent().appendingPathComponent("TraceProbe")
   }
 
-  /// Runs the probe to completion (killed after `timeout` seconds).
+  /// Runs the probe (or `executable`) to completion (killed after `timeout` seconds).
   static func run(
     _ arguments: [String] = [], environment: [String: String] = [:],
-    directory: URL? = nil, timeout: TimeInterval = 60
+    directory: URL? = nil, timeout: TimeInterval = 60, executable: URL = probeURL
   ) throws -> ProbeRun {
-    let process = try launch(arguments, environment: environment, directory: directory)
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.process.isRunning && Date() < deadline {
-      usleep(10_000)
+    let probe = try launch(
+      arguments, environment: environment, directory: directory, executable: executable)
+    if probe.exited.wait(timeout: .now() + timeout) == .timedOut {
+      kill(probe.process.processIdentifier, SIGKILL)
+      XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s")
     }
-    if process.process.isRunning {
-      kill(process.process.processIdentifier, SIGKILL)
-      XCTFail("TraceProbe \(arguments) did not finish within \(timeout) s")
-    }
-    process.process.waitUntilExit()
-    return process.finish()
+    return probe.finish()
   }
 
   static func launch(
-    _ arguments: [String], environment: [String: String], directory: URL? = nil
+    _ arguments: [String], environment: [String: String], directory: URL? = nil,
+    executable: URL = probeURL
   ) throws -> RunningProbe {
     let process = Process()
-    process.executableURL = probeURL
+    process.executableURL = executable
     process.arguments = arguments
-    var inherited = ProcessInfo.processInfo.environment
-    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "TRACE_PROBE_EXIT"] {
-      inherited[name] = nil
-    }
-    process.environment = inherited.merging(environment) { $1 }
+    process.environment = ChildEnvironment.inherited(
+      clearing: ["TRACE_PROBE_EXIT"], adding: environment)
     if let directory { process.currentDirectoryURL = directory }
     let output = Pipe()
     let error = Pipe()
     process.standardOutput = output
     process.standardError = error
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
-    return RunningProbe(process: process, output: output, error: error)
+    // Both pipes are read while the child runs: one it filled would block it.
+    return RunningProbe(
+      process: process, exited: exited, output: PipeDrain(output.fileHandleForReading),
+      error: PipeDrain(error.fileHandleForReading))
   }
 }
 
 /// A probe that is still running.
 struct RunningProbe {
   let process: Process
-  let output: Pipe
-  let error: Pipe
+  /// Signalled when the child has exited.
+  let exited: DispatchSemaphore
+  let output: PipeDrain
+  let error: PipeDrain
 
-  /// Reads stdout until `line` appears (or the child exits).
+  /// Waits until stdout has the line `line` (false when the child closed stdout first).
   func waitForLine(_ line: String) -> Bool {
-    var seen = Data()
-    while true {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { return false }
-      seen.append(chunk)
-      if String(decoding: seen, as: UTF8.self).contains(line + "\n") { return true }
-    }
+    output.wait { String(decoding: $0, as: UTF8.self).contains(line + "\n") }
   }
 
   func finish() -> ProbeRun {
     process.waitUntilExit()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
     return ProbeRun(
       status: process.terminationStatus,
-      standardOutput: String(decoding: out, as: UTF8.self),
-      standardError: String(decoding: err, as: UTF8.self))
+      standardOutput: String(decoding: output.wait(), as: UTF8.self),
+      standardError: String(decoding: error.wait(), as: UTF8.self))
   }
 }
 

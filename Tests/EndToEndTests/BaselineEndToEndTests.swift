@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -40,9 +41,7 @@ import Testing
       let process = Process()
       process.executableURL = executable
       process.arguments = leaks
-      var environment = ProcessInfo.processInfo.environment
-      environment["DEALLOCTRACE_LOG"] = log
-      process.environment = environment
+      process.environment = ChildEnvironment.inherited(adding: ["DEALLOCTRACE_LOG": log])
       process.standardOutput = FileHandle.nullDevice
       try process.run()
       process.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One run of the built `dealloctrace` executable as a child process.
@@ -39,12 +40,8 @@ struct CLIRun {
     process.executableURL = override ?? executable
     process.arguments = arguments
     process.currentDirectoryURL = root
-    var environment = ProcessInfo.processInfo.environment
-    for name in ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE", "DEALLOCTRACE_LOG"] {
-      environment[name] = nil
-    }
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
+    process.environment = ChildEnvironment.inherited(
+      clearing: ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"], adding: extra)
     let output = Pipe()
     // Standard error goes to a file, so that only one pipe needs draining here.
     let errorURL = FileManager.default.temporaryDirectory

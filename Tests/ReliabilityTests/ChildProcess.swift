@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -25,12 +26,7 @@ struct ChildProcess {
   /// The environment a child gets: this process's, without tracing variables (so that a
   /// traced test run never lends its log to a child), plus `extra`.
   static func environment(_ extra: [String: String] = [:]) -> [String: String] {
-    var environment = ProcessInfo.processInfo.environment
-    for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES"] {
-      environment[name] = nil
-    }
-    environment.merge(extra) { _, new in new }
-    return environment
+    ChildEnvironment.inherited(adding: extra)
   }
 
   /// Runs `StressChild arguments…` to completion.
@@ -62,27 +58,6 @@ struct ChildProcess {
     standardError.split(separator: "\n").filter {
       $0.contains("ThreadSanitizer:") || $0.contains("AddressSanitizer:")
     }
-  }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-final class PipeDrain: @unchecked Sendable {
-  // @unchecked: `data` is written by the reading thread before `done` is signalled and read
-  // only after waiting for it.
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
-
-  init(_ handle: FileHandle) {
-    let thread = Thread { [self] in
-      data = handle.readDataToEndOfFile()
-      done.signal()
-    }
-    thread.start()
-  }
-
-  func wait() -> Data {
-    done.wait()
-    return data
   }
 }
 

@@ -1,0 +1,97 @@
+import DeallocQueue
+import Dispatch
+import XCTest
+
+@testable import DeallocTesting
+
+/// The tracker's tests that need real time to pass: a release 50 ms into the settle wait, a
+/// drain longer than the settle timeout, a real timer's release. They assert what `verify()`
+/// finds, and run as this one serial group.
+final class LeakTrackerTimingTests: XCTestCase {
+  func testObjectReleasedOnAnotherThreadWithinTheSettleTimeoutPasses() {
+    let tracker = LeakTracker(label: name, settleTimeout: .seconds(10))
+    let gone = Flag()
+    var node: Node? = Node(onDeinit: gone.set)
+    tracker.track(node!)
+    ForgetfulCache.insert(node!)
+    let released = ObjectIdentifier(node!)
+    node = nil
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+      ForgetfulCache.remove(id: released)
+    }
+
+    XCTAssertEqual(tracker.verify().count, 0)
+    XCTAssertTrue(gone.isSet)
+  }
+
+  func testObjectHandedToAQueueByAnotherThreadDuringTheWaitIsDrainedAndPasses() {
+    let queue = DeallocQueue(label: "late", delay: .seconds(60))
+    let tracker = LeakTracker(label: name, settleTimeout: .seconds(30))
+    let gone = Flag()
+    let node = Node(onDeinit: gone.set)
+    tracker.track(node)
+    let handoff = Handoff(consume node)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+      var node = handoff.take()
+      queue.releaseInBackground(&node)
+    }
+    let start = ContinuousClock.now
+
+    XCTAssertEqual(tracker.verify().count, 0)
+    XCTAssertTrue(gone.isSet)
+    XCTAssertEqual(queue.pendingCount, 0)
+    XCTAssertLessThan(
+      ContinuousClock.now - start, .seconds(30), "a queued object is drained, not waited for")
+  }
+
+  func testATimerDrainStillReleasingASlowBatchIsWaitedForNotReported() {
+    // Eight deinits of 100 ms each: the timer's drain takes 800 ms, longer than the
+    // default settle timeout (500 ms) that a polling check would give up after.
+    let queue = DeallocQueue(label: "slow-deinits", delay: .milliseconds(5))
+    let tracker = LeakTracker(label: name)
+    let started = DispatchSemaphore(value: 0)
+    let flags = (0..<8).map { _ in Flag() }
+    for flag in flags {
+      var node: Node? = Node {
+        started.signal()
+        usleep(100_000)
+        flag.set()
+      }
+      tracker.track(node!)
+      queue.releaseInBackground(&node)
+    }
+    started.wait()  // the timer's drain is releasing its first node; the batch left the queue
+    XCTAssertEqual(queue.pendingCount, 0)
+
+    let findings = tracker.verify()
+
+    XCTAssertEqual(findings.count, 0, "a drain still releasing is a delayed dealloc: \(findings)")
+    XCTAssertTrue(flags.allSatisfy(\.isSet), "verify returned before the drain finished")
+  }
+
+  func testSurvivorOfAnEarlierTimerReleaseSaysWhatIsKnownWithoutTracing() throws {
+    try XCTSkipIf(CheckRecording.isRecording, "this process is traced")
+    let queue = DeallocQueue(label: "fast", delay: .milliseconds(5))
+    let tracker = LeakTracker(label: name, settleTimeout: .milliseconds(10))
+    var node: Node? = Node()
+    weak let survivor = node
+    ForgetfulCache.insert(node!)
+    defer { survivor.map(ForgetfulCache.remove) }
+    tracker.track(node!)
+    queue.releaseInBackground(&node)
+    while queue.pendingCount > 0 { usleep(1_000) }
+    queue.waitForDrainsInFlight()
+
+    let finding = try XCTUnwrap(tracker.verify().first)
+
+    XCTAssertEqual(finding.state, .notQueued, "untraced, nothing knows that a queue released it")
+    XCTAssertNil(finding.traceID)
+    let message = finding.description
+    XCTAssertTrue(message.contains("or released by one earlier"), message)
+    XCTAssertTrue(
+      message.contains(
+        "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it, and to learn "
+          + "whether a queue released it earlier)"),
+      message)
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Reads a pipe on a thread of its own while the child runs, so that a child writing more
+/// than the pipe holds (64 KiB on Linux) never blocks on it.
+public final class PipeDrain: @unchecked Sendable {
+  // @unchecked: `data` and `ended` are guarded by `condition`.
+  private let condition = NSCondition()
+  private var data = Data()
+  private var ended = false
+
+  public init(_ handle: FileHandle) {
+    let thread = Thread { [self] in
+      while true {
+        let chunk = handle.availableData
+        condition.lock()
+        if chunk.isEmpty {
+          ended = true
+        } else {
+          data.append(chunk)
+        }
+        condition.broadcast()
+        condition.unlock()
+        if chunk.isEmpty { return }
+      }
+    }
+    thread.start()
+  }
+
+  /// Waits for the pipe's end (every process holding its write end closed it) and returns
+  /// everything read.
+  public func wait() -> Data {
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended { condition.wait() }
+    return data
+  }
+
+  /// Waits until what was read so far satisfies `isComplete`, or the pipe ends; returns
+  /// whether it was satisfied.
+  public func wait(until isComplete: (Data) -> Bool) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if isComplete(data) { return true }
+      if ended { return false }
+      condition.wait()
+    }
+  }
+}
