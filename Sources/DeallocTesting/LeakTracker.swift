@@ -153,6 +153,7 @@ public final class LeakTracker: Sendable {
       return nil
     }
     recordCheck(entry, alive: true, id: traceID)
+    let holders = entry.object.map(HolderLookup.look(at:)) ?? .off
     let traceLog = CheckRecording.logDestination
     let enqueue = traceID.flatMap { id in
       traceLog.flatMap { EnqueueStackLookup.enqueue(ofObject: id, in: $0) }
@@ -174,7 +175,8 @@ public final class LeakTracker: Sendable {
       callSite: entry.callSite,
       label: label,
       traceLog: traceLog,
-      enqueueStack: enqueue?.frames ?? []
+      enqueueStack: enqueue?.frames ?? [],
+      holderOutcome: holders
     )
   }
 

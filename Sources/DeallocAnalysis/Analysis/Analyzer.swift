@@ -29,6 +29,7 @@ public struct Analyzer: LogVisitor {
   private var typeIndex: [String: Int] = [:]
   private var recentTypes: [Int] = []
   private var warnings: CappedWarnings
+  private var holders = HolderSummary()
 
   public init(
     options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
@@ -59,9 +60,23 @@ public struct Analyzer: LogVisitor {
       inSession = true
     case .record(let record):
       guard inSession else { return }
+      if let pending = state.pendingCheck {
+        state.pendingCheck = nil
+        if case .holders(let scan) = record, scan.why == .check,
+          Self.scan(scan, follows: pending.check)
+        {
+          applyCheck(pending.check, line: pending.line, holders: scan.holders)
+          return
+        }
+        applyCheck(pending.check, line: pending.line, holders: nil)
+      }
       apply(record, line: location.line)
     case .sessionEnded(let ending):
       guard inSession else { return }
+      if let pending = state.pendingCheck {
+        state.pendingCheck = nil
+        applyCheck(pending.check, line: pending.line, holders: nil)
+      }
       finishSession(ending)
       inSession = false
       state = SessionState(state.info, maximumExamples: options.maximumExamples)
@@ -78,7 +93,7 @@ public struct Analyzer: LogVisitor {
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       omittedSessions: omittedSessions, findings: findings.sorted(), checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
-      peak: peak, hasIncompleteSession: hasIncompleteSession)
+      peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders)
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
@@ -130,7 +145,14 @@ public struct Analyzer: LogVisitor {
         state.omittedMarks += 1
       }
     case .check(let check):
-      applyCheck(check, line: line)
+      if check.alive {
+        // Judged at the next record, which may be its holders record (see `visit`).
+        state.pendingCheck = (check, line)
+      } else {
+        applyCheck(check, line: line, holders: nil)
+      }
+    case .holders(let scan):
+      applyHolders(scan)
     case .end, .session, .cut, .unknown:
       break
     }
@@ -229,7 +251,26 @@ public struct Analyzer: LogVisitor {
     var isLive: Bool
   }
 
-  private mutating func applyCheck(_ check: CheckRecord, line: Int) {
+  /// Whether a `holders` record (`why: check`) is about the check just before it: the same
+  /// id when both have one, else the same address.
+  private static func scan(_ scan: HolderRecord, follows check: CheckRecord) -> Bool {
+    if let id = scan.id, let checked = check.id { return id == checked }
+    return scan.obj == check.obj
+  }
+
+  /// A survivor takes the latest holders record written while it is alive (`why` release,
+  /// then end): the latest says best who holds it now. Matched by id, else by address.
+  /// Records about freed or unknown objects (and `check` scans, attached in `visit`) change
+  /// nothing.
+  private mutating func applyHolders(_ scan: HolderRecord) {
+    if scan.t > state.lastTime { state.lastTime = scan.t }
+    guard scan.why != .check else { return }
+    let id = scan.id ?? state.survivorByAddress[scan.obj.rawValue]
+    guard let id, state.survivors[id] != nil else { return }
+    state.survivors[id]!.holders = scan.holders
+  }
+
+  private mutating func applyCheck(_ check: CheckRecord, line: Int, holders: HolderReport?) {
     if check.t > state.lastTime { state.lastTime = check.t }
     state.summary.checks += 1
     guard check.alive else { return }
@@ -249,7 +290,7 @@ public struct Analyzer: LogVisitor {
     }
     var entry = CheckLedger.Entry(
       verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match?.facts,
-      stack: match?.stack, typeRow: typeRow)
+      stack: match?.stack, typeRow: typeRow, holders: holders)
     entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
     if match == nil {
       // The recorder gives a check an id only for an object it saw enqueued.
@@ -367,12 +408,13 @@ public struct Analyzer: LogVisitor {
       let stack = frames(survivor.live.stack)
       let type = typeName(survivor.live)
       findings.add(
-        .leaked, Signature(type: type, stack: stack), stack: stack,
+        .leaked, Signature(type: type, stack: stack, holderKey: survivor.holders?.groupingKey),
+        stack: stack,
         FindingExample(
           session: index, id: id, address: survivor.live.address, type: type,
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
-          location: LogLocation(file: file, line: survivor.line)))
+          location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
       state.checks.finished(id, in: .leaked)
     }
     // Objects still in a queue: pending, stuck or never released.
@@ -397,6 +439,13 @@ public struct Analyzer: LogVisitor {
     finishChecks(lastTime: lastTime, ended: ended)
 
     if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
+    if state.info.record.holders {
+      holders.recordedSessions += 1
+      holders.scans += ending.end?.holderScans ?? 0
+      holders.skippedScans += ending.end?.holderScansSkipped ?? 0
+    } else {
+      holders.sessionsWithout += 1
+    }
     for timeline in state.timelines where timeline.peakDepth > 0 {
       let candidate = QueuePeak(
         queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)
@@ -434,20 +483,23 @@ public struct Analyzer: LogVisitor {
       let stack = frames(entry.stack)
       let verdict = self.verdict(entry, stack: stack, lastTime: lastTime, ended: ended)
       findings.add(
-        .trueLeak, Signature(type: entry.check.type, stack: stack), stack: stack,
+        .trueLeak,
+        Signature(type: entry.check.type, stack: stack, holderKey: entry.holders?.groupingKey),
+        stack: stack,
         FindingExample(
           session: state.info.index, id: entry.facts?.id, address: entry.check.obj,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
           releasedAt: entry.facts?.releasedAt, retainCount: entry.facts?.retainCountAfterRelease,
-          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location),
+          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location,
+          holders: entry.holders),
         verdict: verdict)
     }
     for group in ledger.groups where group.count > group.examples.count {
       let first = ledger.entries[group.examples[0]]
       let stack = frames(first.stack)
       findings.add(
-        .trueLeak, Signature(type: first.check.type, stack: stack), stack: stack,
-        members: group.count - group.examples.count)
+        .trueLeak, Signature(type: first.check.type, stack: stack, holderKey: group.key.holderKey),
+        stack: stack, members: group.count - group.examples.count)
     }
     for entry in ledger.listed where checks.count < options.maximumListedChecks {
       checks.append(verdict(entry, stack: frames(entry.stack), lastTime: lastTime, ended: ended))

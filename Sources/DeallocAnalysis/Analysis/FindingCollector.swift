@@ -29,11 +29,13 @@ struct FindingCollector {
       variantIndexes.append([stackKey: 0])
       findings.append(
         Finding(
-          kind: kind, signature: signature, stack: stack, count: 1, examples: [example],
-          explanation: "", stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
+          kind: kind, signature: signature, stack: stack, holders: example.holders, count: 1,
+          examples: [example], explanation: "",
+          stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
       return
     }
     findings[index].count += 1
+    if findings[index].holders == nil { findings[index].holders = example.holders }
     example.stackKey = countInVariant(index, stackKey, stack, 1)
     if findings[index].examples.count < maximumExamples {
       findings[index].examples.append(example)
