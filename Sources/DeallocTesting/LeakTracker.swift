@@ -241,9 +241,20 @@ public final class LeakTracker: Sendable {
 private struct Watched: @unchecked Sendable {
   weak var object: AnyObject?
   let typeName: String
-  /// The object's address, kept for messages and for `check` records once it is gone.
-  let address: UInt
+  /// The object's address, kept inverted: a plain word equal to the address would read as
+  /// a holder of the very object a holder scan is asked about.
+  private let invertedAddress: UInt
   let callSite: CallSite
+
+  init(object: AnyObject, typeName: String, address: UInt, callSite: CallSite) {
+    self.object = object
+    self.typeName = typeName
+    self.invertedAddress = ~address
+    self.callSite = callSite
+  }
+
+  /// The object's address, for messages and for `check` records once it is gone.
+  var address: UInt { ~invertedAddress }
 }
 
 /// `0x…` in lower-case hex, the way the trace log writes addresses.
