@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
     .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
     .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
+    .library(name: "CHolders", targets: ["CHolders"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
   ],
   targets: [
@@ -19,7 +20,10 @@ let package = Package(
     .target(name: "CUnwind"),
     // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
     .target(name: "CSanitizer"),
-    .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer"]),
+    // Who holds a leaked object: runtime hooks, a live-object registry and a reference
+    // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
+    .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
+    .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer", "CHolders"]),
     .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
     .target(
       name: "DeallocTesting",
@@ -36,7 +40,7 @@ let package = Package(
     // Benchmarks and examples.
     .executableTarget(
       name: "dealloctrace-bench",
-      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind"]
+      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind", "CHolders"]
     ),
     .executableTarget(
       name: "FeedDemo",
@@ -48,6 +52,12 @@ let package = Package(
       name: "TraceProbe",
       dependencies: ["DeallocQueue", "DeallocTrace"],
       path: "Examples/TraceProbe"
+    ),
+    // The child that the CHolders tests run: one holder scenario per argument.
+    .executableTarget(
+      name: "HolderProbe",
+      dependencies: ["CHolders"],
+      path: "Examples/HolderProbe"
     ),
     // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
     .executableTarget(
@@ -84,6 +94,8 @@ let package = Package(
         "DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo", "TestSupport",
       ]
     ),
+    // Holder scans of HolderProbe scenarios, as child processes (debug and release).
+    .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild", "TestSupport"]

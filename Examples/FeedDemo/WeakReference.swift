@@ -8,13 +8,19 @@ import DeallocTrace
 final class WeakReference {
   private(set) weak var object: AnyObject?
   let typeName: String
-  let address: UInt
+  /// The address, bit-inverted: kept as a plain integer, it would be a word equal to the
+  /// object's address, which a holder scan (`DEALLOCTRACE_HOLDERS=1`) cannot tell from a
+  /// reference and would list as a holder (docs/log-format.md, the `holders` limits).
+  private let invertedAddress: UInt
 
   init(_ object: AnyObject?) {
     self.object = object
     typeName = object.map { String(reflecting: type(of: $0)) } ?? "nil"
-    address = object.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
+    invertedAddress =
+      ~(object.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0)
   }
+
+  var address: UInt { ~invertedAddress }
 
   var isAlive: Bool { object != nil }
 

@@ -66,8 +66,13 @@ dismissThumbnail()
 let profile = closeProfileScreen()
 DeallocTrace.mark("profile closed")
 
-// The shared queue drains about 100 ms after its first entry; look again after that.
+// The shared queue drains about 100 ms after its first entry; look again after that. With
+// holder paths on (`DEALLOCTRACE_HOLDERS=1`), each survivor's scan runs on the draining
+// thread and stretches the drain, so wait (a bounded while) until the feed is gone too.
 usleepMilliseconds(250)
+for _ in 0..<200 where feed.isAlive {
+  usleepMilliseconds(10)
+}
 DeallocTrace.mark("after the queue's delay")
 print("the same checks after the queue's delay:")
 naiveLeakCheck(feed, label: "FeedScreenTests.testCloseReleasesDataController")

@@ -33,4 +33,11 @@ enum ProbeMode: String {
   /// Calls glibc's `backtrace()` and libgcc's `_Unwind_Backtrace` in a traced process and
   /// prints which library provides each and how many frames each found.
   case unwinders
+  /// `holders NAME`: one holder scenario (`HolderScenario`), run with
+  /// `DEALLOCTRACE_HOLDERS=1`.
+  case holders
+  /// A program that exercises what the runtime hooks must survive (long string literals
+  /// copied into arrays, dictionaries, closures, weak and unowned references, async tasks,
+  /// libdispatch); prints `survived` at the end.
+  case holdersSurvival = "holders-survival"
 }

@@ -58,5 +58,9 @@ case .descriptor:
   runDescriptorCheck()
 case .unwinders:
   runUnwinderCheck()
+case .holders:
+  runHolderScenario(arguments.count > 1 ? arguments[1] : "")
+case .holdersSurvival:
+  runHolderSurvival()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

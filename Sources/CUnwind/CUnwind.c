@@ -140,6 +140,36 @@ void cunwind_thread_name(char *buffer, size_t capacity) {
 
 void cunwind_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
 
+// How much dead stack a scrub clears, and how far from the stack's limit it stays.
+#define SCRUB_BYTES (64 * 1024)
+#define SCRUB_MARGIN (32 * 1024)
+static __thread uintptr_t thread_stack_low = 0;
+
+__attribute__((noinline)) static void scrub_region(size_t bytes) {
+  char region[bytes];
+  explicit_bzero(region, bytes);
+  __asm__ volatile("" : : "r"(region) : "memory");
+}
+
+__attribute__((noinline)) void cunwind_scrub_dead_stack(void) {
+  if (thread_stack_low == 0) {
+    pthread_attr_t attributes;
+    void *low = NULL;
+    size_t size = 0;
+    thread_stack_low = 1;  // unknown: never scrub
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+      if (pthread_attr_getstack(&attributes, &low, &size) == 0 && low != NULL) {
+        thread_stack_low = (uintptr_t)low;
+      }
+      pthread_attr_destroy(&attributes);
+    }
+  }
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  if (thread_stack_low <= 1 || here < thread_stack_low + SCRUB_MARGIN + 4096) return;
+  size_t room = here - thread_stack_low - SCRUB_MARGIN;
+  scrub_region(room < SCRUB_BYTES ? room : SCRUB_BYTES);
+}
+
 uint64_t cunwind_monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

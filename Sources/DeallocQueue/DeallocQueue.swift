@@ -74,6 +74,8 @@ public final class DeallocQueue: Sendable {
       boxes.removeAll { $0.queue == nil }
       boxes.append(WeakQueue(queue: self))
     }
+    // The recorder scans for holders only of objects that no queue holds; it asks here.
+    QueueTracing.registerPendingLookup(DeallocQueue.isPendingInAnyQueue(address:))
     // `DEALLOCTRACE_LOG` / `DEALLOCTRACE` turn tracing on with no code change: every
     // enqueue needs a queue, so checking once at the first queue's creation covers them all.
     QueueTracing.bootstrapFromEnvironment()
@@ -129,7 +131,10 @@ public final class DeallocQueue: Sendable {
       scheduleDrain(of: batch)
     }
     if let batch = drains.bound {
-      target.async { [self] in drain(why: .bound, onlyBatch: batch) }
+      target.async { [self] in
+        drain(why: .bound, onlyBatch: batch)
+        QueueTracing.drainDidFinish()
+      }
     }
   }
 
@@ -142,6 +147,7 @@ public final class DeallocQueue: Sendable {
   /// the next batch waits its full `delay` after its own first entry.
   public func drain() {
     drain(why: .explicit)
+    QueueTracing.drainDidFinish()
   }
 
   /// The number of objects waiting to be released.
@@ -154,10 +160,22 @@ public final class DeallocQueue: Sendable {
   /// Leak assertions use this to tell a delayed dealloc (still queued) from a leak. It is
   /// a linear scan under the lock, meant for tests, not for hot paths.
   public func isPending(_ object: AnyObject) -> Bool {
-    let id = ObjectIdentifier(object)
-    return state.withLock { state in
-      state.entries.contains { ObjectIdentifier($0.object) == id }
+    isPending(address: UInt(bitPattern: ObjectIdentifier(object)))
+  }
+
+  /// Whether the object at `address` is waiting in this queue now (`isPending(_:)` for a
+  /// caller that holds no reference to it).
+  package func isPending(address: UInt) -> Bool {
+    state.withLock { state in
+      state.entries.contains { UInt(bitPattern: ObjectIdentifier($0.object)) == address }
     }
+  }
+
+  /// Whether the object at `address` is waiting in any live queue: the recorder's question
+  /// before it scans for a checked object's holders (see `QueueTracing`).
+  @Sendable
+  package static func isPendingInAnyQueue(address: UInt) -> Bool {
+    liveQueues.contains { $0.isPending(address: address) }
   }
 
   /// How many timed drains were scheduled so far (one per batch); for the queue's tests.
@@ -253,11 +271,15 @@ public final class DeallocQueue: Sendable {
   private func scheduleDrain(of number: UInt64) {
     target.asyncAfter(deadline: .now() + .nanoseconds(delay.wholeNanoseconds)) { [self] in
       drain(why: .timer, onlyBatch: number)
+      QueueTracing.drainDidFinish()
     }
   }
 
   /// Swaps the current batch out (all of it, or nothing when `onlyBatch` names a batch that
   /// is gone) and releases it on this thread, counted as a drain in flight meanwhile.
+  /// Never inlined: its frame, which held the objects, is gone when the caller lets the
+  /// recorder scrub the dead stack (`QueueTracing.drainDidFinish`).
+  @inline(never)
   private func drain(why: QueueTracing.DrainReason, onlyBatch: UInt64? = nil) {
     // Bound once, by `guard var`: a second binding would be another holder of the array,
     // and the objects would be released when it goes, not where this function says.

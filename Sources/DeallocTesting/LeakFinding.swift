@@ -1,3 +1,5 @@
+import DeallocAnalysis
+
 /// An object a leak assertion watched and found still alive after every queue let it go.
 ///
 /// Its `description` is the failure message: the type, the address, the state and where
@@ -38,16 +40,40 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   /// from the trace log; empty when tracing was off, the object was never queued, or the
   /// log has no stacks (`DEALLOCTRACE_FRAMES=0`).
   public let enqueueStack: [String]
+  /// Who held the object at the last look, when holder scanning is on
+  /// (`DEALLOCTRACE_HOLDERS=1`); `nil` otherwise.
+  public var holders: HolderReport? {
+    if case .found(let report) = holderOutcome { return report }
+    return nil
+  }
+  /// What the holder scan said, for the message.
+  let holderOutcome: HolderLookup.Outcome
 
   public var description: String {
-    [
+    ([
       "\(typeName) at \(address) is still alive at the end of \(label) (watched at \(callSite))",
       "  state: \(stateDescription)",
-      "  enqueue stack: \(stackDescription)",
-    ].joined(separator: "\n")
+    ] + holderLines.map { "  " + $0 } + ["  enqueue stack: \(stackDescription)"])
+    .joined(separator: "\n")
       + enqueueStack.prefix(Self.shownFrames).map { "\n    \($0)" }.joined()
       + (enqueueStack.count > Self.shownFrames
         ? "\n    … \(enqueueStack.count - Self.shownFrames) more frames" : "")
+  }
+
+  /// Who holds it: the path as every report shows it, or why there is none.
+  private var holderLines: [String] {
+    switch holderOutcome {
+    case .found(let report):
+      let value = UInt64(address.dropFirst(2), radix: 16)
+      return HolderPathText.lines(report, type: typeName, address: value.map(Address.init))
+    case .off:
+      return [
+        "held by: unknown; set DEALLOCTRACE_HOLDERS=1 in the test's environment to see the"
+          + " references that hold it"
+      ]
+    case .unavailable(let reason):
+      return ["held by: unknown; \(reason)"]
+    }
   }
 
   /// How many enqueue frames a failure message shows.

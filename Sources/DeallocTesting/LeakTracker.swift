@@ -153,6 +153,7 @@ public final class LeakTracker: Sendable {
       return nil
     }
     recordCheck(entry, alive: true, id: traceID)
+    let holders = entry.object.map(HolderLookup.look(at:)) ?? .off
     let traceLog = CheckRecording.logDestination
     let enqueue = traceID.flatMap { id in
       traceLog.flatMap { EnqueueStackLookup.enqueue(ofObject: id, in: $0) }
@@ -174,7 +175,8 @@ public final class LeakTracker: Sendable {
       callSite: entry.callSite,
       label: label,
       traceLog: traceLog,
-      enqueueStack: enqueue?.frames ?? []
+      enqueueStack: enqueue?.frames ?? [],
+      holderOutcome: holders
     )
   }
 
@@ -239,9 +241,20 @@ public final class LeakTracker: Sendable {
 private struct Watched: @unchecked Sendable {
   weak var object: AnyObject?
   let typeName: String
-  /// The object's address, kept for messages and for `check` records once it is gone.
-  let address: UInt
+  /// The object's address, kept inverted: a plain word equal to the address would read as
+  /// a holder of the very object a holder scan is asked about.
+  private let invertedAddress: UInt
   let callSite: CallSite
+
+  init(object: AnyObject, typeName: String, address: UInt, callSite: CallSite) {
+    self.object = object
+    self.typeName = typeName
+    self.invertedAddress = ~address
+    self.callSite = callSite
+  }
+
+  /// The object's address, for messages and for `check` records once it is gone.
+  var address: UInt { ~invertedAddress }
 }
 
 /// `0x…` in lower-case hex, the way the trace log writes addresses.

@@ -12,6 +12,7 @@ extension DeallocTrace {
     guard let session = Tracer.session() else { return nil }
     // Held by the caller, so alive: no dead survivor can share its address, and the ones
     // that died before are dropped by the look `survivorID(at:in:)` takes first.
-    return Tracer.survivorID(at: UInt(bitPattern: ObjectIdentifier(object)), in: session)
+    return Tracer.survivorID(
+      at: HiddenAddress.hide(UInt(bitPattern: ObjectIdentifier(object))), in: session)
   }
 }

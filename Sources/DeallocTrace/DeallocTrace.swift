@@ -44,11 +44,29 @@ public enum DeallocTrace {
   ///   user's log, or a session is already recording. Tracing then stays as it was. A
   ///   session of this process that another thread is finishing is waited for (at most
   ///   2.5 s), so cycles of `start` and `finish` on several threads reuse `path`.
+  ///
+  /// Holders are recorded when `DEALLOCTRACE_HOLDERS=1` is set, as with the environment
+  /// switch; `start(path:frames:holders:)` chooses from code.
   public static func start(path: String, frames: Int? = nil) throws(DeallocTraceError) {
+    let environment = TraceConfiguration.processEnvironment()
+    try start(path: path, frames: frames, holders: TraceConfiguration.holders(from: environment))
+  }
+
+  /// Starts a session as `start(path:frames:)` does, and says whether it records who
+  /// still holds each survivor (`holders` records, `docs/log-format.md`).
+  ///
+  /// - Parameter holders: true turns the holder machinery on first (`enableHolders()`).
+  ///   Started from code, it knows only objects allocated after that moment; set
+  ///   `DEALLOCTRACE_HOLDERS=1` in the environment to cover the whole process from its
+  ///   start. When this runtime cannot be hooked safely, one line on stderr says so and the
+  ///   session records without holders.
+  public static func start(
+    path: String, frames: Int? = nil, holders: Bool
+  ) throws(DeallocTraceError) {
     Tracer.control.withLock { $0.environmentChecked = true }
     let depth =
       frames ?? TraceConfiguration.frames(from: TraceConfiguration.processEnvironment())
-    try Tracer.start(path: path, frames: depth)
+    try Tracer.start(path: path, frames: depth, holders: holders)
   }
 
   /// Ends the current session: writes `end` with the `pending` and `lost` counts, flushes
@@ -77,6 +95,11 @@ public enum DeallocTrace {
     event.text = label
     session.buffer.push(event)
     Tracer.checkSurvivors(session)
+    if session.holderBudget != nil {
+      // A mark follows work the program finished (a screen closed): the addresses that
+      // work left in this thread's dead stack would read as holders to a scan from a drain.
+      cunwind_scrub_dead_stack()
+    }
   }
 
   /// Records what a leak assertion saw about `object` (a `check` record).
@@ -92,28 +115,42 @@ public enum DeallocTrace {
   public static func recordCheck(_ object: AnyObject, alive: Bool, label: String, id: UInt64? = nil)
   {
     guard let session = Tracer.session() else { return }
+    let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
     var event = TraceEvent(kind: .check)
-    event.address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+    event.hiddenAddress = HiddenAddress.hide(address)
     event.metatype = unsafeBitCast(type(of: object), to: UnsafeRawPointer.self)
     record(&event, alive: alive, label: label, id: id, in: session)
+    if alive {
+      Tracer.recordHoldersAtCheck(
+        address: address, metatype: event.metatype, typeName: "", id: event.objectID,
+        in: session)
+    }
   }
 
   /// Records a check on an object that may be gone: by address and type name, for an
   /// assertion that held only a weak reference.
+  ///
+  /// With holders on, an object seen `alive` and in no queue also gets its holders
+  /// (`why: "check"`): the scanner re-validates the address as a live Swift object, so a
+  /// check that raced the object's death records none.
   public static func recordCheck(
     address: UInt, typeName: String, alive: Bool, label: String, id: UInt64? = nil
   ) {
     guard let session = Tracer.session() else { return }
     var event = TraceEvent(kind: .check)
-    event.address = address
+    event.hiddenAddress = HiddenAddress.hide(address)
     record(&event, alive: alive, label: typeName + "\u{0}" + label, id: id, in: session)
+    if alive {
+      Tracer.recordHoldersAtCheck(
+        address: address, metatype: nil, typeName: typeName, id: event.objectID, in: session)
+    }
   }
 
   private static func record(
     _ event: inout TraceEvent, alive: Bool, label: String, id: UInt64?, in session: TraceSession
   ) {
     session.announceCurrentThread()
-    event.objectID = id ?? Tracer.survivorID(at: event.address, in: session) ?? 0
+    event.objectID = id ?? Tracer.survivorID(at: event.hiddenAddress, in: session) ?? 0
     event.flag = alive
     event.text = label
     event.time = session.now()

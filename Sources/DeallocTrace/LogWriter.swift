@@ -202,6 +202,11 @@ final class LogWriter: @unchecked Sendable {
     line.field("pending", max(0, enqueued - released - refused.releasesOfRecordedObjects))
     line.field("lost", refused.records)
     if isCut { line.field("unwritten", unwritten) }
+    if let budget = session.holderBudget {
+      let counts = budget.counts()
+      line.field("holder_scans", counts.scans)
+      line.field("holder_scans_skipped", counts.skipped)
+    }
     line.end()
   }
 
@@ -224,10 +229,11 @@ final class LogWriter: @unchecked Sendable {
         stackID = interned.id
       }
       enqueued += 1
+      session.holderBudget?.noteEnqueue(id: event.objectID, stack: stackID ?? 0)
       line.begin("enqueue")
       line.field("t", event.time)
       line.field("id", event.objectID)
-      line.field("obj", hex: event.address)
+      line.field("obj", hiddenHex: event.hiddenAddress)
       line.field("type", typeName(of: event))
       line.field("q", event.text)
       line.field("tid", event.threadID)
@@ -245,6 +251,7 @@ final class LogWriter: @unchecked Sendable {
       line.end()
     case .release:
       released += 1
+      if event.flag { session.holderBudget?.forget(id: event.objectID) }
       line.begin("release")
       line.field("t", event.time)
       line.field("id", event.objectID)
@@ -253,6 +260,7 @@ final class LogWriter: @unchecked Sendable {
       if !event.flag { line.field("rc", event.count) }
       line.end()
     case .dealloc:
+      session.holderBudget?.forget(id: event.objectID)
       line.begin("dealloc")
       line.field("t", event.time)
       line.field("id", event.objectID)
@@ -266,7 +274,7 @@ final class LogWriter: @unchecked Sendable {
     case .check:
       line.begin("check")
       line.field("t", event.time)
-      line.field("obj", hex: event.address)
+      line.field("obj", hiddenHex: event.hiddenAddress)
       var label = event.text
       if event.metatype == nil, let split = label.utf8.firstIndex(of: 0) {
         line.field("type", String(label[..<split]))
@@ -279,7 +287,30 @@ final class LogWriter: @unchecked Sendable {
       if event.objectID != 0 { line.field("id", event.objectID) }
       line.field("tid", event.threadID)
       line.end()
+    case .holders:
+      formatHolders(event)
     }
+  }
+
+  /// `{"ev":"holders","t":…,"id":…,"obj":…,"type":…,"why":…,` then the scanner's
+  /// HOLDERS-VALUE members (`direct`, `more`, `paths`, `scan_us`) `}`.
+  private func formatHolders(_ event: TraceEvent) {
+    var value = event.text
+    var type = ""
+    if event.metatype == nil, let split = value.utf8.firstIndex(of: 0) {
+      type = String(value[..<split])
+      value = String(value[value.utf8.index(after: split)...])
+    } else {
+      type = typeName(of: event)
+    }
+    line.begin("holders")
+    line.field("t", event.time)
+    if event.objectID != 0 { line.field("id", event.objectID) }
+    line.field("obj", hiddenHex: event.hiddenAddress)
+    line.field("type", type)
+    line.field("why", (HolderScanReason(rawValue: event.count) ?? .release).name)
+    line.members(ofObject: value)
+    line.end()
   }
 
   private func writeStack(_ id: Int, _ frames: ArraySlice<UInt>) {

@@ -103,7 +103,8 @@ package enum QueueTracing {
       ).assumingMemoryBound(to: UInt.self)
       pending.pointee.frame_count = Int64(cunwind_backtrace_above_caller(frames, Int32(depth), 1))
     }
-    pending.pointee.address = UInt(bitPattern: address)
+    // Hidden: the per-thread record stays in memory that a holder scan reads.
+    pending.pointee.address = HiddenAddress.hide(UInt(bitPattern: address))
     pending.pointee.metatype = metatype
     pending.pointee.session = UnsafeRawPointer(published)
     return borrowed._withUnsafeGuaranteedRef { session in
@@ -136,7 +137,7 @@ package enum QueueTracing {
     event.time = saved.pointee.time
     event.threadID = cunwind_thread_id()
     event.objectID = pending.id
-    event.address = saved.pointee.address
+    event.hiddenAddress = saved.pointee.address
     event.metatype = saved.pointee.metatype
     event.retainCount = saved.pointee.retain_count
     event.count = depth
@@ -211,6 +212,10 @@ package enum QueueTracing {
     } else {
       event.flag = true
     }
+    // With holders on, a survivor is kept alive through its holder scan (by a reference on
+    // this thread's stack, which the scan does not read), and let go after the survivor
+    // list's lock, so that no `deinit` runs under it. Taken after `rc` was read.
+    let alive = event.flag || session.holderBudget == nil ? nil : survivor.object
     session.announceCurrentThread()
     event.time = session.now()
     event.threadID = cunwind_thread_id()
@@ -221,10 +226,51 @@ package enum QueueTracing {
     // A survivor's record and its place on the watch list go together, under the list's
     // lock: `finish()`'s last look (which closes the buffer under that lock) either sees the
     // survivor, or comes first and the record is refused and counted.
-    session.survivors.withLock { list in
+    if let budget = session.holderBudget, !budget.knowsStack(of: id) {
+      // The holder cap's signature needs the enqueue stack's id, which the writer assigns:
+      // an enqueue drained at once may not be formatted yet. Bounded by one writer pass.
+      session.buffer.waitUntilWritten()
+    }
+    guard let alive else {
+      session.survivors.withLock { list in
+        guard session.buffer.push(event) else { return }
+        list.append(survivor)
+        session.survivorCount.add(1, ordering: .relaxed)
+      }
+      return
+    }
+    Tracer.withSurvivorsQuiet(session) { list in
       guard session.buffer.push(event) else { return }
       list.append(survivor)
       session.survivorCount.add(1, ordering: .relaxed)
+      Tracer.recordHoldersAfterRelease(of: alive, id: id, in: session)
     }
+  }
+
+  /// Clears the addresses a drain's releases left in this thread's dead stack, when the
+  /// session records holders: a scan from another thread would read them as holders. The
+  /// queue calls it after a traced drain, outside the frames that held the objects.
+  package static func drainDidFinish() {
+    guard let session = Tracer.Latest.load(), session.holderBudget != nil else { return }
+    cunwind_scrub_dead_stack()
+  }
+
+  /// Asks the queues whether the object at `address` waits in one of them; registered by
+  /// `DeallocQueue` when its first queue is created (the recorder does not import it).
+  private static let pendingLookup = AnnotatedMutex<(@Sendable (UInt) -> Bool)?>(nil)
+
+  /// Lets the queue answer "is the object at this address waiting in any queue" for the
+  /// recorder, which scans for holders only of objects that no queue holds (a queued one
+  /// is a delayed dealloc, and the queue would be its holder). Idempotent.
+  package static func registerPendingLookup(_ lookup: @escaping @Sendable (UInt) -> Bool) {
+    pendingLookup.withLock { registered in
+      if registered == nil { registered = lookup }
+    }
+  }
+
+  /// Whether the object at `address` waits in any queue (false before any queue exists).
+  static func isPendingInAnyQueue(address: UInt) -> Bool {
+    guard let lookup = pendingLookup.withLock({ $0 }) else { return false }
+    return lookup(address)
   }
 }

@@ -7,6 +7,7 @@ import Glibc
 /// - `DEALLOCTRACE=1` alone: `./dealloctrace.<pid>.jsonl`.
 /// - `DEALLOCTRACE_FRAMES=N`: backtrace depth, 0 turns backtraces off.
 /// - `DEALLOCTRACE_MAX_SIZE=SIZE`: the most the log file grows to (`defaultMaxSize`).
+/// - `DEALLOCTRACE_HOLDERS=1`: record who still holds each survivor (`holders` records).
 struct TraceConfiguration: Equatable, Sendable {
   /// 32 frames cover a UI call path from the run loop to the enqueue; `unw_backtrace` costs
   /// about 8 ns a frame here, so deeper stacks mostly add cost for frames nobody reads.
@@ -30,6 +31,9 @@ struct TraceConfiguration: Equatable, Sendable {
   /// A directory to create (mode 0700, parents too) before opening `path`: the one a
   /// `DEALLOCTRACE_LOG` ending in `/` names, or a `%p` pattern's directory, when missing.
   var directoryToCreate: String? = nil
+  /// Whether the session records holders. The registry itself was started as the process
+  /// loaded, by `CHolders`' constructor reading the same variable.
+  var holders = false
 
   /// Reads the configuration; nil when tracing is not asked for. Problems with a value
   /// (not a number) are reported through `warn` and the default is used.
@@ -40,15 +44,17 @@ struct TraceConfiguration: Equatable, Sendable {
   ) -> TraceConfiguration? {
     let frames = frames(from: environment, warn: warn)
     let maxSize = maxSize(from: environment, warn: warn)
+    let holders = holders(from: environment)
     let fileName = "dealloctrace.\(pid).jsonl"
     if let requested = environment["DEALLOCTRACE_LOG"], !requested.isEmpty {
       let path = requested.replacingPercentP(with: pid)
       if isDirectory(path) {
         let separator = path.hasSuffix("/") ? "" : "/"
         return TraceConfiguration(
-          path: path + separator + fileName, frames: frames, maxSize: maxSize)
+          path: path + separator + fileName, frames: frames, maxSize: maxSize, holders: holders)
       }
-      var configuration = TraceConfiguration(path: path, frames: frames, maxSize: maxSize)
+      var configuration = TraceConfiguration(
+        path: path, frames: frames, maxSize: maxSize, holders: holders)
       if path.hasSuffix("/") {
         // A directory by its spelling: made, so that a CI job needs no `mkdir` first.
         configuration.path = path + fileName
@@ -62,9 +68,17 @@ struct TraceConfiguration: Equatable, Sendable {
       return configuration
     }
     if let flag = environment["DEALLOCTRACE"], !flag.isEmpty, flag != "0" {
-      return TraceConfiguration(path: "./" + fileName, frames: frames, maxSize: maxSize)
+      return TraceConfiguration(
+        path: "./" + fileName, frames: frames, maxSize: maxSize, holders: holders)
     }
     return nil
+  }
+
+  /// Whether `DEALLOCTRACE_HOLDERS` asks for holders: set, not empty and not `0`, as
+  /// `DEALLOCTRACE` is read.
+  static func holders(from environment: [String: String]) -> Bool {
+    guard let flag = environment["DEALLOCTRACE_HOLDERS"] else { return false }
+    return !flag.isEmpty && flag != "0"
   }
 
   /// The size `DEALLOCTRACE_MAX_SIZE` asks for, else `defaultMaxSize`; nil for no limit
@@ -139,6 +153,7 @@ struct TraceConfiguration: Equatable, Sendable {
     var result: [String: String] = [:]
     for name in [
       "DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_FRAMES", "DEALLOCTRACE_MAX_SIZE",
+      "DEALLOCTRACE_HOLDERS",
     ] {
       if let value = getenv(name) {
         result[name] = String(cString: value)

@@ -29,6 +29,9 @@ final class TraceSession: @unchecked Sendable {
   /// past it (nil: no limit).
   let maxSize: UInt64?
   let buffer: EventBuffer
+  /// The holder scans this session may still run; nil when it records no holders (the
+  /// `session` record then has no `holders` key and no scan runs).
+  let holderBudget: HolderBudget?
   /// Objects that survived their release, watched until they die.
   let survivors = AnnotatedMutex<[Survivor]>([])
   let survivorCount = Atomic<Int>(0)
@@ -53,7 +56,7 @@ final class TraceSession: @unchecked Sendable {
 
   init(
     file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
-    maxSize: UInt64? = nil
+    maxSize: UInt64? = nil, holders: Bool = false
   ) {
     self.file = file
     self.maxSize = maxSize
@@ -61,6 +64,7 @@ final class TraceSession: @unchecked Sendable {
     self.pid = pid
     self.generation = generation
     self.firstID = firstID
+    self.holderBudget = holders ? HolderBudget() : nil
     self.startNanoseconds = cunwind_monotonic_ns()
     self.buffer = EventBuffer(capacity: 8192, maxFrames: frames)
   }
@@ -108,6 +112,7 @@ final class TraceSession: @unchecked Sendable {
     line.field("wall", Self.wallClockISO8601())
     line.field("delay_ms", delayMilliseconds)
     line.field("frames", frames)
+    if holderBudget != nil { line.field("holders", true) }
     line.end()
     return line.bytes
   }
@@ -140,7 +145,10 @@ final class TraceSession: @unchecked Sendable {
 struct Survivor: @unchecked Sendable {
   weak var object: AnyObject?
   let id: UInt64
-  let address: UInt
+  /// Hidden (`HiddenAddress`): the survivor list must not read as a holder to a scan.
+  let hiddenAddress: UInt
+  /// The object's type, for the `holders` record of a scan at the session's end.
+  let metatype: UnsafeRawPointer
 }
 
 extension Survivor {
@@ -148,7 +156,10 @@ extension Survivor {
   @inline(never)
   static func watching(_ object: AnyObject, id: UInt64) -> Survivor {
     var survivor = Survivor(
-      object: nil, id: id, address: UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+      object: nil, id: id,
+      hiddenAddress: HiddenAddress.hide(
+        UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())),
+      metatype: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
     survivor.object = object
     return survivor
   }

@@ -62,9 +62,12 @@ enum Tracer {
     return session
   }
 
+  /// - Parameter holders: whether the session records holders; when the holder machinery
+  ///   refuses this runtime (one stderr line), the session records without them.
   static func start(
     path: String, frames requested: Int,
-    maxSize: UInt64? = TraceConfiguration.maxSize(from: TraceConfiguration.processEnvironment())
+    maxSize: UInt64? = TraceConfiguration.maxSize(from: TraceConfiguration.processEnvironment()),
+    holders: Bool = false
   ) throws(DeallocTraceError) {
     // The previous session may be finished by another thread between the wait and the
     // lock, its writer still closing: then the claim finds our own lock, and waits again.
@@ -72,7 +75,7 @@ enum Tracer {
     while true {
       waitForPreviousSessionToClose(until: deadline)
       do throws(DeallocTraceError) {
-        return try startOnce(path: path, frames: requested, maxSize: maxSize)
+        return try startOnce(path: path, frames: requested, maxSize: maxSize, holders: holders)
       } catch .heldByThisProcess where cunwind_monotonic_ns() < deadline {
         usleep(1_000)
       }
@@ -80,7 +83,7 @@ enum Tracer {
   }
 
   private static func startOnce(
-    path: String, frames requested: Int, maxSize: UInt64?
+    path: String, frames requested: Int, maxSize: UInt64?, holders: Bool
   ) throws(DeallocTraceError) {
     try control.withLock { (state: inout ControlState) throws(DeallocTraceError) in
       let pid = getpid()
@@ -99,7 +102,8 @@ enum Tracer {
       state.generation += 1
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
-        firstID: cunwind_peek_next_object_id(), maxSize: maxSize)
+        firstID: cunwind_peek_next_object_id(), maxSize: maxSize,
+        holders: holders && Holders.enable())
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
@@ -151,6 +155,8 @@ enum Tracer {
     }
     guard let session, session.pid == getpid() else { return }
     session.endReason.store(why.rawValue, ordering: .releasing)
+    // Survivors still alive get their holders while the buffer still takes records.
+    recordHoldersAtEnd(session)
     // Survivors that died since the last look get their `dealloc` before `end`, so a
     // reader doesn't call them leaked; the buffer closes in the same critical section, so
     // no other look can be half done (its `dealloc`s would be refused) or start later.
@@ -187,7 +193,8 @@ enum Tracer {
         try TraceConfiguration.makeDirectory(directory)
       }
       try start(
-        path: configuration.path, frames: configuration.frames, maxSize: configuration.maxSize)
+        path: configuration.path, frames: configuration.frames, maxSize: configuration.maxSize,
+        holders: configuration.holders)
     } catch {
       if case .alreadyRecording = error { return }
       StandardError.write(error.description)
@@ -221,7 +228,7 @@ enum Tracer {
   static func lookLastAndClose(_ session: TraceSession) {
     let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while true {
-      let held = session.survivors.withLock { list -> HeldObjects? in
+      let held = session.survivors.withLock { list -> HiddenReferences? in
         let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
         guard !busy || cunwind_monotonic_ns() >= deadline else { return nil }
         let held = look(at: &list, in: session)
@@ -238,15 +245,17 @@ enum Tracer {
 
   /// One look, with the list's lock held. Returns the strong references it took, for
   /// `letGo` after the lock.
-  private static func look(at list: inout [Survivor], in session: TraceSession) -> HeldObjects {
-    var held = HeldObjects()
+  private static func look(
+    at list: inout [Survivor], in session: TraceSession
+  ) -> HiddenReferences {
+    var held = HiddenReferences()
     // A look after the buffer closed would see deaths that happened after the session's
     // last look; they are not the session's to record.
     guard !list.isEmpty, session.buffer.isOpen else { return held }
     var stillAlive: [Survivor] = []
     for survivor in list {
       if let object = survivor.object {
-        held.objects.append(object)
+        held.retain(object)
         stillAlive.append(survivor)
         continue
       }
@@ -257,34 +266,37 @@ enum Tracer {
     }
     session.survivorCount.subtract(list.count - stillAlive.count, ordering: .relaxed)
     list = stillAlive
-    if !held.objects.isEmpty {
+    if !held.isEmpty {
       session.survivorLooksLettingGo.add(1, ordering: .sequentiallyConsistent)
     }
     return held
   }
 
   /// Drops a look's strong references, outside the lock: this may run `deinit`s.
-  private static func letGo(_ held: consuming HeldObjects, in session: TraceSession) {
-    let counted = !held.objects.isEmpty
-    _ = consume held
+  ///
+  /// With holders on, the look's weak loads left survivors' addresses in this thread's
+  /// dead stack, which a scan from another thread would read as holders: they are cleared
+  /// before the look counts as over (scans wait for looks letting go, see
+  /// `withSurvivorsQuiet`). Never inlined, so that the look's frames are below this one.
+  @inline(never)
+  private static func letGo(_ held: consuming HiddenReferences, in session: TraceSession) {
+    let counted = !held.isEmpty
+    held.releaseAll()
+    if session.holderBudget != nil {
+      cunwind_scrub_dead_stack()
+    }
     if counted {
       session.survivorLooksLettingGo.subtract(1, ordering: .sequentiallyConsistent)
     }
   }
 
-  /// The id of a survivor at `address` that is still alive, for `check` records.
-  static func survivorID(at address: UInt, in session: TraceSession) -> UInt64? {
+  /// The id of a survivor at `hiddenAddress` (`HiddenAddress`) that is still alive, for
+  /// `check` records.
+  static func survivorID(at hiddenAddress: UInt, in session: TraceSession) -> UInt64? {
     checkSurvivors(session)
     return session.survivors.withLock { list in
       // Address only: loading the weak reference here could run a deinit under the lock.
-      list.first { $0.address == address }?.id
+      list.first { $0.hiddenAddress == hiddenAddress }?.id
     }
   }
-}
-
-/// Strong references taken while looking at survivors, released after the lock.
-/// `@unchecked Sendable`: they leave the critical section only to be released by the thread
-/// that took them.
-private struct HeldObjects: @unchecked Sendable {
-  var objects: [AnyObject] = []
 }

@@ -5,14 +5,14 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, report, shapes,
-//                                                      report-large), e.g. to
-//                                                      profile one
+//                                                      memory, holders, report, shapes,
+//                                                      report-large), e.g. to profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
   ("tracing", tracingFigures(into:)),
   ("memory", recorderMemoryFigures(into:)),
+  ("holders", holderFigures(into:)),
   ("report", reportFigures(into:)),
   ("shapes", shapeFigures(into:)),
   ("report-large", largeReportFigures(into:)),
@@ -34,6 +34,10 @@ if CommandLine.arguments.dropFirst().first == "--write-log", CommandLine.argumen
 
 if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
   recorderWorkload()  // a child of `recorderMemoryFigures`
+  exit(0)
+}
+if CommandLine.arguments.dropFirst().first == holderChildArgument {
+  holderChild(CommandLine.arguments.dropFirst(2).first ?? "")  // a child of `holderFigures`
   exit(0)
 }
 

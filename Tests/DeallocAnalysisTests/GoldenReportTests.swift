@@ -9,6 +9,9 @@ import Testing
     "survivor-late", "stalled-queue", "unknown-kinds", "hostile-names",
     // Recorded by the real recorder: `DEALLOCTRACE_LOG=… FeedDemo` (make demo).
     "recorded-feed-demo",
+    // Recorded by the holders recorder (branch holders-rec, 2026-12-01): TraceProbe's holder
+    // scenarios with DEALLOCTRACE_HOLDERS=1, one session each (see HolderGoldenTests).
+    "recorded-holders",
   ]
 
   @Test(arguments: fixtures)
@@ -23,6 +26,7 @@ import Testing
     ("feed", "1"), ("feed", "Feed.NodeCell"), ("feed", "ImageCache"),
     ("address-reuse", "0x7f0000001000"), ("survivor-late", "Held"),
     ("recorded-feed-demo", "FeedDemo.ProfileViewModel"),
+    ("recorded-holders", "TraceProbe.CapturingModel"),
   ])
   func explainMatchesGoldenFiles(_ name: String, _ target: String) throws {
     var collector = ObjectHistoryCollector(ObjectSelector(target))

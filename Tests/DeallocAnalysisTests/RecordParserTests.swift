@@ -79,15 +79,22 @@ import Testing
       ("n", K.n), ("why", K.why), ("freed", K.freed), ("label", K.label), ("alive", K.alive),
       ("pid", K.pid), ("exe", K.exe), ("wall", K.wall), ("delay_ms", K.delayMs),
       ("frames", K.frames), ("name", K.name), ("pending", K.pending), ("lost", K.lost),
-      ("ip", K.ip), ("mod", K.mod), ("off", K.off), ("sym", K.sym),
+      ("ip", K.ip), ("mod", K.mod), ("off", K.off), ("sym", K.sym), ("holders", K.holders),
+    ]
+    typealias H = HolderValueParser.Key
+    let holderKeys: [(StaticString, UInt64)] = [
+      ("direct", H.direct), ("more", H.more), ("paths", H.paths), ("scan_us", H.scanUs),
+      ("root", H.root), ("steps", H.steps), ("kind", H.kind), ("field", H.field),
+      ("element", H.element), ("count", H.count), ("captures", H.captures), ("type", H.type),
+      ("obj", H.obj), ("off", H.off), ("sym", H.sym), ("mod", H.mod), ("tid", H.tid),
     ]
     typealias R = RecordParser.Kind
     let kinds: [(StaticString, UInt64)] = [
       ("session", R.session), ("thread", R.thread), ("stack", R.stack), ("enqueue", R.enqueue),
       ("drain", R.drain), ("release", R.release), ("dealloc", R.dealloc), ("mark", R.mark),
-      ("check", R.check), ("end", R.end),
+      ("check", R.check), ("end", R.end), ("holders", R.holders),
     ]
-    for (name, value) in keys + kinds {
+    for (name, value) in keys + holderKeys + kinds {
       #expect(JSONScanner.pack(name) == value, "\(name)")
     }
   }

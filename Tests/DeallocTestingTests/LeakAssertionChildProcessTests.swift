@@ -32,6 +32,23 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     XCTAssertTrue(run.output.contains("enqueue stack: not recorded: tracing is off"), run.output)
   }
 
+  /// With `DEALLOCTRACE_HOLDERS=1` the failure names who holds the object, from a live scan
+  /// in the failing process itself: the two nodes hold each other (no log involved).
+  func testXCTestRetainCycleWithHoldersNamesTheCycle() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 1 failure"), run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "retain cycle: DeallocTestingTests.Node.next → DeallocTestingTests.Node.next → "
+          + "DeallocTestingTests.Node"),
+      run.output)
+    XCTAssertFalse(run.output.contains("set DEALLOCTRACE_HOLDERS=1"), run.output)
+  }
+
   func testXCTestTwoLeaksFailTwiceEachAtItsLine() throws {
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testTwoLeaksFailTwiceAtTheirLines")

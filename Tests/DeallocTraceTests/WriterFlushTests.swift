@@ -46,7 +46,7 @@ final class WriterFlushTests: XCTestCase {
       }
       var event = TraceEvent(kind: .enqueue)
       event.objectID = UInt64(index + 1)
-      event.address = 0x1000
+      event.hiddenAddress = HiddenAddress.hide(0x1000)
       event.metatype = unsafeBitCast(WriterFlushTests.self, to: UnsafeRawPointer.self)
       event.text = "flush"
       event.count = 1

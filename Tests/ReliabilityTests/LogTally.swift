@@ -111,7 +111,7 @@ struct LogTally: LogVisitor {
       threadIDs.insert(thread.tid)
     case .check(let check):
       _ = check
-    case .session, .stack, .end, .cut, .unknown:
+    case .session, .stack, .end, .cut, .holders, .unknown:
       break
     }
   }

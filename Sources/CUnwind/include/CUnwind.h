@@ -43,6 +43,13 @@ void cunwind_set_thread_name(const char *name);
 /// The corresponding C function is the runtime's `swift_retainCount`.
 intptr_t cunwind_retain_count(const void *object);
 
+/// Zeroes the calling thread's dead stack just below the caller's frame (at most 64 KiB,
+/// never closer than 32 KiB to the thread's stack limit), so that addresses that the
+/// recorder's finished calls left in stack slots there cannot look like holders to a later
+/// reference scan from another thread (issue 10). The stack bounds are read once per thread
+/// (`pthread_getattr_np`). Costs a `memset` of the region; only called with holders on.
+void cunwind_scrub_dead_stack(void);
+
 /// Monotonic clock in nanoseconds (`clock_gettime(CLOCK_MONOTONIC)`).
 uint64_t cunwind_monotonic_ns(void);
 

@@ -29,6 +29,7 @@ public struct Analyzer: LogVisitor {
   private var typeIndex: [String: Int] = [:]
   private var recentTypes: [Int] = []
   private var warnings: CappedWarnings
+  private var holders = HolderSummary()
 
   public init(
     options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
@@ -59,9 +60,28 @@ public struct Analyzer: LogVisitor {
       inSession = true
     case .record(let record):
       guard inSession else { return }
+      if let pending = state.pendingCheck {
+        if case .holders(let scan) = record, scan.why == .check,
+          Self.scan(scan, follows: pending.check)
+        {
+          state.pendingCheck = nil
+          applyCheck(pending.check, line: pending.line, holders: scan.holders)
+          return
+        }
+        if mayWaitLonger(for: pending.check, past: record) {
+          state.recordsPastPendingCheck += 1
+        } else {
+          state.pendingCheck = nil
+          applyCheck(pending.check, line: pending.line, holders: nil)
+        }
+      }
       apply(record, line: location.line)
     case .sessionEnded(let ending):
       guard inSession else { return }
+      if let pending = state.pendingCheck {
+        state.pendingCheck = nil
+        applyCheck(pending.check, line: pending.line, holders: nil)
+      }
       finishSession(ending)
       inSession = false
       state = SessionState(state.info, maximumExamples: options.maximumExamples)
@@ -78,7 +98,7 @@ public struct Analyzer: LogVisitor {
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       omittedSessions: omittedSessions, findings: findings.sorted(), checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
-      peak: peak, hasIncompleteSession: hasIncompleteSession)
+      peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders)
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
@@ -130,7 +150,15 @@ public struct Analyzer: LogVisitor {
         state.omittedMarks += 1
       }
     case .check(let check):
-      applyCheck(check, line: line)
+      if check.alive {
+        // Judged at its holders record, or at the next record (see `visit`).
+        state.pendingCheck = (check, line)
+        state.recordsPastPendingCheck = 0
+      } else {
+        applyCheck(check, line: line, holders: nil)
+      }
+    case .holders(let scan):
+      applyHolders(scan)
     case .end, .session, .cut, .unknown:
       break
     }
@@ -225,7 +253,49 @@ public struct Analyzer: LogVisitor {
     var isLive: Bool
   }
 
-  private mutating func applyCheck(_ check: CheckRecord, line: Int) {
+  /// How many records of other threads an alive check may wait past for its `holders`
+  /// record: the recorder writes that record right after the check on the checking thread,
+  /// but a drain on another thread can put its records in between.
+  static let holdersLookahead = 4_096
+
+  /// Whether the pending alive check may still wait for its `holders` record past `record`.
+  /// Only in a session recorded with holders (elsewhere no such record comes, and the check
+  /// is judged at the next record as before), never past a record about the same object
+  /// (its verdict must see the object as the check did) or another check, and only within
+  /// ``holdersLookahead``.
+  private func mayWaitLonger(for check: CheckRecord, past record: LogRecord) -> Bool {
+    guard state.info.record.holders, state.recordsPastPendingCheck < Self.holdersLookahead
+    else { return false }
+    switch record {
+    case .check: return false
+    case .enqueue(let enqueue): return enqueue.obj != check.obj && enqueue.id != check.id
+    case .release(let release): return release.id != check.id
+    case .dealloc(let dealloc): return dealloc.id != check.id
+    case .holders(let scan): return scan.obj != check.obj
+    default: return true
+    }
+  }
+
+  /// Whether a `holders` record (`why: check`) is about the check just before it: the same
+  /// id when both have one, else the same address.
+  private static func scan(_ scan: HolderRecord, follows check: CheckRecord) -> Bool {
+    if let id = scan.id, let checked = check.id { return id == checked }
+    return scan.obj == check.obj
+  }
+
+  /// A survivor takes the latest holders record written while it is alive (`why` release,
+  /// then end): the latest says best who holds it now. Matched by id, else by address.
+  /// Records about freed or unknown objects (and `check` scans, attached in `visit`) change
+  /// nothing.
+  private mutating func applyHolders(_ scan: HolderRecord) {
+    if scan.t > state.lastTime { state.lastTime = scan.t }
+    guard scan.why != .check else { return }
+    let id = scan.id ?? state.survivorByAddress[scan.obj.rawValue]
+    guard let id, state.survivors[id] != nil else { return }
+    state.survivors[id]!.holders = scan.holders
+  }
+
+  private mutating func applyCheck(_ check: CheckRecord, line: Int, holders: HolderReport?) {
     if check.t > state.lastTime { state.lastTime = check.t }
     state.summary.checks += 1
     guard check.alive else { return }
@@ -245,7 +315,7 @@ public struct Analyzer: LogVisitor {
     }
     var entry = CheckLedger.Entry(
       verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match?.facts,
-      stack: match?.stack, typeRow: typeRow)
+      stack: match?.stack, typeRow: typeRow, holders: holders)
     entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
     if match == nil {
       // The recorder gives a check an id only for an object it saw enqueued.
@@ -353,12 +423,25 @@ public struct Analyzer: LogVisitor {
   }
 
   /// The signature and finding keys of `object`'s type and stack, once per pair.
-  private mutating func origin(_ object: SessionState.Live) -> FindingOrigin {
-    origin(type: Int(object.type), stack: object.stack)
+  private mutating func origin(_ object: SessionState.Live, holderKey: String? = nil)
+    -> FindingOrigin
+  {
+    origin(type: Int(object.type), stack: object.stack, holderKey: holderKey)
   }
 
-  /// The signature and finding keys of type row `type` and `stack`, once per pair.
-  private mutating func origin(type: Int, stack: Int64?) -> FindingOrigin {
+  /// The signature and finding keys of type row `type` and `stack`, once per pair. A member
+  /// with a holder key (its holders group it too) gets an origin of its own, uncached: only
+  /// survivors and checks of sessions recorded with holders have one.
+  private mutating func origin(type: Int, stack: Int64?, holderKey: String? = nil)
+    -> FindingOrigin
+  {
+    if let holderKey {
+      let frames = frames(stack)
+      let signature = Signature(type: types[type].type, stack: frames, holderKey: holderKey)
+      return FindingOrigin(
+        id: FindingOrigin.uncached, signature: signature, stack: frames,
+        signatureKey: signature.key, stackKey: FindingCollector.key(of: frames))
+    }
     var origins = state.origins
     state.origins = FindingOrigins()
     defer { state.origins = origins }
@@ -379,12 +462,12 @@ public struct Analyzer: LogVisitor {
       types[Int(survivor.live.type)][.leaked] += 1
       let type = typeName(survivor.live)
       findings.add(
-        .leaked, origin(survivor.live),
+        .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
         FindingExample(
           session: index, id: id, address: survivor.live.address, type: type,
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
-          location: LogLocation(file: file, line: survivor.line)))
+          location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
       state.checks.finished(id, in: .leaked)
     }
     // Objects still in a queue, in log order: pending, stuck or never released.
@@ -409,6 +492,13 @@ public struct Analyzer: LogVisitor {
     findings.forgetOrigins()
 
     if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
+    if state.info.record.holders {
+      holders.recordedSessions += 1
+      holders.scans += ending.end?.holderScans ?? 0
+      holders.skippedScans += ending.end?.holderScansSkipped ?? 0
+    } else {
+      holders.sessionsWithout += 1
+    }
     for timeline in state.timelines where timeline.peakDepth > 0 {
       let candidate = QueuePeak(
         queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)
@@ -446,18 +536,21 @@ public struct Analyzer: LogVisitor {
       let origin = self.origin(type: entry.typeRow, stack: entry.stack)
       let verdict = self.verdict(entry, origin, lastTime: lastTime, ended: ended)
       findings.add(
-        .trueLeak, origin,
+        .trueLeak,
+        self.origin(
+          type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey),
         FindingExample(
           session: state.info.index, id: entry.facts?.id, address: entry.check.obj,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
           releasedAt: entry.facts?.releasedAt, retainCount: entry.facts?.retainCountAfterRelease,
-          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location),
+          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location,
+          holders: entry.holders),
         verdict: verdict)
     }
     for group in ledger.groups where group.count > group.examples.count {
       let first = ledger.entries[group.examples[0]]
       findings.add(
-        .trueLeak, origin(type: first.typeRow, stack: first.stack),
+        .trueLeak, origin(type: first.typeRow, stack: first.stack, holderKey: group.key.holderKey),
         members: group.count - group.examples.count)
     }
     for entry in ledger.listed where checks.count < options.maximumListedChecks {

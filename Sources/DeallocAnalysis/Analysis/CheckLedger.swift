@@ -29,6 +29,8 @@ struct CheckLedger {
     var neverEnqueued = false
     /// Among the report's listed checks.
     var listed = false
+    /// Who held the object, from the `holders` record that followed the check.
+    var holders: HolderReport?
     /// Among its true-leak group's examples.
     fileprivate(set) var isExample = false
   }
@@ -37,6 +39,8 @@ struct CheckLedger {
   struct GroupKey: Hashable {
     var type: Int
     var stack: Int64?
+    /// The holder path's grouping key, when the check has a holders record.
+    var holderKey: String?
   }
 
   /// The true leaks of one key.
@@ -175,7 +179,8 @@ struct CheckLedger {
   // MARK: - Storage
 
   private mutating func countTrueLeak(_ entry: Entry, stored: Int?) {
-    let key = GroupKey(type: entry.typeRow, stack: entry.stack)
+    let key = GroupKey(
+      type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey)
     let group: Int
     if let known = groupIndex[key] {
       group = known

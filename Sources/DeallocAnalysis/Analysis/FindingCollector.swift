@@ -25,8 +25,15 @@ struct FindingCollector {
     verdict: CheckVerdict? = nil
   ) {
     let slot = origin.id &* 4 &+ Self.order(kind)
+    if origin.id == FindingOrigin.uncached {
+      _ = insert(
+        kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature,
+        stack: origin.stack, stackKey: origin.stackKey, example, verdict: verdict)
+      return
+    }
     if slot < originSlots.count, let (index, variant) = originSlots[slot] {
       findings[index].count += 1
+      if findings[index].holders == nil { findings[index].holders = example.holders }
       findings[index].stackVariants[variant].count += 1
       if findings[index].examples.count < maximumExamples {
         var example = example
@@ -82,11 +89,13 @@ struct FindingCollector {
       variantIndexes.append([stackKey: 0])
       findings.append(
         Finding(
-          kind: kind, signature: signature, stack: stack, count: 1, examples: [example],
-          explanation: "", stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
+          kind: kind, signature: signature, stack: stack, holders: example.holders, count: 1,
+          examples: [example], explanation: "",
+          stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
       return (findings.count - 1, 0)
     }
     findings[index].count += 1
+    if findings[index].holders == nil { findings[index].holders = example.holders }
     let variant = countInVariant(index, stackKey, stack, 1)
     example.stackKey = findings[index].stackVariants[variant].key
     if findings[index].examples.count < maximumExamples {

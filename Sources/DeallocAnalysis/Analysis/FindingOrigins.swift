@@ -6,8 +6,10 @@
 /// (type, stack) of a session, a log of a million unreleased objects costs a million table
 /// lookups at the session's end instead of a million signatures (issue 11's cliff).
 struct FindingOrigin {
-  /// Dense per session, so that the collector can remember each origin's finding in an array.
+  /// Dense per session, so that the collector can remember each origin's finding in an array;
+  /// ``uncached`` for an origin made for one member, which the collector does not remember.
   var id: Int
+  static let uncached = -1
   var signature: Signature
   var stack: [Frame]
   /// ``Signature/key``.

@@ -15,7 +15,7 @@ public struct ObjectHistory: Sendable, Equatable {
   public var type: String
   public var queue: String?
   /// The records in log order, up to ``ObjectHistoryCollector/maximumEntries``: the enqueue,
-  /// release and dealloc always, drains and checks while there is room.
+  /// release and dealloc always, drains, checks and holders records while there is room.
   public var entries: [Entry] = []
   /// Drains and checks beyond the cap, counted but not kept.
   public var omittedEntries = 0
@@ -93,6 +93,9 @@ public struct ObjectHistoryCollector: LogVisitor {
   /// Matched objects of the current session, by id, as indices into `histories`.
   private var open: [UInt64: Int] = [:]
   private var byAddress: [Address: Int] = [:]
+  /// Matched objects only a check saw (never enqueued), by address, for the `holders`
+  /// record that follows such a check.
+  private var checkedOnly: [Address: Int] = [:]
   /// Matched objects still in their queue.
   private var waiting: Set<Int> = []
   private var firstOfSession = 0
@@ -121,6 +124,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       threads = [:]
       open = [:]
       byAddress = [:]
+      checkedOnly = [:]
       waiting = []
       firstOfSession = histories.count
     case .sessionEnded(let ending):
@@ -196,6 +200,7 @@ public struct ObjectHistoryCollector: LogVisitor {
           session: session!, id: r.id, address: r.obj, type: r.type, queue: nil)
         history.entries.append(
           .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil))
+        checkedOnly[r.obj] = histories.count
         histories.append(history)
         return
       }
@@ -203,6 +208,12 @@ public struct ObjectHistoryCollector: LogVisitor {
       append(
         .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil),
         to: index!)
+    case .holders(let r):
+      // Who held it, at a release, a check or the session's end: by id, else by address.
+      var index = r.id.flatMap { open[$0] }
+      if index == nil && r.id == nil { index = byAddress[r.obj] ?? checkedOnly[r.obj] }
+      guard let index else { return }
+      append(.init(record: record, location: location), to: index)
     case .session, .mark, .end, .cut, .unknown:
       break
     }

@@ -23,6 +23,8 @@ struct SessionState {
     var releasedAt: Int64
     var retainCount: Int?
     var line: Int
+    /// The latest holders record while it was alive (`why` release or end).
+    var holders: HolderReport?
   }
 
   /// What a released object leaves in ``SessionState/released``.
@@ -65,6 +67,11 @@ struct SessionState {
   var enqueued = EnqueueFilter()
   /// Signatures and finding keys, once per distinct type and stack.
   var origins = FindingOrigins()
+  /// An alive check read but not yet judged: the `holders` record that follows it (when
+  /// the recorder scanned for its object) is attached first. See ``Analyzer``.
+  var pendingCheck: (check: CheckRecord, line: Int)?
+  /// How many records the pending check has waited past (``Analyzer/holdersLookahead``).
+  var recordsPastPendingCheck = 0
   /// The largest `t` read so far.
   var lastTime: Int64 = 0
 

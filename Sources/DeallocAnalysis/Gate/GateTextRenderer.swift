@@ -53,6 +53,7 @@ public struct GateTextRenderer: Sendable {
         if let example = finding.examples.first {
           out.append("   first: \(S.example(example))")
         }
+        for line in S.holderLines(finding) { out.append("   " + line) }
         let (frames, omitted) = S.callerFrames(finding.stack, limit: maximumFrames)
         if !frames.isEmpty {
           out.append("   enqueued at:")

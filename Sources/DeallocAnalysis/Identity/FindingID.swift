@@ -74,13 +74,11 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 extension Finding {
-  /// The finding's stable id (see ``FindingID``).
-  ///
-  /// The holder key is `nil` until ``Signature`` carries the holder path's key; passing it
-  /// here is the only change needed then.
+  /// The finding's stable id (see ``FindingID``), with the holder path's key
+  /// (``Signature/holderKey``) when the log recorded holders.
   public var id: FindingID {
     FindingID(
       kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
-      holderKey: nil)
+      holderKey: signature.holderKey)
   }
 }

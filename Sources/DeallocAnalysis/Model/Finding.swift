@@ -34,6 +34,9 @@ public struct Finding: Sendable, Equatable {
   /// The full enqueue stack of the first object of the group (empty when unknown), for display
   /// and for `frame:GLOB` suppressions.
   public var stack: [Frame]
+  /// Who held the first member that has a holders record, when the recorder scanned for
+  /// holders (every member shares its ``Signature/holderKey``; addresses differ).
+  public var holders: HolderReport?
   /// How many objects (or checks, for true leaks) the group holds.
   public var count: Int
   /// The first few members, in log order.
@@ -78,6 +81,8 @@ public struct FindingExample: Sendable, Equatable {
   public var age: Int64?
   /// Where the record that made it a finding is (the enqueue, release or check line).
   public var location: LogLocation
+  /// Who held this member when the recorder scanned for it, if it did.
+  public var holders: HolderReport?
   /// Which of the finding's ``StackVariant``s this member was enqueued through.
   var stackKey = ""
 }
@@ -94,10 +99,18 @@ public struct Signature: Sendable, Hashable {
 
   public var type: String
   public var frames: [Frame]
+  /// The holder path's grouping key (``HolderReport/groupingKey``) when the recorder scanned
+  /// for holders: objects held the same way group together, those held differently apart.
+  /// `nil` without a holders record, which leaves ``key`` exactly what it was before holder
+  /// paths existed (suppressions and saved keys keep matching).
+  public var holderKey: String?
 
-  /// A stable text key: the type, then each frame's display name.
+  /// A stable text key: the type, then each frame's display name, then `holders: ` and the
+  /// holder key when there is one.
   public var key: String {
-    ([type] + frames.map(\.displayName)).joined(separator: " | ")
+    let base = ([type] + frames.map(\.displayName)).joined(separator: " | ")
+    guard let holderKey else { return base }
+    return base + " | holders: " + holderKey
   }
 
   /// The type and the innermost caller, for titles.
@@ -106,16 +119,18 @@ public struct Signature: Sendable, Hashable {
     return "\(type) from \(first.shortName)"
   }
 
-  public init(type: String, frames: [Frame]) {
+  public init(type: String, frames: [Frame], holderKey: String? = nil) {
     self.type = type
     self.frames = frames
+    self.holderKey = holderKey
   }
 
   /// The signature of an enqueue stack: skips frames of the queue, the tracer, the unwinder
   /// and the Swift runtime, then keeps ``depth`` frames.
-  public init(type: String, stack: [Frame]) {
+  public init(type: String, stack: [Frame], holderKey: String? = nil) {
     self.type = type
     self.frames = Array(stack.lazy.filter { !Self.isMachinery($0) }.prefix(Self.depth))
+    self.holderKey = holderKey
   }
 
   /// Whether a frame belongs to the machinery rather than to the program.

@@ -3,6 +3,10 @@
 /// Only the fields the contract defines are kept; unknown fields are ignored while parsing.
 /// Times are nanoseconds since the session's start. Addresses are kept as integers and
 /// formatted back as lower-case hex (``Address``), so comparing them costs nothing.
+///
+/// Not closed: the log format adds record kinds within a version (`holders` came after the
+/// first release), and each one the reader learns becomes a case here. A `switch` over it
+/// outside this package should have a `default:`.
 public enum LogRecord: Sendable, Equatable {
   case session(SessionRecord)
   case thread(ThreadRecord)
@@ -14,6 +18,8 @@ public enum LogRecord: Sendable, Equatable {
   case mark(MarkRecord)
   case check(CheckRecord)
   case end(EndRecord)
+  /// `holders`: who held an object when the recorder scanned for it.
+  case holders(HolderRecord)
   /// The log reached its size limit here; later records were not written.
   case cut(CutRecord)
   /// A kind this reader does not know. The reader skips and counts these; visitors never see them.
@@ -30,6 +36,7 @@ public enum LogRecord: Sendable, Equatable {
     case .mark(let r): return r.t
     case .check(let r): return r.t
     case .end(let r): return r.t
+    case .holders(let r): return r.t
     case .cut(let r): return r.t
     case .thread, .stack, .unknown: return nil
     }
@@ -59,11 +66,15 @@ public struct SessionRecord: Sendable, Equatable {
   public var wall: String?
   public var delayMs: Double?
   public var frames: Int?
+  /// Whether the recorder scanned for holders in this session (`"holders":true`; absent
+  /// means off).
+  public var holders: Bool
 
   public init(
     v: Int, t: Int64 = 0, pid: Int64? = nil, exe: String? = nil, wall: String? = nil,
-    delayMs: Double? = nil, frames: Int? = nil
+    delayMs: Double? = nil, frames: Int? = nil, holders: Bool = false
   ) {
+    self.holders = holders
     self.v = v
     self.t = t
     self.pid = pid
@@ -210,10 +221,19 @@ public struct EndRecord: Sendable, Equatable {
   public var why: String
   public var pending: Int
   public var lost: Int
+  /// Holder scans made, when holders were on.
+  public var holderScans: Int?
+  /// Holder scans skipped by the recorder's caps (per session, per finding signature).
+  public var holderScansSkipped: Int?
   /// Records not written after a `cut` (0 when the log was not cut).
   public var unwritten: Int
 
-  public init(t: Int64, why: String, pending: Int, lost: Int, unwritten: Int = 0) {
+  public init(
+    t: Int64, why: String, pending: Int, lost: Int, unwritten: Int = 0, holderScans: Int? = nil,
+    holderScansSkipped: Int? = nil
+  ) {
+    self.holderScans = holderScans
+    self.holderScansSkipped = holderScansSkipped
     self.t = t
     self.why = why
     self.pending = pending
@@ -232,5 +252,40 @@ public struct CutRecord: Sendable, Equatable {
   public init(t: Int64, maxSize: Int? = nil) {
     self.t = t
     self.maxSize = maxSize
+  }
+}
+
+/// `holders`: who held object `obj` when the recorder scanned memory for it.
+public struct HolderRecord: Sendable, Equatable {
+  /// Why the recorder scanned. A struct with static members: the recorder may add reasons.
+  public struct Reason: RawRepresentable, Sendable, Hashable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A traced release found a survivor; written right after its `release`.
+    public static let release = Reason(rawValue: "release")
+    /// A leak check saw the object alive outside any queue; right after the `check`.
+    public static let check = Reason(rawValue: "check")
+    /// A survivor still alive at the session's end; before `end`.
+    public static let end = Reason(rawValue: "end")
+  }
+
+  public var t: Int64
+  /// The tracer's id, when it knows the object (always for `release` and `end`).
+  public var id: UInt64?
+  public var obj: Address
+  public var type: String
+  public var why: Reason
+  public var holders: HolderReport
+
+  public init(
+    t: Int64, id: UInt64? = nil, obj: Address, type: String, why: Reason, holders: HolderReport
+  ) {
+    self.t = t
+    self.id = id
+    self.obj = obj
+    self.type = type
+    self.why = why
+    self.holders = holders
   }
 }

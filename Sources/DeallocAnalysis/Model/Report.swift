@@ -35,6 +35,9 @@ public struct Report: Sendable, Equatable {
 
   /// Whether any session is incomplete (no `end`, or a cut-off tail), listed or not.
   public var hasIncompleteSession = false
+
+  /// Whether the recorder scanned for holders, and how many scans it made and skipped.
+  public var holders = HolderSummary()
 }
 
 /// The latencies a report shows.

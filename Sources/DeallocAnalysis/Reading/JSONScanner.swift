@@ -357,16 +357,24 @@ struct JSONScanner {
   }
 
   /// The code of a key longer than 8 bytes, which cannot be packed: ``longKeyUnwritten`` for
-  /// `unwritten`, 0 (skipped) for any other. No packed key can be 1 (a key byte of 0x01
-  /// must be escaped in JSON, and escaped keys are 0).
+  /// `unwritten`, ``longKeyHolderScans`` and ``longKeyHolderScansSkipped`` for the `end`
+  /// record's holder counters, 0 (skipped) for any other. No packed key can be 1, 2 or 3 (a
+  /// key byte below 0x20 must be escaped in JSON, and escaped keys are 0).
   static func longKey(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-    let unwritten: StaticString = "unwritten"
-    guard count == unwritten.utf8CodeUnitCount else { return 0 }
-    for k in 0..<count where pointer[k] != unwritten.utf8Start[k] { return 0 }
-    return longKeyUnwritten
+    func matches(_ name: StaticString) -> Bool {
+      guard count == name.utf8CodeUnitCount else { return false }
+      for k in 0..<count where pointer[k] != name.utf8Start[k] { return false }
+      return true
+    }
+    if matches("unwritten") { return longKeyUnwritten }
+    if matches("holder_scans") { return longKeyHolderScans }
+    if matches("holder_scans_skipped") { return longKeyHolderScansSkipped }
+    return 0
   }
 
   static let longKeyUnwritten: UInt64 = 1
+  static let longKeyHolderScans: UInt64 = 2
+  static let longKeyHolderScansSkipped: UInt64 = 3
 
   /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
   @inline(__always)

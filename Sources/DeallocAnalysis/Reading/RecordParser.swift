@@ -39,9 +39,17 @@ struct RecordParser {
     static let mod: UInt64 = 0x646f6d  // "mod"
     static let off: UInt64 = 0x66666f  // "off"
     static let sym: UInt64 = 0x6d7973  // "sym"
+    static let holders: UInt64 = 0x73_7265_646c_6f68  // "holders"
+    static let direct = HolderValueParser.Key.direct
+    static let more = HolderValueParser.Key.more
+    static let paths = HolderValueParser.Key.paths
+    static let scanUs = HolderValueParser.Key.scanUs
     static let maxSize: UInt64 = 0x657a_6973_5f78_616d  // "max_size"
     /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
     static let unwritten: UInt64 = JSONScanner.longKeyUnwritten
+    /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
+    static let holderScans: UInt64 = JSONScanner.longKeyHolderScans
+    static let holderScansSkipped: UInt64 = JSONScanner.longKeyHolderScansSkipped
   }
 
   /// Record kinds, packed the same way.
@@ -56,6 +64,7 @@ struct RecordParser {
     static let mark: UInt64 = 0x6b72_616d  // "mark"
     static let check: UInt64 = 0x6b_6365_6863  // "check"
     static let end: UInt64 = 0x646e65  // "end"
+    static let holders: UInt64 = 0x73_7265_646c_6f68  // "holders"
     static let cut: UInt64 = 0x747563  // "cut"
   }
 
@@ -88,6 +97,17 @@ struct RecordParser {
     var name: String?
     var pending: Int64?
     var lost: Int64?
+    /// Where the values of the holder fields start: read in ``build`` only for the kind
+    /// that defines them (`session`'s `holders`, `end`'s counters, a `holders` record's
+    /// value), so that a field of the same name on another kind stays an unknown field,
+    /// skipped whatever its shape.
+    var holdersOnAt: Int?
+    var holderScansAt: Int?
+    var holderScansSkippedAt: Int?
+    var directAt: Int?
+    var moreAt: Int?
+    var pathsAt: Int?
+    var scanUsAt: Int?
     var maxSize: Int64?
     var unwritten: Int64?
   }
@@ -170,10 +190,36 @@ struct RecordParser {
     case Key.name: f.name = try s.readString()
     case Key.pending: f.pending = try s.readInteger()
     case Key.lost: f.lost = try s.readInteger()
+    case Key.holders: f.holdersOnAt = try Self.skip(&s)
+    case Key.direct: f.directAt = try Self.skip(&s)
+    case Key.more: f.moreAt = try Self.skip(&s)
+    case Key.paths: f.pathsAt = try Self.skip(&s)
+    case Key.scanUs: f.scanUsAt = try Self.skip(&s)
+    case Key.holderScans: f.holderScansAt = try Self.skip(&s)
+    case Key.holderScansSkipped: f.holderScansSkippedAt = try Self.skip(&s)
     case Key.maxSize: f.maxSize = try s.readInteger()
     case Key.unwritten: f.unwritten = try s.readInteger()
     default: try s.skipValue()
     }
+  }
+
+  /// Skips a value and returns where it starts, for reading it later.
+  private static func skip(_ s: inout JSONScanner) throws(Failure) -> Int {
+    s.skipWhitespace()
+    let start = s.index
+    try s.skipValue()
+    return start
+  }
+
+  /// Reads the value that starts at `start` (from ``skip(_:)``) with `read`.
+  private static func value<T>(
+    at start: Int?, _ scanner: JSONScanner,
+    _ read: (inout JSONScanner) throws(Failure) -> T
+  ) throws(Failure) -> T? {
+    guard let start else { return nil }
+    var s = scanner
+    s.index = start
+    return try read(&s)
   }
 
   private mutating func internedOrDecoded(
@@ -285,13 +331,43 @@ struct RecordParser {
       return .session(
         SessionRecord(
           v: int(try need(f.v, "v", "session"))!, t: try time(f.t ?? 0, "session"), pid: f.pid,
-          exe: f.exe, wall: f.wall, delayMs: f.delayMs, frames: int(f.frameCount)))
+          exe: f.exe, wall: f.wall, delayMs: f.delayMs, frames: int(f.frameCount),
+          holders: try Self.value(at: f.holdersOnAt, scanner) { (s) throws(Failure) in
+            try s.readBool()
+          } ?? false))
     case Kind.end:
       return .end(
         EndRecord(
           t: try time(f.t, "end"), why: f.why ?? "", pending: try count(f.pending, "pending") ?? 0,
           lost: try count(f.lost, "lost") ?? 0,
-          unwritten: try count(f.unwritten, "unwritten") ?? 0))
+          unwritten: try count(f.unwritten, "unwritten") ?? 0,
+          holderScans: try Self.value(at: f.holderScansAt, scanner) { (s) throws(Failure) in
+            try HolderValueParser.count(&s, "holder_scans")
+          },
+          holderScansSkipped: try Self.value(at: f.holderScansSkippedAt, scanner) {
+            (s) throws(Failure) in try HolderValueParser.count(&s, "holder_scans_skipped")
+          }))
+    case Kind.holders:
+      func counted(_ at: Int?, _ name: String) throws(Failure) -> Int? {
+        try Self.value(at: at, scanner) { (s) throws(Failure) in
+          try HolderValueParser.count(&s, name)
+        }
+      }
+      let paths = try need(
+        try Self.value(at: f.pathsAt, scanner) { (s) throws(Failure) in
+          try HolderValueParser.paths(&s)
+        }, "paths", "holders")
+      return .holders(
+        HolderRecord(
+          t: try time(f.t, "holders"),
+          id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") },
+          obj: Address(try need(f.obj, "obj", "holders")),
+          type: try need(f.type, "type", "holders"),
+          why: HolderRecord.Reason(rawValue: try need(f.why, "why", "holders")),
+          holders: HolderReport(
+            direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
+            more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
+            paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us"))))
     case Kind.cut:
       return .cut(CutRecord(t: try time(f.t, "cut"), maxSize: int(f.maxSize)))
     default:

@@ -28,6 +28,12 @@ public struct ExplainRenderer: Sendable {
       for entry in history.entries {
         let time = entry.record.time.map { T.format($0) } ?? ""
         out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
+        if case .holders(let r) = entry.record {
+          // The path under its record, as every output shows it.
+          for line in HolderPathText.lines(r.holders, type: r.type, address: r.obj) {
+            out.append(String(repeating: " ", count: 14) + line)
+          }
+        }
       }
       if history.omittedEntries > 0 {
         out.append(
@@ -93,6 +99,19 @@ public struct ExplainRenderer: Sendable {
         return "\(label): alive, while waiting in its queue: a false leak (delayed dealloc)"
       default: return "\(label): alive, not in a queue: a true leak"
       }
+    case .holders(let r):
+      let when: String
+      switch r.why {
+      case .release: when = "at its release"
+      case .check: when = "at the check"
+      case .end: when = "at the session's end"
+      default: when = "(\(r.why.rawValue))"
+      }
+      let scan =
+        r.holders.scanMicroseconds.map { ", scan took \(TimeFormatting.format(Int64($0) * 1000))" }
+        ?? ""
+      return
+        "who held it \(when): \(RenderingSupport.plural(r.holders.direct, "direct holder"))\(scan)"
     default:
       return "\(entry.record)"
     }

@@ -165,6 +165,7 @@ public struct GitHubRenderer: Sendable {
     if let example = finding.examples.first {
       lines.append("first: " + RenderingSupport.example(example))
     }
+    lines += RenderingSupport.holderLines(finding)
     let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
     if !frames.isEmpty {
       lines.append("enqueued at:")

@@ -21,6 +21,10 @@ public struct JSONRenderer: ReportRenderer {
       ("tool", .string("dealloctrace \(DeallocAnalysis.toolVersion)")),
       ("inputs", .array(report.inputs.map { .string($0) })),
       ("stuckAfterNs", .int(report.options.stuckAfter)),
+      ("holdersRecorded", .bool(report.holders.recorded)),
+      ("holderScans", .int(report.holders.scans)),
+      ("holderScansSkipped", .int(report.holders.skippedScans)),
+      ("holderHint", .optional(HolderHint.text(report))),
       ("summary", Self.summary(report.summary)),
       ("findings", .array(report.findings.map(Self.finding))),
       ("checks", .array(report.checks.map(Self.check))),
@@ -72,6 +76,62 @@ public struct JSONRenderer: ReportRenderer {
       ("signatureFrames", .array(finding.signature.frames.map(frame))),
       ("stack", .array(finding.stack.map(frame))),
       ("examples", .array(finding.examples.map(example))),
+      ("holderKey", .optional(finding.signature.holderKey)),
+      ("holders", finding.holders.map(holders) ?? .null),
+    ])
+  }
+
+  /// A holder report (`docs/report-format.md`, "Holders"): the log's HOLDERS-VALUE with the
+  /// report's key conventions, plus the text lines every other output shows.
+  static func holders(_ report: HolderReport) -> JSONValue {
+    .object([
+      ("direct", .int(report.direct)),
+      ("more", .int(report.more)),
+      ("scanUs", report.scanMicroseconds.map { .int($0) } ?? .null),
+      ("key", .string(report.groupingKey)),
+      ("paths", .array(report.paths.map(holderPath))),
+    ])
+  }
+
+  static func holderPath(_ path: HolderPath) -> JSONValue {
+    let root = path.root
+    return .object([
+      (
+        "root",
+        .object([
+          ("kind", .string(root.kind.rawValue)),
+          ("sym", .optional(root.symbol)),
+          ("mod", .optional(root.module)),
+          ("off", .optional(root.offset.map { "0x" + String($0, radix: 16) })),
+          ("tid", .optional(root.tid)),
+        ])
+      ),
+      ("steps", .array(path.steps.map(holderStep))),
+      ("omittedSteps", .int(path.omittedSteps)),
+    ])
+  }
+
+  static func holderStep(_ step: HolderStep) -> JSONValue {
+    var field: String?
+    var element: Int?
+    var count: Int?
+    var captures: [String]?
+    switch step.edge {
+    case .field(let name): field = name
+    case .element(let index, let total):
+      element = index
+      count = total
+    case .captures(let types): captures = types
+    case .unnamed: break
+    }
+    return .object([
+      ("type", .string(step.type)),
+      ("obj", .optional(step.address?.description)),
+      ("off", step.offset.map { .int($0) } ?? .null),
+      ("field", .optional(field)),
+      ("element", element.map { .int($0) } ?? .null),
+      ("count", count.map { .int($0) } ?? .null),
+      ("captures", captures.map { .array($0.map { .string($0) }) } ?? .null),
     ])
   }
 
@@ -89,6 +149,7 @@ public struct JSONRenderer: ReportRenderer {
       ("checkLabel", .optional(example.checkLabel)),
       ("ageNs", .optional(example.age)),
       ("location", location(example.location)),
+      ("holders", example.holders.map(holders) ?? .null),
     ])
   }
 

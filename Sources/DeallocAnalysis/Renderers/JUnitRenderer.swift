@@ -3,7 +3,8 @@
 /// One suite, `dealloctrace`, holds one test case per threshold (class
 /// `dealloctrace.thresholds`) and one per finding signature (class `dealloctrace.<kind>`):
 /// - a finding that counts against an exceeded threshold is a `<failure>` whose text is the
-///   explanation, its first examples and its enqueue stack;
+///   explanation, its first examples, who holds it (when holders were recorded) and its
+///   enqueue stack;
 /// - a finding within its limit passes, its explanation in `<system-out>`;
 /// - a finding that suppressions cover entirely is `<skipped>`, with each suppression that
 ///   covered part of it, its reason and how many members it covered.
@@ -188,12 +189,17 @@ public struct JUnitRenderer: Sendable {
     return groups
   }
 
-  /// The explanation, the examples and the enqueue stack.
+  /// The explanation, the examples, the holder path and the enqueue stack.
   private func details(_ finding: Finding) -> String {
     var lines = [finding.explanation, ""]
     for example in finding.examples { lines.append("- " + RenderingSupport.example(example)) }
     if finding.count > finding.examples.count {
       lines.append("- … and \(finding.count - finding.examples.count) more")
+    }
+    let holders = RenderingSupport.holderLines(finding)
+    if !holders.isEmpty {
+      lines.append("")
+      lines += holders
     }
     let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
     if !frames.isEmpty {

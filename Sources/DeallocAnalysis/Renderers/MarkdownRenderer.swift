@@ -44,6 +44,13 @@ public struct MarkdownRenderer: ReportRenderer {
           "- **\(e(finding.kind.title))**: `\(Escaping.markdownCode(finding.signature.title))` ×\(finding.count)"
             + " · `id:\(finding.id)`")
         out.append("  \(e(finding.explanation))")
+        let holders = S.holderLines(finding)
+        if !holders.isEmpty {
+          out.append("")
+          out.append("  ```")
+          for line in holders { out.append("  \(Escaping.markdownFenceLine(line))") }
+          out.append("  ```")
+        }
         let (frames, omitted) = S.callerFrames(finding.stack)
         if !frames.isEmpty || !finding.examples.isEmpty {
           out.append("  <details><summary>examples and stack</summary>")
@@ -66,6 +73,10 @@ public struct MarkdownRenderer: ReportRenderer {
         out.append("")
         out.append("… \(report.findings.count - maximumFindings) more findings not shown.")
       }
+    }
+    if let hint = HolderHint.text(report) {
+      out.append("")
+      out.append("**Hint:** \(e(hint))")
     }
 
     let falseLeaks = report.falseLeaks

@@ -167,7 +167,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       writer.end()
     case .check(let r):
       check(r)
-    case .session, .stack, .end, .cut, .unknown:
+    case .session, .stack, .end, .cut, .holders, .unknown:
       break
     }
     let tracked = session!.live.count + session!.survivors.count

@@ -83,4 +83,13 @@ enum RenderingSupport {
     return "session \(example.session + 1): " + parts.joined(separator: ", ")
       + " (\(example.location))"
   }
+
+  /// The holder lines of a finding (``HolderPathText``), about the first member that has a
+  /// holders record; empty when none has.
+  static func holderLines(_ finding: Finding) -> [String] {
+    guard let holders = finding.holders else { return [] }
+    let member = finding.examples.first { $0.holders != nil }
+    return HolderPathText.lines(
+      holders, type: finding.signature.type, address: member?.address)
+  }
 }

@@ -50,6 +50,7 @@ public struct TextRenderer: ReportRenderer {
         if finding.count > finding.examples.count {
           out.append("   - … and \(finding.count - finding.examples.count) more")
         }
+        for line in S.holderLines(finding) { out.append("   " + line) }
         let (frames, omitted) = S.callerFrames(finding.stack)
         if !frames.isEmpty {
           out.append("   enqueued at:")
@@ -61,6 +62,10 @@ public struct TextRenderer: ReportRenderer {
         out.append("")
         out.append("… \(report.findings.count - maximumFindings) more findings not shown")
       }
+    }
+    if let hint = HolderHint.text(report) {
+      out.append("")
+      out.append(hint)
     }
 
     let falseLeaks = report.falseLeaks

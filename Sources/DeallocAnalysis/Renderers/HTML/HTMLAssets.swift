@@ -89,6 +89,10 @@ enum HTMLAssets {
     ol.stack li{white-space:pre-wrap;word-break:break-all}
     ol.stack .loc{color:var(--muted)}
     ul.examples{margin:6px 0;padding-left:20px}
+    details.holders{margin:6px 0}
+    details.holders>summary{cursor:pointer;font-weight:600}
+    pre.holder-path{margin:6px 0;padding:8px;background:var(--code);border-radius:6px;\
+    white-space:pre-wrap;word-break:break-all}
     .note{color:var(--muted);font-style:italic}
     button#expand-all{font:inherit;font-size:12px;padding:3px 10px;border-radius:6px;\
     border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer}

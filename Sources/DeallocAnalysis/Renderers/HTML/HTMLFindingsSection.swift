@@ -20,6 +20,27 @@ enum HTMLFindingsSection {
       HTMLFormat.writeOmitted(
         shown: min(limits.findings, report.findings.count), total: report.findings.count,
         "finding groups", into: &section)
+      if let hint = HolderHint.text(report) {
+        section.element("p", [("class", "note holders-hint")], text: hint)
+      }
+    }
+  }
+
+  /// The holder path, folded: a `<details>` whose summary says who holds the object in a
+  /// few words and whose body is the path as text (``HolderPathText``), escaped.
+  private static func holders(_ finding: Finding, into html: inout HTMLBuffer) {
+    let lines = RenderingSupport.holderLines(finding)
+    guard !lines.isEmpty else { return }
+    // Open: the path is what the reader of a leak wants first; it folds away like the rest.
+    html.element("details", [("class", "holders"), ("open", "open")]) { details in
+      // A heading ("held by (…):") is the summary and the chain the body; a one-line
+      // path (a retain cycle) is both.
+      let heading = lines[0].hasSuffix(":") && lines.count > 1
+      details.element("summary", text: heading ? String(lines[0].dropLast()) : lines[0])
+      let body =
+        heading
+        ? lines.dropFirst().map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 } : lines
+      details.element("pre", [("class", "holder-path mono")], text: body.joined(separator: "\n"))
     }
   }
 
@@ -64,6 +85,7 @@ enum HTMLFindingsSection {
               text: "First \(finding.examples.count) of \(HTMLFormat.count(finding.count)) shown.")
           }
         }
+        holders(finding, into: &body)
         stack(finding.stack, limits: limits, into: &body)
       }
     }

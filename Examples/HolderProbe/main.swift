@@ -1,0 +1,363 @@
+// A child process for the CHolders tests: builds one holder scenario, scans for who holds
+// its target, and prints the scan's JSON on one line (`HOLDERS <json>`).
+//
+// Each scenario keeps its target reachable only through the references it means to test:
+// the target's address travels as an integer scrambled with `scramble` (a plain address in
+// a global would itself be a holder), and the scan skips the calling thread's own stack.
+//
+// Usage: HolderProbe [enable] SCENARIO... [stats], with DEALLOCTRACE_HOLDERS=1 to start the
+// registry at load (`enable` starts it from code instead). `bench-hooks` (run without
+// DEALLOCTRACE_HOLDERS) prints the hook costs; `big stats` the cost of one scan of a
+// 450k-object heap.
+
+import CHolders
+import Dispatch
+import Foundation
+
+/// Scrambles an address so that the integer kept in a global is no holder.
+let scramble: UInt = 0x5a5a_5a5a_5a5a_5a5a
+
+func address(of object: AnyObject) -> UInt {
+  UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+}
+
+/// Scans for the holders of the object at `scrambled ^ scramble`; prints and returns JSON.
+@discardableResult
+func scan(_ scrambled: UInt, depth: Int32 = 6, paths: Int32 = 8) -> String {
+  scan([scrambled], depth: depth, paths: paths)
+}
+
+/// Scans for several targets in one call.
+@discardableResult
+func scan(_ scrambled: [UInt], depth: Int32 = 6, paths: Int32 = 8) -> String {
+  let targets = scrambled.map { $0 ^ scramble }
+  print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
+  let json = targets.withUnsafeBufferPointer { buffer -> String in
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, depth, paths) else {
+      return "nil"
+    }
+    defer { cholders_free(text) }
+    return String(cString: text)
+  }
+  print("HOLDERS \(json)")
+  return json
+}
+
+// MARK: - Scenarios
+
+final class Thumb {
+  var pixels = [UInt8](repeating: 7, count: 16)
+}
+
+final class ImageCache {
+  nonisolated(unsafe) static let shared = ImageCache()
+  var keep: [AnyObject] = []
+}
+
+/// A global array cache: `ImageCache.shared.keep[2]` holds the target.
+@inline(never)
+func arrayCache() -> UInt {
+  for _ in 0..<3 { ImageCache.shared.keep.append(Thumb()) }
+  return address(of: ImageCache.shared.keep[2]) ^ scramble
+}
+
+final class CartModel {
+  var name = "cart"
+  var onChange: (() -> Void)?
+  func poke() { name += "!" }
+}
+
+/// A closure that captures only `self`: the object is its own closure context.
+@inline(never)
+func closureSelf() -> UInt {
+  let model = CartModel()
+  model.onChange = { model.poke() }
+  return address(of: model) ^ scramble
+}
+
+/// A closure with more captures: a real context (captures CartModel, String).
+@inline(never)
+func closureMore(_ label: String) -> UInt {
+  let model = CartModel()
+  model.onChange = {
+    model.name = label
+  }
+  return address(of: model) ^ scramble
+}
+
+/// A closure capturing a `var`: the variable lives in a box that the closure holds.
+@inline(never)
+func closureVar() -> UInt {
+  var model = CartModel()
+  model.onChange = { model.poke() }
+  let result = address(of: model) ^ scramble
+  if result == 0 { model = CartModel() }  // a mutation keeps `model` a var in a box
+  return result
+}
+
+final class Child: @unchecked Sendable {
+  var value = 1
+}
+
+final class Holder {
+  var child: Child? = Child()
+}
+
+nonisolated(unsafe) let globalHolder = Holder()
+
+/// A global -> property -> object chain.
+@inline(never)
+func chain() -> UInt {
+  address(of: globalHolder.child!) ^ scramble
+}
+
+final class Watcher {
+  unowned let watched: Child
+  weak var weakly: Child?
+  init(_ child: Child) {
+    watched = child
+    weakly = child
+  }
+}
+
+nonisolated(unsafe) let weakHolder = Holder()
+nonisolated(unsafe) var watcher: Watcher?
+
+/// Weak and unowned references are no holders: only `weakHolder.child` holds the target
+/// (the weak reference gives it a side table whose back pointer is no holder either).
+@inline(never)
+func weakAndUnowned() -> UInt {
+  let child = weakHolder.child!
+  watcher = Watcher(child)
+  return address(of: child) ^ scramble
+}
+
+nonisolated(unsafe) var mallocBuffer: UnsafeMutablePointer<Child>?
+
+/// An object held only from malloc memory (not a Swift object): a heap root.
+@inline(never)
+func mallocHeld() -> UInt {
+  let buffer = UnsafeMutablePointer<Child>.allocate(capacity: 1)
+  buffer.initialize(to: Child())
+  mallocBuffer = buffer
+  return address(of: buffer.pointee) ^ scramble
+}
+
+nonisolated(unsafe) var sharers: [Holder] = []
+
+/// Three holders of one object, each reached from a global array.
+@inline(never)
+func sharedChild() -> UInt {
+  let child = Child()
+  for _ in 0..<3 {
+    let holder = Holder()
+    holder.child = child
+    sharers.append(holder)
+  }
+  return address(of: child) ^ scramble
+}
+
+/// Threads allocating, sharing and releasing objects at once: no crash, and the registry
+/// returns to where it started (every final release seen).
+func stress() {
+  let before = cholders_live_count()
+  stressWork()
+  let after = cholders_live_count()
+  print("STRESS before=\(before) after=\(after)")
+}
+
+@inline(never)
+func stressWork() {
+  let shared = (0..<64).map { _ in Child() }
+  DispatchQueue.concurrentPerform(iterations: 4) { worker in
+    var kept: [Child] = []
+    for i in 0..<100_000 {
+      let child = Child()
+      if i % 3 == 0 { kept.append(child) }
+      if kept.count > 50 { kept.removeFirst(25) }
+      let other = shared[(i + worker) % shared.count]
+      var copies = [other, other, child]
+      copies.removeLast()
+      weak let weakly = copies.first
+      _ = weakly?.value
+    }
+  }
+}
+
+/// A retained reference kept in tool memory is no holder: the scan finds nothing.
+@inline(never)
+func toolMemory() -> UInt {
+  let memory = cholders_tool_memory(4096)!
+  let child = Child()
+  memory.storeBytes(of: Unmanaged.passRetained(child), as: Unmanaged<Child>.self)
+  return address(of: child) ^ scramble
+}
+
+/// Keeps `object` in this frame's stack slot (inout takes its address) until released.
+@inline(never)
+func park(_ object: inout Child?, _ ready: DispatchSemaphore, _ release: DispatchSemaphore) {
+  ready.signal()
+  release.wait()
+  object?.value += 1
+}
+
+nonisolated(unsafe) var parkedAddress: UInt = 0
+nonisolated(unsafe) var parkedThread: Int32 = 0
+
+/// An object held only by another thread's stack.
+func threadStack() {
+  let ready = DispatchSemaphore(value: 0)
+  let release = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    var object: Child? = Child()
+    parkedAddress = address(of: object!) ^ scramble
+    parkedThread = Int32(cholders_thread_id())
+    park(&object, ready, release)
+  }
+  thread.start()
+  ready.wait()
+  print("TID \(parkedThread)")
+  scan(parkedAddress)
+  release.signal()
+}
+
+/// The Swift 6.3 adapter crash repro and more: with the hooks on, long string literals
+/// copied into arrays, dictionaries, closures, weak and unowned references, async tasks and
+/// libdispatch must all work.
+func survive() async {
+  var strings: [String] = []
+  for i in 0..<2000 {
+    strings.append("a long string literal that is certainly not a small string, \(i % 3)")
+    strings.append("another long immortal string literal, well past fifteen bytes")
+  }
+  var table: [String: Child] = [:]
+  for (i, s) in strings.enumerated() where i % 7 == 0 { table[s + "\(i)"] = Child() }
+  weak let weakChild = table.values.first
+  let owner = Child()
+  unowned let unownedChild = owner
+  var closures: [() -> Int] = []
+  for i in 0..<100 {
+    let c = Child()
+    closures.append { c.value + i + unownedChild.value + (weakChild?.value ?? 0) }
+  }
+  let total = closures.reduce(0) { $0 + $1() }
+  let group = DispatchGroup()
+  let queue = DispatchQueue(label: "probe", attributes: .concurrent)
+  for _ in 0..<50 {
+    queue.async(group: group) {
+      let local = ["x": "a long string literal for the dispatch queue, long enough"]
+      _ = local.count
+    }
+  }
+  group.wait()
+  let sum = await withTaskGroup(of: Int.self) { tasks in
+    for i in 0..<50 {
+      tasks.addTask {
+        let s = "an async long string literal that is long enough \(i)"
+        return s.count
+      }
+    }
+    var sum = 0
+    for await value in tasks { sum += value }
+    return sum
+  }
+  print("SURVIVED \(strings.count) \(table.count) \(total) \(sum) live=\(cholders_live_count())")
+}
+
+final class BenchLeaf {
+  var value = 0
+}
+
+final class BenchNode {
+  var payload = [Int](repeating: 1, count: 6)
+  var leaf = BenchLeaf()
+  var next: BenchNode?
+}
+
+nonisolated(unsafe) var benchRoots: [BenchNode] = []
+
+/// A process with a big heap (about 450k live objects, 50 MB): 150k nodes, each with an
+/// array storage and a leaf, plus padding arrays. The target is a leaf in the middle.
+@inline(never)
+func bigHeap() -> UInt {
+  benchRoots.reserveCapacity(150_000)
+  for _ in 0..<150_000 { benchRoots.append(BenchNode()) }
+  return address(of: benchRoots[75_000].leaf) ^ scramble
+}
+
+nonisolated(unsafe) var padding: [[UInt8]] = []
+
+final class Empty {}
+
+/// Hook costs: the same C loops before and after `cholders_enable` (run without
+/// DEALLOCTRACE_HOLDERS so the first half is really off).
+func benchHooks() {
+  let object = Empty()
+  let pointer = Unmanaged.passUnretained(object).toOpaque()
+  let metadata = unsafeBitCast(Empty.self as AnyClass, to: UnsafeRawPointer.self)
+  func measure(_ label: String) {
+    var pairs = [Double]()
+    var allocs = [Double]()
+    for _ in 0..<5 {
+      pairs.append(cholders_bench_retain_release_ns(pointer, 2_000_000))
+      allocs.append(cholders_bench_alloc_free_ns(metadata, 16, 1_000_000))
+    }
+    let pair = pairs.sorted()[2]
+    let alloc = allocs.sorted()[2]
+    print(
+      "BENCH \(label) retain+release \(String(format: "%.1f", pair)) ns, alloc+free \(String(format: "%.1f", alloc)) ns"
+    )
+  }
+  measure("off")
+  _ = cholders_enable()
+  measure("on")
+  withExtendedLifetime(object) {}
+}
+
+// MARK: - Main
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "enable" { _ = cholders_enable() }
+print(
+  "STATE \(cholders_state()) LOAD \(cholders_started_at_load()) \(String(cString: cholders_problem()))"
+)
+print("ADAPTER_BUG \(cholders_runtime_had_adapter_bug())")
+for scenario in arguments where scenario != "enable" {
+  switch scenario {
+  case "array": scan(arrayCache())
+  case "closure-self": scan(closureSelf())
+  case "closure-more": scan(closureMore("label-\(arguments.count)"))
+  case "chain": scan(chain())
+  case "closure-var": scan(closureVar())
+  case "two": scan([chain(), arrayCache()])
+  case "weak-unowned": scan(weakAndUnowned())
+  case "malloc": scan(mallocHeld())
+  case "stress": stress()
+  case "tool-memory": scan(toolMemory())
+  case "chain-depth1": scan(chain(), depth: 1)
+  case "shared": scan(sharedChild(), paths: 2)
+  case "thread": threadStack()
+  case "freed":
+    var child: Child? = Child()
+    let scrambled = address(of: child!) ^ scramble
+    child = nil
+    scan(scrambled)
+  case "survive": await survive()
+  case "bench-hooks": benchHooks()
+  case "big":
+    let target = bigHeap()
+    // Non-pointer filler up to about 50 MB of heap.
+    for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    print("LIVE \(cholders_live_count())")
+    scan(target)
+  case "stats": break  // printed after all scenarios
+  default: print("unknown scenario \(scenario)")
+  }
+}
+if arguments.contains("stats") {
+  var stats = cholders_scan_stats()
+  cholders_last_scan_stats(&stats)
+  print(
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us)"
+  )
+}

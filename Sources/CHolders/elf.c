@@ -1,0 +1,234 @@
+// ELF symbol tables of loaded objects, read from their files: the private adapter pointer
+// in libswiftCore's .symtab (for the Swift 6.3 fix), and the data symbols that name a
+// global holding an object.
+//
+// Why not reuse CUnwind's reader: it keeps function symbols only, and keeps them in malloc
+// memory; globals need STT_OBJECT with their sizes. The files are mapped read-only and
+// kept (never unmapped: names point into them); their pages are not writable, so the scan
+// never reads them.
+#define _GNU_SOURCE
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+typedef struct {
+  const unsigned char *image;
+  size_t size;
+  const ElfW(Shdr) *sections;
+  size_t section_count;
+} elf_file;
+
+static int open_elf(const char *path, elf_file *file) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat status;
+  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+      (size_t)status.st_size < sizeof(ElfW(Ehdr))) {
+    close(fd);
+    return 0;
+  }
+  size_t size = (size_t)status.st_size;
+  const unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (image == MAP_FAILED) return 0;
+  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)image;
+  if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != ELFCLASS64 ||
+      header->e_shentsize != sizeof(ElfW(Shdr)) || header->e_shoff >= size ||
+      header->e_shnum > (size - header->e_shoff) / sizeof(ElfW(Shdr))) {
+    munmap((void *)image, size);
+    return 0;
+  }
+  file->image = image;
+  file->size = size;
+  file->sections = (const ElfW(Shdr) *)(image + header->e_shoff);
+  file->section_count = header->e_shnum;
+  return 1;
+}
+
+/// Calls `visit` for every defined symbol of `type` in .symtab and .dynsym (in that order)
+/// until it returns nonzero.
+static int each_symbol(const elf_file *file, int type,
+                       int (*visit)(const ElfW(Sym) *, const char *, void *), void *context) {
+  static const uint32_t kinds[2] = {SHT_SYMTAB, SHT_DYNSYM};
+  for (int k = 0; k < 2; k++) {
+    for (size_t i = 0; i < file->section_count; i++) {
+      const ElfW(Shdr) *table = &file->sections[i];
+      if (table->sh_type != kinds[k] || table->sh_entsize != sizeof(ElfW(Sym))) continue;
+      if (table->sh_link >= file->section_count) continue;
+      const ElfW(Shdr) *strings = &file->sections[table->sh_link];
+      if (table->sh_offset > file->size || table->sh_size > file->size - table->sh_offset) continue;
+      if (strings->sh_offset > file->size || strings->sh_size > file->size - strings->sh_offset) {
+        continue;
+      }
+      const ElfW(Sym) *symbols = (const ElfW(Sym) *)(file->image + table->sh_offset);
+      const char *names = (const char *)(file->image + strings->sh_offset);
+      for (size_t s = 0; s < table->sh_size / sizeof(ElfW(Sym)); s++) {
+        const ElfW(Sym) *symbol = &symbols[s];
+        if (ELF64_ST_TYPE(symbol->st_info) != type || symbol->st_shndx == SHN_UNDEF) continue;
+        if (symbol->st_name == 0 || symbol->st_name >= strings->sh_size) continue;
+        const char *name = names + symbol->st_name;
+        if (memchr(name, 0, strings->sh_size - symbol->st_name) == NULL) continue;
+        if (visit(symbol, name, context)) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+struct by_name {
+  const char *name;
+  uintptr_t value;
+};
+
+static int match_name(const ElfW(Sym) *symbol, const char *name, void *context) {
+  struct by_name *query = context;
+  if (strcmp(name, query->name) != 0) return 0;
+  query->value = (uintptr_t)symbol->st_value;
+  return 1;
+}
+
+uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function) {
+  elf_file file;
+  if (!open_elf(path, &file)) return 0;
+  struct by_name query = {name, 0};
+  each_symbol(&file, function ? STT_FUNC : STT_OBJECT, match_name, &query);
+  munmap((void *)file.image, file.size);
+  return query.value;
+}
+
+// ---- data symbols per loaded object, cached ----------------------------------------------
+
+typedef struct {
+  uintptr_t value, size;
+  const char *name;
+} data_symbol;
+
+typedef struct module_symbols {
+  const char *path;  // in the arena
+  data_symbol *symbols;  // sorted by value
+  size_t count;
+  struct module_symbols *next;
+} module_symbols;
+
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static module_symbols *modules;
+static ch_bump module_memory;
+
+struct collect {
+  data_symbol *into;
+  size_t count;
+};
+
+static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *context) {
+  struct collect *c = context;
+  if (symbol->st_value == 0) return 0;
+  if (c->into) {
+    c->into[c->count].value = (uintptr_t)symbol->st_value;
+    c->into[c->count].size = (uintptr_t)symbol->st_size;
+    c->into[c->count].name = name;
+  }
+  c->count++;
+  return 0;
+}
+
+static void sort_symbols(data_symbol *rows, size_t n) {
+  // Insertion sort over runs would be slow for big tables; a plain heap sort keeps this
+  // malloc-free and O(n log n).
+  for (size_t start = n / 2; start-- > 0;) {
+    size_t root = start;
+    for (;;) {
+      size_t child = root * 2 + 1;
+      if (child >= n) break;
+      if (child + 1 < n && rows[child + 1].value > rows[child].value) child++;
+      if (rows[root].value >= rows[child].value) break;
+      data_symbol t = rows[root];
+      rows[root] = rows[child];
+      rows[child] = t;
+      root = child;
+    }
+  }
+  for (size_t end = n; end-- > 1;) {
+    data_symbol t = rows[0];
+    rows[0] = rows[end];
+    rows[end] = t;
+    size_t root = 0;
+    for (;;) {
+      size_t child = root * 2 + 1;
+      if (child >= end) break;
+      if (child + 1 < end && rows[child + 1].value > rows[child].value) child++;
+      if (rows[root].value >= rows[child].value) break;
+      data_symbol u = rows[root];
+      rows[root] = rows[child];
+      rows[child] = u;
+      root = child;
+    }
+  }
+}
+
+static module_symbols *load_module(const char *path) {
+  for (module_symbols *m = modules; m; m = m->next) {
+    if (strcmp(m->path, path) == 0) return m;
+  }
+  module_symbols *m = ch_bump_alloc(&module_memory, sizeof *m);
+  if (m == NULL) return NULL;
+  memset(m, 0, sizeof *m);
+  size_t length = strlen(path);
+  char *copy = ch_bump_alloc(&module_memory, length + 1);
+  if (copy == NULL) return NULL;
+  memcpy(copy, path, length + 1);
+  m->path = copy;
+  elf_file file;
+  if (open_elf(path, &file)) {
+    struct collect c = {NULL, 0};
+    each_symbol(&file, STT_OBJECT, collect_symbol, &c);
+    data_symbol *rows = c.count ? ch_bump_alloc(&module_memory, c.count * sizeof *rows) : NULL;
+    if (rows) {
+      c.into = rows;
+      c.count = 0;
+      each_symbol(&file, STT_OBJECT, collect_symbol, &c);
+      sort_symbols(rows, c.count);
+      m->symbols = rows;
+      m->count = c.count;
+    } else {
+      munmap((void *)file.image, file.size);
+    }
+  }
+  m->next = modules;
+  modules = m;
+  return m;
+}
+
+const char *ch_elf_object_symbol(const char *path, uintptr_t relative) {
+  pthread_mutex_lock(&modules_lock);
+  const char *found = NULL;
+  module_symbols *m = load_module(path);
+  if (m && m->count) {
+    size_t low = 0, high = m->count;
+    while (low < high) {
+      size_t middle = low + (high - low) / 2;
+      if (m->symbols[middle].value <= relative) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    // Symbols of one object may nest (aliases); look back a little for one that covers.
+    for (size_t i = low; i-- > 0 && low - i < 8;) {
+      const data_symbol *s = &m->symbols[i];
+      if (relative >= s->value && relative < s->value + (s->size ? s->size : 8)) {
+        found = s->name;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&modules_lock);
+  return found;
+}

@@ -1,0 +1,54 @@
+#ifndef CHOLDERS_EXTRAS_H
+#define CHOLDERS_EXTRAS_H
+
+// Additions beyond the shared contract (CHolders.h stays exactly as holders-spec.md says):
+// diagnostics for tests and benchmarks.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Whether the runtime's own retain adapter had the Swift 6.3 masking bug (probed on a fake
+/// object when holders were enabled): 1 yes, 0 no, -1 not probed (holders never enabled).
+/// Either way the fixed adapter is what runs once holders are on.
+int cholders_runtime_had_adapter_bug(void);
+
+/// Memory that scans never read (an anonymous mapping listed as tool memory; rounded up to
+/// pages, zero-filled), for the recorder's own bookkeeping of the objects it watches: a
+/// target address or a retained reference kept in ordinary Swift or malloc memory is itself
+/// found as a holder (a `_ContiguousArrayStorage<AnyObject>` or a heap root). NULL when
+/// out of memory. Free with cholders_tool_memory_free and the same size.
+void *cholders_tool_memory(size_t size);
+void cholders_tool_memory_free(void *memory, size_t size);
+
+/// The calling thread's OS thread id (gettid), as the scan reports stack roots.
+int64_t cholders_thread_id(void);
+
+/// What the last cholders_scan_json call did, for benchmarks and diagnostics.
+typedef struct {
+  uint64_t objects;  // registry rows in the snapshot
+  uint64_t regions;  // memory regions scanned
+  uint64_t bytes;  // bytes read by one pass
+  uint64_t levels;  // passes made
+  uint64_t snapshot_us;  // copying and sorting the registry
+  uint64_t regions_us;  // reading /proc/self/maps, thread stacks, modules
+  uint64_t passes_us;  // all memory passes with their hit processing
+  uint64_t total_us;
+  uint64_t cpu_us;  // the scanning thread's CPU time (wall time suffers on a busy machine)
+} cholders_scan_stats;
+void cholders_last_scan_stats(cholders_scan_stats *out);
+
+/// CPU nanoseconds per swift_retain + swift_release pair on `object` (a live Swift object).
+double cholders_bench_retain_release_ns(void *object, uint64_t iterations);
+/// CPU nanoseconds per swift_allocObject + final swift_release of an instance of the class
+/// with `metadata` (its instance size `size`; a class without stored properties or deinit).
+double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t iterations);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

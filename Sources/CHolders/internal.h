@@ -1,0 +1,105 @@
+// Shared declarations of the CHolders files (not part of the public header).
+#ifndef CHOLDERS_INTERNAL_H
+#define CHOLDERS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "CHolders.h"
+
+// ---- arena.c: the tool's own memory ------------------------------------------------------
+// Everything the tool keeps (registry tables, scan snapshots, queues, symbol caches) lives in
+// mmap'ed regions listed here, so the scan can leave them out: a word in tool memory that
+// equals an object's address must never be reported as a holder.
+
+/// Maps `size` bytes (rounded up to pages) and records the range as tool memory.
+void *ch_map(size_t size);
+/// Unmaps a region from ch_map (never used for code).
+void ch_unmap(void *start, size_t size);
+/// Copies the tool's ranges (unsorted) into starts/ends; returns how many were copied.
+size_t ch_excluded_ranges(uintptr_t *starts, uintptr_t *ends, size_t capacity);
+
+/// A bump allocator over ch_map chunks; reset drops everything at once.
+typedef struct ch_bump {
+  struct ch_bump_chunk *chunks;
+} ch_bump;
+void *ch_bump_alloc(ch_bump *bump, size_t size);
+void ch_bump_reset(ch_bump *bump);
+
+// ---- registry.c --------------------------------------------------------------------------
+typedef struct {
+  uintptr_t address;
+  uintptr_t metadata;
+  uint64_t size;
+} ch_entry;
+
+void ch_registry_insert(uintptr_t address, uintptr_t metadata, uint64_t size);
+void ch_registry_remove(uintptr_t address);
+uint64_t ch_registry_count(void);
+/// Takes every stripe lock around fork() (pthread_atfork), once.
+void ch_registry_install_fork_handlers(void);
+/// Copies all entries into `bump` memory, sorted by address. Returns the count.
+size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
+
+// ---- elf.c -------------------------------------------------------------------------------
+/// Value (relative to the load base) of the data (or, with `function`, code) symbol `name`
+/// in the ELF file at `path` (.symtab first, then .dynsym), or 0.
+uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function);
+/// The data object symbol (STT_OBJECT) covering `relative` in the ELF file at `path`, or
+/// NULL. The returned name is mangled and lives as long as the process.
+const char *ch_elf_object_symbol(const char *path, uintptr_t relative);
+
+// ---- maps.c ------------------------------------------------------------------------------
+enum { CH_REGION_DATA = 1, CH_REGION_STACK = 2, CH_REGION_HEAP = 3 };
+typedef struct {
+  uintptr_t start, end;
+  int kind;
+  int64_t tid;  // stacks: the thread whose stack pointer is inside, or -1
+  const char *module;  // data: the loaded object's path (NULL when unknown)
+  uintptr_t module_base;
+} ch_region;
+/// The private writable mappings worth scanning, sorted, minus tool memory, [vvar],
+/// [vsyscall] and the mapping that holds `own_stack`. Returns the count.
+size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack);
+/// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
+/// (a short count stops at the first unreadable page).
+size_t ch_read(void *local, uintptr_t remote, size_t length);
+
+// ---- naming.c ----------------------------------------------------------------------------
+/// What a word at `offset` inside the object at `address` with `metadata` is.
+enum { CH_EDGE_NONE = 0, CH_EDGE_FIELD, CH_EDGE_ELEMENT, CH_EDGE_CAPTURES, CH_EDGE_STALE };
+typedef struct {
+  const char *type;  // fully qualified type name, or "closure context" / "box"
+  size_t type_length;
+  int edge;
+  const char *field;  // CH_EDGE_FIELD
+  size_t field_length;
+  int64_t element, count;  // CH_EDGE_ELEMENT
+  int capture_count;  // CH_EDGE_CAPTURES
+  const char *captures[16];
+  size_t capture_lengths[16];
+} ch_name;
+/// `header` holds the object's first 32 bytes and `word_offset` the word's offset; the
+/// array count is read from header[2]. Never reads object memory beyond `header`.
+void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
+                 ch_name *name);
+/// A Swift type's qualified name (runtime cache; never freed).
+const char *ch_type_name(uintptr_t metadata, size_t *length);
+
+// ---- json.c ------------------------------------------------------------------------------
+typedef struct {
+  char *bytes;
+  size_t length, capacity;
+  int failed;
+} ch_json;
+void ch_json_raw(ch_json *json, const char *text);
+void ch_json_string(ch_json *json, const char *text, size_t length);
+void ch_json_hex(ch_json *json, uintptr_t value);
+void ch_json_int(ch_json *json, int64_t value);
+
+// ---- hooks.c -----------------------------------------------------------------------------
+/// The calling thread's recursion guard (set while the tool itself runs on this thread).
+extern __thread int ch_in_tool __attribute__((tls_model("initial-exec")));
+
+
+#endif

@@ -1,0 +1,321 @@
+// What to scan: the private writable mappings of /proc/self/maps, classified as a loaded
+// object's data (.data/.bss: globals), a thread stack, or other heap memory; and a way to
+// read them that cannot fault.
+//
+// Thread stacks are recognised two ways: a thread's stack pointer (from
+// /proc/self/task/<tid>/syscall, available for threads blocked in a system call, which is
+// what idle threads are) lies inside the mapping, which also gives the tid; or the mapping
+// sits right above a PROT_NONE guard page, as glibc places every pthread stack. glibc's
+// malloc arenas have their PROT_NONE reserve above the used part, and start on a 64 MB
+// boundary, so they are not mistaken for stacks.
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+typedef struct {
+  uintptr_t start, end;
+  const char *path;
+  uintptr_t base;
+} module_segment;
+
+typedef struct {
+  ch_bump *bump;
+  module_segment *rows;
+  size_t count, capacity;
+  char exe[4096];
+} segment_query;
+
+static int collect_segments(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  segment_query *q = data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+    if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_W)) continue;
+    if (q->count == q->capacity) return 1;
+    const char *name = info->dlpi_name;
+    if (name == NULL || name[0] == 0) name = q->exe;
+    size_t length = strlen(name);
+    char *copy = ch_bump_alloc(q->bump, length + 1);
+    if (copy == NULL) return 1;
+    memcpy(copy, name, length + 1);
+    module_segment *row = &q->rows[q->count++];
+    row->start = ((uintptr_t)info->dlpi_addr + segment->p_vaddr) & ~(uintptr_t)4095;
+    row->end = ((uintptr_t)info->dlpi_addr + segment->p_vaddr + segment->p_memsz + 4095) &
+               ~(uintptr_t)4095;
+    row->path = copy;
+    row->base = (uintptr_t)info->dlpi_addr;
+  }
+  return 0;
+}
+
+/// Reads a whole /proc file into tool memory (NUL-terminated); NULL on failure.
+static char *read_proc(ch_bump *bump, const char *path, size_t *length) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  size_t capacity = 1 << 20, used = 0;
+  char *text = ch_bump_alloc(bump, capacity);
+  while (text) {
+    if (used + 1 == capacity) {
+      char *bigger = ch_bump_alloc(bump, capacity * 2);
+      if (bigger) memcpy(bigger, text, used);
+      text = bigger;
+      capacity *= 2;
+      if (!text) break;
+    }
+    ssize_t n = read(fd, text + used, capacity - 1 - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    used += (size_t)n;
+  }
+  close(fd);
+  if (text) text[used] = 0;
+  if (length) *length = used;
+  return text;
+}
+
+typedef struct {
+  uintptr_t sp;
+  int64_t tid;
+} thread_sp;
+
+/// Stack pointers of the threads blocked in a system call (others read "running").
+static int read_small(const char *path, char *text, size_t capacity) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, capacity - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  return 1;
+}
+
+/// Parses "nr arg1 ... arg6 sp pc" (the 8th field is the stack pointer); 0 when the
+/// thread is running (the file then reads "running") or the text is unexpected.
+static uintptr_t stack_pointer_of(int64_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%lld/syscall", (long long)tid);
+  char text[256];
+  if (!read_small(path, text, sizeof text) || text[0] < '0' || text[0] > '9') return 0;
+  char *cursor = text;
+  for (int field = 0; field < 7 && cursor; field++) {
+    cursor = strchr(cursor, ' ');
+    if (cursor) cursor++;
+  }
+  return cursor ? (uintptr_t)strtoull(cursor, NULL, 16) : 0;
+}
+
+/// Stack pointers of the threads blocked in a system call. A thread between system calls
+/// reads "running"; such threads are asked again twice, a millisecond apart (idle pool
+/// threads and threads waiting on a lock are soon back in one), so the whole wait is
+/// bounded by 2 ms however many threads run.
+static size_t thread_stack_pointers(thread_sp *rows, size_t capacity) {
+  DIR *dir = opendir("/proc/self/task");
+  if (dir == NULL) return 0;
+  size_t n = 0, running = 0;
+  int64_t pending[256];
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL && n < capacity) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    int64_t tid = strtoll(entry->d_name, NULL, 10);
+    uintptr_t sp = stack_pointer_of(tid);
+    if (sp) {
+      rows[n].sp = sp;
+      rows[n++].tid = tid;
+    } else if (running < sizeof pending / sizeof pending[0]) {
+      pending[running++] = tid;
+    }
+  }
+  closedir(dir);
+  for (int round = 0; round < 2 && running > 0; round++) {
+    usleep(1000);
+    size_t still = 0;
+    for (size_t i = 0; i < running && n < capacity; i++) {
+      uintptr_t sp = stack_pointer_of(pending[i]);
+      if (sp) {
+        rows[n].sp = sp;
+        rows[n++].tid = pending[i];
+      } else {
+        pending[still++] = pending[i];
+      }
+    }
+    running = still;
+  }
+  return n;
+}
+
+static uintptr_t hex(const char **cursor) {
+  uintptr_t value = 0;
+  const char *p = *cursor;
+  for (;; p++) {
+    char c = *p;
+    if (c >= '0' && c <= '9') {
+      value = value * 16 + (uintptr_t)(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      value = value * 16 + (uintptr_t)(c - 'a' + 10);
+    } else {
+      break;
+    }
+  }
+  *cursor = p;
+  return value;
+}
+
+typedef struct {
+  ch_region *rows;
+  size_t count, capacity;
+} region_list;
+
+static void add(region_list *list, uintptr_t start, uintptr_t end, const ch_region *like) {
+  if (start >= end || list->count == list->capacity) return;
+  ch_region *row = &list->rows[list->count++];
+  *row = *like;
+  row->start = start;
+  row->end = end;
+}
+
+/// Adds [start, end) minus the tool's ranges.
+static void add_minus_tool(region_list *list, uintptr_t start, uintptr_t end,
+                           const ch_region *like, const uintptr_t *tool_starts,
+                           const uintptr_t *tool_ends, size_t tool_count) {
+  uintptr_t cursor = start;
+  while (cursor < end) {
+    // The nearest tool range that overlaps [cursor, end).
+    uintptr_t cut_start = end, cut_end = end;
+    for (size_t i = 0; i < tool_count; i++) {
+      if (tool_ends[i] > cursor && tool_starts[i] < end && tool_starts[i] < cut_start) {
+        cut_start = tool_starts[i] > cursor ? tool_starts[i] : cursor;
+        cut_end = tool_ends[i];
+      }
+    }
+    add(list, cursor, cut_start, like);
+    cursor = cut_end;
+  }
+}
+
+size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
+  *out = NULL;
+  segment_query segments = {bump, NULL, 0, 1024, {0}};
+  segments.rows = ch_bump_alloc(bump, segments.capacity * sizeof(module_segment));
+  ssize_t exe_length = readlink("/proc/self/exe", segments.exe, sizeof segments.exe - 1);
+  segments.exe[exe_length > 0 ? exe_length : 0] = 0;
+  if (segments.rows) dl_iterate_phdr(collect_segments, &segments);
+
+  thread_sp sps[1024];
+  size_t sp_count = thread_stack_pointers(sps, 1024);
+
+  static uintptr_t tool_starts[1024], tool_ends[1024];
+  size_t tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);
+
+  char *maps = read_proc(bump, "/proc/self/maps", NULL);
+  if (maps == NULL) return 0;
+  region_list list = {NULL, 0, 8192};
+  list.rows = ch_bump_alloc(bump, list.capacity * sizeof(ch_region));
+  if (list.rows == NULL) return 0;
+
+  uintptr_t previous_end = 0;
+  int previous_guard = 0;
+  for (const char *line = maps; *line;) {
+    const char *next = strchr(line, '\n');
+    const char *line_end = next ? next : line + strlen(line);
+    const char *p = line;
+    uintptr_t start = hex(&p);
+    if (*p == '-') p++;
+    uintptr_t end = hex(&p);
+    if (*p == ' ') p++;
+    char perms[5] = {0};
+    for (int i = 0; i < 4 && p < line_end; i++) perms[i] = *p++;
+    // The path is the text after the fifth field.
+    const char *path = p;
+    for (int field = 0; field < 4 && path < line_end; field++) {
+      while (path < line_end && *path == ' ') path++;
+      while (path < line_end && *path != ' ') path++;
+    }
+    while (path < line_end && *path == ' ') path++;
+    size_t path_length = (size_t)(line_end - path);
+    int guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-';
+    int wanted = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
+    int special = path_length > 0 && path[0] == '[' &&
+                  !(path_length == 7 && memcmp(path, "[stack]", 7) == 0) &&
+                  !(path_length == 6 && memcmp(path, "[heap]", 6) == 0);
+    int contains_own = own_stack >= start && own_stack < end;
+    if (wanted && !special && !contains_own) {
+      ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0};
+      int is_stack = (path_length == 7 && memcmp(path, "[stack]", 7) == 0) ||
+                     (path_length == 0 && previous_guard && previous_end == start &&
+                      (start & ((64u << 20) - 1)) != 0);
+      for (size_t i = 0; i < sp_count; i++) {
+        if (sps[i].sp >= start && sps[i].sp < end) {
+          is_stack = 1;
+          like.tid = sps[i].tid;
+          // Below the stack pointer (and its 128-byte red zone) lie only dead frames:
+          // stale slots there are no holders.
+          uintptr_t live = (sps[i].sp - 128) & ~(uintptr_t)7;
+          if (live > start) start = live;
+        }
+      }
+      if (is_stack) like.kind = CH_REGION_STACK;
+      // Split by the loaded objects' writable segments (their globals).
+      uintptr_t cursor = start;
+      while (cursor < end) {
+        const module_segment *hit = NULL;
+        uintptr_t next_cut = end;
+        for (size_t i = 0; i < segments.count; i++) {
+          const module_segment *s = &segments.rows[i];
+          if (s->start <= cursor && s->end > cursor) {
+            hit = s;
+            break;
+          }
+          if (s->start > cursor && s->start < next_cut) next_cut = s->start;
+        }
+        if (hit && !is_stack) {
+          uintptr_t piece_end = hit->end < end ? hit->end : end;
+          ch_region data = {0, 0, CH_REGION_DATA, -1, hit->path, hit->base};
+          add_minus_tool(&list, cursor, piece_end, &data, tool_starts, tool_ends, tool_count);
+          cursor = piece_end;
+        } else {
+          add_minus_tool(&list, cursor, next_cut, &like, tool_starts, tool_ends, tool_count);
+          cursor = next_cut;
+        }
+      }
+    }
+    previous_end = end;
+    previous_guard = guard;
+    line = next ? next + 1 : line_end;
+  }
+  *out = list.rows;
+  return list.count;
+}
+
+static int use_proc_mem = -1;
+static int proc_mem_fd = -1;
+
+size_t ch_read(void *local, uintptr_t remote, size_t length) {
+  if (use_proc_mem != 1) {
+    struct iovec to = {local, length};
+    struct iovec from = {(void *)remote, length};
+    ssize_t n = syscall(SYS_process_vm_readv, (long)getpid(), &to, 1UL, &from, 1UL, 0UL);
+    if (n >= 0) {
+      use_proc_mem = 0;
+      return (size_t)n;
+    }
+    // Some sandboxes forbid process_vm_readv; /proc/self/mem also reports unreadable pages
+    // as errors instead of faulting.
+    if (errno != ENOSYS && errno != EPERM) return 0;
+    use_proc_mem = 1;
+  }
+  if (proc_mem_fd < 0) proc_mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  if (proc_mem_fd < 0) return 0;
+  ssize_t n = pread(proc_mem_fd, local, length, (off_t)remote);
+  return n > 0 ? (size_t)n : 0;
+}

@@ -1,0 +1,786 @@
+// The reference scan: who holds each target, as the shortest path from a root.
+//
+// One scan serves all targets of a call: level by level, one pass over every scannable
+// region looks up each aligned word in a hash set of the current frontier (the targets,
+// then the objects found to hold them, ...), so the cost is one memory pass per level, not
+// per target. Hits are mapped to the registered object that encloses them (its header is
+// re-validated from the copy the first pass read: metadata unchanged, not deiniting), or
+// to a root: a loaded object's globals, a thread stack, or unregistered heap memory. The
+// levels stop at max_depth, or earlier once every direct holder has a path from a global
+// or a stack. Then each direct holder gets its best path by a breadth-first walk up the
+// discovered graph: from a global or a stack (shortest; a global wins a tie), else a cycle
+// back to the target, else the unregistered-heap word, else where the depth limit cut.
+//
+// Memory is read with process_vm_readv (ch_read), which fails instead of faulting when
+// another thread unmaps a region mid-scan; everything the scan keeps lives in tool memory
+// that the scan itself skips.
+#define _GNU_SOURCE
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "CHoldersExtras.h"
+#include "internal.h"
+
+extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
+                            size_t *out_buffer_size, uint32_t flags);
+
+enum { EDGE_OBJECT = 0, ROOT_GLOBAL = 1, ROOT_STACK = 2, ROOT_HEAP = 3 };
+// Path categories, in output order.
+enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE = 4 };
+
+#define CHUNK (1u << 20)
+#define MAX_HITS_PER_LEVEL (1u << 20)
+#define MAX_DIRECT 256
+#define MAX_CHAIN 64
+#define TARGET_PARENTS 1024
+#define HOLDER_PARENTS 32
+
+typedef struct {
+  uintptr_t word_address;
+  int32_t child;  // the node the word points at
+  int32_t holder;  // the node of the object holding the word (EDGE_OBJECT), else -1
+  int32_t region;
+  int32_t next;  // next edge into the same child
+  uint32_t offset;
+  uint8_t kind;
+} edge;
+
+typedef struct {
+  size_t row;  // index in the snapshot
+  int32_t first_edge;
+  int32_t level;
+  uint32_t stamp;
+  int32_t via;  // during the upward walk: the edge that led here from below
+  uint32_t parents;  // edges into this node
+  uint32_t skipped;  // hits on this node past the cap (counted, not followed)
+} node;
+
+typedef struct {
+  ch_bump bump;
+  ch_entry *rows;
+  size_t row_count;
+  uint8_t *valid;
+  int32_t *node_of_row;
+  ch_region *regions;
+  size_t region_count;
+  node *nodes;
+  size_t node_count, node_capacity;
+  edge *edges;
+  size_t edge_count, edge_capacity;
+  uint64_t *buffer;
+  uintptr_t skip_start, skip_end;  // the caller's target buffer
+  uint32_t stamp;
+  // Words of the first pass that may point at a registered object (a filter over all
+  // registry addresses), so that later levels scan this list instead of all memory again.
+  uint64_t *registry_bits;  // 2^24-bit filter on address bits 4..27
+  uintptr_t registry_low, registry_high;
+  uintptr_t *candidates;  // pairs: word address, masked value
+  size_t candidate_count, candidate_capacity;
+  int candidates_overflowed;
+} scan;
+
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
+static cholders_scan_stats last_stats;  // under scan_lock
+
+void cholders_last_scan_stats(cholders_scan_stats *out) {
+  pthread_mutex_lock(&scan_lock);
+  *out = last_stats;
+  pthread_mutex_unlock(&scan_lock);
+}
+
+static uint64_t cpu_now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+static uint64_t now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+/// The snapshot row whose object encloses `address`, or -1.
+static ptrdiff_t enclosing_row(const scan *s, uintptr_t address) {
+  size_t low = 0, high = s->row_count;
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    if (s->rows[middle].address <= address) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  if (low == 0) return -1;
+  const ch_entry *row = &s->rows[low - 1];
+  return address < row->address + row->size ? (ptrdiff_t)(low - 1) : -1;
+}
+
+static ptrdiff_t exact_row(const scan *s, uintptr_t address) {
+  ptrdiff_t row = enclosing_row(s, address);
+  return row >= 0 && s->rows[row].address == address ? row : -1;
+}
+
+static ptrdiff_t region_of(const scan *s, uintptr_t address) {
+  size_t low = 0, high = s->region_count;
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    if (s->regions[middle].start <= address) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  if (low == 0) return -1;
+  return address < s->regions[low - 1].end ? (ptrdiff_t)(low - 1) : -1;
+}
+
+static int32_t add_node(scan *s, size_t row, int level) {
+  if (s->node_of_row[row] >= 0) return s->node_of_row[row];
+  if (s->node_count == s->node_capacity) return -1;
+  int32_t id = (int32_t)s->node_count++;
+  s->nodes[id] = (node){row, -1, level, 0, -1, 0, 0};
+  s->node_of_row[row] = id;
+  return id;
+}
+
+static void add_edge(scan *s, const edge *e) {
+  if (s->edge_count == s->edge_capacity) return;
+  edge *slot = &s->edges[s->edge_count];
+  *slot = *e;
+  slot->next = s->nodes[e->child].first_edge;
+  s->nodes[e->child].first_edge = (int32_t)s->edge_count;
+  s->nodes[e->child].parents++;
+  s->edge_count++;
+}
+
+// ---- the frontier set --------------------------------------------------------------------
+
+typedef struct {
+  uintptr_t *keys;
+  int32_t *values;
+  uint64_t mask;
+  uintptr_t low, high;
+  uint64_t *bits;  // 2^20-bit filter on address bits 4..23
+} frontier;
+
+static inline uint64_t mix(uintptr_t key) { return (uint64_t)(key >> 4) * 0x9E3779B97F4A7C15ull; }
+
+static int make_frontier(scan *s, frontier *f, const int32_t *ids, size_t count) {
+  uint64_t capacity = 16;
+  while (capacity < count * 2) capacity *= 2;
+  f->keys = ch_bump_alloc(&s->bump, capacity * sizeof(uintptr_t));
+  f->values = ch_bump_alloc(&s->bump, capacity * sizeof(int32_t));
+  f->bits = ch_bump_alloc(&s->bump, (1u << 20) / 8);
+  if (!f->keys || !f->values || !f->bits) return 0;
+  memset(f->keys, 0, capacity * sizeof(uintptr_t));
+  memset(f->bits, 0, (1u << 20) / 8);
+  f->mask = capacity - 1;
+  f->low = UINTPTR_MAX;
+  f->high = 0;
+  for (size_t i = 0; i < count; i++) {
+    uintptr_t key = s->rows[s->nodes[ids[i]].row].address;
+    uint64_t slot = (mix(key) >> 20) & f->mask;
+    while (f->keys[slot] && f->keys[slot] != key) slot = (slot + 1) & f->mask;
+    f->keys[slot] = key;
+    f->values[slot] = ids[i];
+    if (key < f->low) f->low = key;
+    if (key > f->high) f->high = key;
+    uint64_t bit = (key >> 4) & ((1u << 20) - 1);
+    f->bits[bit >> 6] |= 1ull << (bit & 63);
+  }
+  return 1;
+}
+
+static inline int32_t lookup(const frontier *f, uintptr_t key) {
+  if (key < f->low || key > f->high || (key & 15)) return -1;
+  uint64_t bit = (key >> 4) & ((1u << 20) - 1);
+  if (!(f->bits[bit >> 6] & (1ull << (bit & 63)))) return -1;
+  uint64_t slot = (mix(key) >> 20) & f->mask;
+  while (f->keys[slot]) {
+    if (f->keys[slot] == key) return f->values[slot];
+    slot = (slot + 1) & f->mask;
+  }
+  return -1;
+}
+
+// ---- one pass over memory ----------------------------------------------------------------
+
+typedef struct {
+  uintptr_t word_address;
+  int32_t child;
+} hit;
+
+static inline void record(hit *hits, size_t *count, size_t capacity, size_t *dropped,
+                          uintptr_t address, int32_t child) {
+  if (*count < capacity) {
+    hits[*count].word_address = address;
+    hits[*count].child = child;
+    (*count)++;
+  } else {
+    (*dropped)++;
+  }
+}
+
+#define REGISTRY_BITS (1u << 24)
+
+static void make_registry_filter(scan *s) {
+  s->registry_bits = ch_bump_alloc(&s->bump, REGISTRY_BITS / 8);
+  s->candidate_capacity = 1u << 22;
+  s->candidates = ch_bump_alloc(&s->bump, s->candidate_capacity * 2 * sizeof(uintptr_t));
+  if (s->registry_bits == NULL || s->candidates == NULL || s->row_count == 0) {
+    s->candidates_overflowed = 1;
+    s->registry_low = 1;
+    s->registry_high = 0;
+    return;
+  }
+  memset(s->registry_bits, 0, REGISTRY_BITS / 8);
+  for (size_t i = 0; i < s->row_count; i++) {
+    uint64_t bit = (s->rows[i].address >> 4) & (REGISTRY_BITS - 1);
+    s->registry_bits[bit >> 6] |= 1ull << (bit & 63);
+  }
+  s->registry_low = s->rows[0].address;
+  s->registry_high = s->rows[s->row_count - 1].address;
+}
+
+/// The first pass: reads every region once, validates the header of every snapshot object
+/// from the copy read, records hits on the targets, and keeps the words that may point at
+/// any registered object for the later levels.
+static size_t first_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
+                         size_t *dropped) {
+  size_t count = 0;
+  size_t next_row = 0;
+  uintptr_t low = s->registry_low, high = s->registry_high;
+  for (size_t r = 0; r < s->region_count; r++) {
+    const ch_region *region = &s->regions[r];
+    for (uintptr_t at = region->start; at < region->end;) {
+      size_t want = region->end - at < CHUNK ? region->end - at : CHUNK;
+      size_t got = ch_read(s->buffer, at, want) & ~(size_t)7;
+      if (got == 0) {
+        at += 4096;  // unreadable page (unmapped meanwhile): skip it
+        continue;
+      }
+      size_t words = got / 8;
+      for (size_t i = 0; i < words; i++) {
+        uintptr_t key = s->buffer[i] & 0x00ffffffffffffffull;
+        if (key < low || key > high || (key & 15)) continue;
+        uint64_t bit = (key >> 4) & (REGISTRY_BITS - 1);
+        if (!(s->registry_bits[bit >> 6] & (1ull << (bit & 63)))) continue;
+        uintptr_t address = at + i * 8;
+        if (address >= s->skip_start && address < s->skip_end) continue;
+        if (s->candidate_count < s->candidate_capacity) {
+          s->candidates[s->candidate_count * 2] = address;
+          s->candidates[s->candidate_count * 2 + 1] = key;
+          s->candidate_count++;
+        } else {
+          s->candidates_overflowed = 1;
+        }
+        int32_t child = lookup(f, key);
+        if (child >= 0) record(hits, &count, capacity, dropped, address, child);
+      }
+      uintptr_t end = at + got;
+      while (next_row < s->row_count && s->rows[next_row].address < at) next_row++;
+      for (; next_row < s->row_count && s->rows[next_row].address + 16 <= end; next_row++) {
+        const ch_entry *row = &s->rows[next_row];
+        const uint64_t *header = &s->buffer[(row->address - at) / 8];
+        uint64_t refcounts = header[1];
+        int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
+        s->valid[next_row] = header[0] == row->metadata && !deiniting;
+      }
+      at += got;
+    }
+  }
+  return count;
+}
+
+/// A later level: looks the frontier up in the first pass's candidate words, or, when
+/// those overflowed, reads all memory again.
+static size_t later_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
+                         size_t *dropped) {
+  size_t count = 0;
+  if (!s->candidates_overflowed) {
+    for (size_t i = 0; i < s->candidate_count; i++) {
+      int32_t child = lookup(f, s->candidates[i * 2 + 1]);
+      if (child >= 0) record(hits, &count, capacity, dropped, s->candidates[i * 2], child);
+    }
+    return count;
+  }
+  for (size_t r = 0; r < s->region_count; r++) {
+    const ch_region *region = &s->regions[r];
+    for (uintptr_t at = region->start; at < region->end;) {
+      size_t want = region->end - at < CHUNK ? region->end - at : CHUNK;
+      size_t got = ch_read(s->buffer, at, want) & ~(size_t)7;
+      if (got == 0) {
+        at += 4096;
+        continue;
+      }
+      for (size_t i = 0; i < got / 8; i++) {
+        uintptr_t key = s->buffer[i] & 0x00ffffffffffffffull;
+        if (key < f->low || key > f->high) continue;
+        int32_t child = lookup(f, key);
+        if (child < 0) continue;
+        uintptr_t address = at + i * 8;
+        if (address >= s->skip_start && address < s->skip_end) continue;
+        record(hits, &count, capacity, dropped, address, child);
+      }
+      at += got;
+    }
+  }
+  return count;
+}
+
+// ---- naming ------------------------------------------------------------------------------
+
+static void name_word(scan *s, size_t row, uint32_t offset, ch_name *name) {
+  uint64_t header[4] = {0, 0, 0, 0};
+  ch_read(header, s->rows[row].address, sizeof header);
+  ch_describe(s->rows[row].metadata, header, offset, name);
+}
+
+/// Turns one level's hits into edges; returns the new frontier's node ids.
+static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t *next,
+                     size_t next_capacity) {
+  size_t next_count = 0;
+  for (size_t i = 0; i < count; i++) {
+    uintptr_t address = hits[i].word_address;
+    edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT};
+    // A popular object can have many thousands of referring words: a target keeps the
+    // first TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only
+    // needs a few for a shortest path. This also bounds the naming work per scan.
+    node *child = &s->nodes[e.child];
+    if (child->parents >= (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) {
+      child->skipped++;
+      continue;
+    }
+    ptrdiff_t row = enclosing_row(s, address);
+    if (row >= 0) {
+      if (!s->valid[row]) continue;  // a dead object's memory holds nothing
+      e.offset = (uint32_t)(address - s->rows[row].address);
+      if (e.offset < 16) continue;  // the header (metadata, refcounts) is no reference
+      ch_name name;
+      name_word(s, (size_t)row, e.offset, &name);
+      if (name.edge == CH_EDGE_STALE) continue;
+      int32_t holder = add_node(s, (size_t)row, level);
+      if (holder < 0) continue;
+      e.holder = holder;
+      e.kind = EDGE_OBJECT;
+      if (s->nodes[holder].level == level && s->nodes[holder].first_edge == -1 &&
+          next_count < next_capacity) {
+        // New this level: it joins the next frontier, once (-2 marks "queued"; no edge
+        // can point at it during this level, its parents are searched by the next one).
+        s->nodes[holder].first_edge = -2;
+        next[next_count++] = holder;
+      }
+    } else {
+      // An object with weak references has a side table (malloc memory) whose first word
+      // points back at it: no holder.
+      uint64_t bits = 0;
+      ch_read(&bits, s->rows[s->nodes[e.child].row].address + 8, 8);
+      if ((bits >> 63) && (uint32_t)bits != 0xffffffffu &&
+          ((bits & ((1ull << 62) - 1)) << 3) == address) {
+        continue;
+      }
+      ptrdiff_t region = region_of(s, address);
+      e.region = (int32_t)region;
+      int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
+      e.kind = kind == CH_REGION_DATA ? ROOT_GLOBAL
+               : kind == CH_REGION_STACK ? ROOT_STACK
+                                         : ROOT_HEAP;
+    }
+    add_edge(s, &e);
+  }
+  for (size_t k = 0; k < next_count; k++) {
+    if (s->nodes[next[k]].first_edge == -2) s->nodes[next[k]].first_edge = -1;
+  }
+  return next_count;
+}
+
+// ---- paths -------------------------------------------------------------------------------
+
+typedef struct {
+  int category;
+  int32_t chain[MAX_CHAIN];  // edges, from the root's edge down to the direct edge
+  int length;
+} path;
+
+/// The best path for the direct edge `direct` into `target`.
+static void best_path(scan *s, int32_t direct, int32_t target, path *out) {
+  const edge *d = &s->edges[direct];
+  out->length = 0;
+  if (d->kind != EDGE_OBJECT) {
+    out->category = d->kind == ROOT_GLOBAL ? PATH_GLOBAL
+                    : d->kind == ROOT_STACK ? PATH_STACK
+                                            : PATH_HEAP;
+    out->chain[0] = direct;
+    out->length = 1;
+    return;
+  }
+  s->stamp++;
+  int32_t queue[4096];
+  size_t head = 0, tail = 0;
+  int32_t best_edge = -1, best_category = PATH_NONE + 1;
+  int best_depth = 1 << 30;
+  int32_t deepest = d->holder;
+  if (d->holder == target) {
+    best_category = PATH_CYCLE;
+    best_depth = 0;
+  } else {
+    s->nodes[d->holder].stamp = s->stamp;
+    s->nodes[d->holder].via = direct;
+    queue[tail++] = d->holder;
+  }
+  while (head < tail) {
+    int32_t x = queue[head++];
+    int depth = 0;
+    for (int32_t v = s->nodes[x].via; v >= 0 && s->edges[v].child != target; depth++) {
+      v = s->nodes[s->edges[v].child].via;
+    }
+    deepest = x;
+    for (int32_t e = s->nodes[x].first_edge; e >= 0; e = s->edges[e].next) {
+      const edge *p = &s->edges[e];
+      int category;
+      if (p->kind == ROOT_GLOBAL) {
+        category = PATH_GLOBAL;
+      } else if (p->kind == ROOT_STACK) {
+        category = PATH_STACK;
+      } else if (p->kind == ROOT_HEAP) {
+        category = PATH_HEAP;
+      } else if (p->holder == target) {
+        category = PATH_CYCLE;
+      } else {
+        node *h = &s->nodes[p->holder];
+        if (h->stamp != s->stamp && tail < 4096 && depth + 2 < MAX_CHAIN) {
+          h->stamp = s->stamp;
+          h->via = e;
+          queue[tail++] = p->holder;
+        }
+        continue;
+      }
+      // Rooted paths compete on length (a global wins a tie); anything rooted beats a
+      // cycle, which beats a heap word.
+      int rooted = category <= PATH_STACK, best_rooted = best_category <= PATH_STACK;
+      int better = best_edge < 0 && best_category > PATH_NONE;
+      if (!better && rooted && !best_rooted) better = 1;
+      if (!better && rooted && best_rooted &&
+          (depth < best_depth || (depth == best_depth && category < best_category))) {
+        better = 1;
+      }
+      if (!better && !rooted && !best_rooted && category < best_category) better = 1;
+      if (better) {
+        best_edge = e;
+        best_category = category;
+        best_depth = depth;
+      }
+    }
+  }
+  int32_t start_edge = best_edge;
+  if (best_category > PATH_NONE) {
+    best_category = PATH_NONE;
+    start_edge = -1;
+  }
+  out->category = best_category;
+  // Chain: [start_edge], then the via edges from the node it points at down to the target.
+  int32_t from_node;
+  if (best_category == PATH_CYCLE && d->holder == target) {
+    out->chain[out->length++] = direct;
+    return;
+  }
+  if (start_edge >= 0) {
+    out->chain[out->length++] = start_edge;
+    from_node = s->edges[start_edge].child;
+  } else {
+    from_node = deepest;
+  }
+  for (int32_t v = s->nodes[from_node].via; v >= 0 && out->length < MAX_CHAIN;) {
+    out->chain[out->length++] = v;
+    if (s->edges[v].child == target) break;
+    v = s->nodes[s->edges[v].child].via;
+  }
+}
+
+/// Whether the direct edges of every target already have a path from a global or stack.
+static int all_rooted(scan *s, const int32_t *target_nodes, size_t count) {
+  for (size_t t = 0; t < count; t++) {
+    if (target_nodes[t] < 0) continue;
+    int n = 0;
+    for (int32_t e = s->nodes[target_nodes[t]].first_edge; e >= 0 && n < MAX_DIRECT;
+         e = s->edges[e].next, n++) {
+      path p;
+      best_path(s, e, target_nodes[t], &p);
+      if (p.category > PATH_STACK) return 0;
+    }
+  }
+  return 1;
+}
+
+// ---- JSON --------------------------------------------------------------------------------
+
+static void write_global(scan *s, ch_json *json, const edge *e) {
+  const ch_region *region = e->region >= 0 ? &s->regions[e->region] : NULL;
+  const char *module = region && region->module ? region->module : "";
+  uintptr_t relative = region ? e->word_address - region->module_base : e->word_address;
+  const char *mangled = region && region->module ? ch_elf_object_symbol(module, relative) : NULL;
+  ch_json_raw(json, "{\"kind\":\"global\",");
+  if (mangled) {
+    char *demangled = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
+    const char *text = demangled ? demangled : mangled;
+    // "static Shop.ImageCache.shared : Shop.ImageCache" -> "Shop.ImageCache.shared"
+    if (strncmp(text, "static ", 7) == 0) text += 7;
+    const char *colon = strstr(text, " : ");
+    size_t length = colon ? (size_t)(colon - text) : strlen(text);
+    ch_json_raw(json, "\"sym\":");
+    ch_json_string(json, text, length);
+    free(demangled);
+  } else {
+    ch_json_raw(json, "\"off\":");
+    ch_json_hex(json, relative);
+  }
+  ch_json_raw(json, ",\"mod\":");
+  ch_json_string(json, module, strlen(module));
+  ch_json_raw(json, "}");
+}
+
+static void write_step(scan *s, ch_json *json, const edge *e) {
+  size_t row = s->nodes[e->holder].row;
+  ch_name name;
+  name_word(s, row, e->offset, &name);
+  ch_json_raw(json, "{\"type\":");
+  ch_json_string(json, name.type, name.type_length);
+  ch_json_raw(json, ",\"obj\":");
+  ch_json_hex(json, s->rows[row].address);
+  ch_json_raw(json, ",\"off\":");
+  ch_json_int(json, e->offset);
+  if (name.edge == CH_EDGE_FIELD) {
+    ch_json_raw(json, ",\"field\":");
+    ch_json_string(json, name.field, name.field_length);
+  } else if (name.edge == CH_EDGE_ELEMENT) {
+    ch_json_raw(json, ",\"element\":");
+    ch_json_int(json, name.element);
+    ch_json_raw(json, ",\"count\":");
+    ch_json_int(json, name.count);
+  } else if (name.edge == CH_EDGE_CAPTURES) {
+    ch_json_raw(json, ",\"captures\":[");
+    for (int i = 0; i < name.capture_count; i++) {
+      if (i) ch_json_raw(json, ",");
+      ch_json_string(json, name.captures[i], name.capture_lengths[i]);
+    }
+    ch_json_raw(json, "]");
+  }
+  ch_json_raw(json, "}");
+}
+
+static void write_path(scan *s, ch_json *json, const path *p) {
+  ch_json_raw(json, "{\"root\":");
+  int first_step = 0;
+  const edge *top = p->length ? &s->edges[p->chain[0]] : NULL;
+  if (p->category == PATH_GLOBAL) {
+    write_global(s, json, top);
+    first_step = 1;
+  } else if (p->category == PATH_STACK) {
+    int64_t tid = top->region >= 0 ? s->regions[top->region].tid : -1;
+    if (tid >= 0) {
+      ch_json_raw(json, "{\"kind\":\"stack\",\"tid\":");
+      ch_json_int(json, tid);
+      ch_json_raw(json, "}");
+    } else {
+      ch_json_raw(json, "{\"kind\":\"stack\"}");
+    }
+    first_step = 1;
+  } else if (p->category == PATH_HEAP) {
+    ch_json_raw(json, "{\"kind\":\"heap\"}");
+    first_step = 1;
+  } else if (p->category == PATH_CYCLE) {
+    ch_json_raw(json, "{\"kind\":\"cycle\"}");
+  } else {
+    ch_json_raw(json, "{\"kind\":\"none\"}");
+  }
+  ch_json_raw(json, ",\"steps\":[");
+  for (int i = first_step; i < p->length; i++) {
+    if (i > first_step) ch_json_raw(json, ",");
+    write_step(s, json, &s->edges[p->chain[i]]);
+  }
+  ch_json_raw(json, "]}");
+}
+
+/// Two direct edges are the same holder when they are the same root (one global symbol or
+/// offset, one thread stack) or the same word.
+static int same_holder(scan *s, const edge *a, const edge *b) {
+  if (a->kind != b->kind) return 0;
+  if (a->kind == ROOT_STACK) return a->region == b->region;
+  if (a->kind == ROOT_GLOBAL && a->region == b->region && a->region >= 0) {
+    const ch_region *region = &s->regions[a->region];
+    if (region->module == NULL) return a->word_address == b->word_address;
+    const char *x = ch_elf_object_symbol(region->module, a->word_address - region->module_base);
+    const char *y = ch_elf_object_symbol(region->module, b->word_address - region->module_base);
+    return x ? x == y : a->word_address == b->word_address;
+  }
+  return a->word_address == b->word_address;
+}
+
+static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
+                         uint64_t scan_us, path *paths) {
+  int32_t directs[MAX_DIRECT];
+  size_t direct_count = 0, beyond = 0;
+  for (int32_t e = s->nodes[target].first_edge; e >= 0; e = s->edges[e].next) {
+    int duplicate = 0;
+    for (size_t k = 0; k < direct_count && !duplicate; k++) {
+      duplicate = same_holder(s, &s->edges[directs[k]], &s->edges[e]);
+    }
+    if (duplicate) continue;
+    if (direct_count < MAX_DIRECT) {
+      directs[direct_count++] = e;
+    } else {
+      beyond++;
+    }
+  }
+  beyond += s->nodes[target].skipped;
+  for (size_t k = 0; k < direct_count; k++) best_path(s, directs[k], target, &paths[k]);
+  // Edges were linked newest first: restore scan order, then a stable insertion sort by
+  // category and length.
+  for (size_t a = 0, b = direct_count ? direct_count - 1 : 0; a < b; a++, b--) {
+    path t = paths[a];
+    paths[a] = paths[b];
+    paths[b] = t;
+  }
+  for (size_t i = 1; i < direct_count; i++) {
+    path current = paths[i];
+    size_t j = i;
+    while (j > 0 && (paths[j - 1].category > current.category ||
+                     (paths[j - 1].category == current.category &&
+                      paths[j - 1].length > current.length))) {
+      paths[j] = paths[j - 1];
+      j--;
+    }
+    paths[j] = current;
+  }
+  size_t shown = max_paths < 0 ? 0 : (size_t)max_paths;
+  if (shown > direct_count) shown = direct_count;
+  ch_json_raw(json, "{\"direct\":");
+  ch_json_int(json, (int64_t)(direct_count + beyond));
+  ch_json_raw(json, ",\"more\":");
+  ch_json_int(json, (int64_t)(direct_count + beyond - shown));
+  ch_json_raw(json, ",\"paths\":[");
+  for (size_t k = 0; k < shown; k++) {
+    if (k) ch_json_raw(json, ",");
+    write_path(s, json, &paths[k]);
+  }
+  ch_json_raw(json, "],\"scan_us\":");
+  ch_json_int(json, (int64_t)scan_us);
+  ch_json_raw(json, "}");
+}
+
+// ---- the entry point ---------------------------------------------------------------------
+
+char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths) {
+  if (cholders_state() != CHOLDERS_ON) return NULL;
+  uint64_t started = now_us();
+  pthread_mutex_lock(&scan_lock);
+  uint64_t cpu_started = cpu_now_us();
+  int guard = ch_in_tool;
+  ch_in_tool = 1;
+  scan s;
+  memset(&s, 0, sizeof s);
+  ch_json json = {NULL, 0, 0, 0};
+  int local_marker = 0;
+  int32_t *target_nodes = NULL;
+  if (max_depth < 1) max_depth = 1;
+
+  s.skip_start = (uintptr_t)targets;
+  s.skip_end = (uintptr_t)(targets + count);
+  cholders_scan_stats stats;
+  memset(&stats, 0, sizeof stats);
+  s.row_count = ch_registry_snapshot(&s.bump, &s.rows);
+  stats.objects = s.row_count;
+  stats.snapshot_us = now_us() - started;
+  s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
+  s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));
+  s.node_capacity = 1u << 20;
+  s.nodes = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(node));
+  s.edge_capacity = 1u << 21;
+  s.edges = ch_bump_alloc(&s.bump, s.edge_capacity * sizeof(edge));
+  s.buffer = ch_bump_alloc(&s.bump, CHUNK);
+  hit *hits = ch_bump_alloc(&s.bump, MAX_HITS_PER_LEVEL * sizeof(hit));
+  int32_t *level_ids = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(int32_t));
+  target_nodes = ch_bump_alloc(&s.bump, (count + 1) * sizeof(int32_t));
+  path *paths = ch_bump_alloc(&s.bump, MAX_DIRECT * sizeof(path));
+  if (!s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer || !hits || !level_ids ||
+      !target_nodes || !paths) {
+    goto done_empty;
+  }
+  memset(s.valid, 0, s.row_count + 1);
+  memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
+  uint64_t regions_started = now_us();
+  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker);
+  make_registry_filter(&s);
+  stats.regions = s.region_count;
+  for (size_t r = 0; r < s.region_count; r++) stats.bytes += s.regions[r].end - s.regions[r].start;
+  uint64_t passes_started = now_us();
+  stats.regions_us = passes_started - regions_started;
+
+  size_t level_count = 0;
+  for (size_t t = 0; t < count; t++) {
+    ptrdiff_t row = exact_row(&s, targets[t]);
+    target_nodes[t] = row >= 0 ? add_node(&s, (size_t)row, 0) : -1;
+    if (target_nodes[t] >= 0 && s.nodes[target_nodes[t]].first_edge == -1) {
+      int seen = 0;
+      for (size_t k = 0; k < level_count; k++) seen |= level_ids[k] == target_nodes[t];
+      if (!seen) level_ids[level_count++] = target_nodes[t];
+    }
+  }
+  for (int level = 1; level <= max_depth && level_count > 0; level++) {
+    frontier f;
+    if (!make_frontier(&s, &f, level_ids, level_count)) break;
+    size_t dropped = 0;
+    size_t hit_count = level == 1 ? first_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped)
+                                  : later_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped);
+    stats.levels++;
+    if (level == 1) {
+      // Targets that failed their header check are dead: no holders record.
+      for (size_t t = 0; t < count; t++) {
+        if (target_nodes[t] >= 0 && !s.valid[s.nodes[target_nodes[t]].row]) target_nodes[t] = -1;
+      }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < hit_count; i++) {
+      if (s.valid[s.nodes[hits[i].child].row]) hits[kept++] = hits[i];
+    }
+    level_count = absorb(&s, hits, kept, level, level_ids, s.node_capacity);
+    if (all_rooted(&s, target_nodes, count)) break;
+  }
+  uint64_t elapsed = now_us() - started;
+  stats.passes_us = now_us() - passes_started;
+  stats.total_us = elapsed;
+  stats.cpu_us = cpu_now_us() - cpu_started;
+  last_stats = stats;
+
+  ch_json_raw(&json, "[");
+  for (size_t t = 0; t < count; t++) {
+    if (t) ch_json_raw(&json, ",");
+    if (target_nodes[t] < 0) {
+      ch_json_raw(&json, "null");
+    } else {
+      write_target(&s, &json, target_nodes[t], max_paths, elapsed, paths);
+    }
+  }
+  ch_json_raw(&json, "]");
+  goto done;
+
+done_empty:
+  ch_json_raw(&json, "[");
+  for (size_t t = 0; t < count; t++) ch_json_raw(&json, t ? ",null" : "null");
+  ch_json_raw(&json, "]");
+done:
+  ch_bump_reset(&s.bump);
+  ch_in_tool = guard;
+  pthread_mutex_unlock(&scan_lock);
+  if (json.failed) {
+    free(json.bytes);
+    return NULL;
+  }
+  return json.bytes;
+}
+
+void cholders_free(char *json) { free(json); }

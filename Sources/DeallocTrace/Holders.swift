@@ -1,0 +1,209 @@
+import CHolders
+import CUnwind
+import Synchronization
+
+/// The recorder's side of "who still holds it" (issue 10): turning the holder machinery of
+/// `CHolders` on, running its reference scan at the moments that matter, and splitting its
+/// answer into one `holders` record per object.
+///
+/// The scan is synchronous on the thread that found something (a drain that released a
+/// survivor, a leak check, `finish()`), never on the enqueue path or the writer: it costs
+/// tens of milliseconds on a large heap, which only such moments can afford. The scanning
+/// thread's own stack is not scanned (the scanner's rule), which is where the recorder
+/// keeps its strong references while it looks; everywhere else the recorder keeps object
+/// addresses hidden (`HiddenAddress`), so its own memory never reads as a holder.
+enum Holders {
+  /// How many references a path may climb from the object before it gives up (`none`).
+  /// Six levels reached every root the prototype met (global → cache → array → object is
+  /// three); each level costs one pass over the scanned memory.
+  static let maxDepth: Int32 = 6
+  /// How many direct holders get a path; the rest are counted in `more`.
+  static let maxPaths: Int32 = 8
+  /// The most objects one scan looks for: their addresses sit in a stack buffer (1 KiB),
+  /// because the scanner does not scan the calling thread's stack and anywhere else they
+  /// would be found as holders.
+  static let maxTargetsPerScan = 128
+
+  /// Set once the refusal has been said on stderr: one line per process, not per session.
+  private static let refusalReported = Atomic<Bool>(false)
+
+  /// Whether the registry and the hooks are on in this process.
+  static var isOn: Bool {
+    Int(cholders_state()) == CHOLDERS_ON
+  }
+
+  /// Turns the machinery on (idempotent). When this runtime cannot be hooked safely, says
+  /// why once on stderr and returns false; the caller goes on without holders.
+  static func enable() -> Bool {
+    let state = Int(cholders_enable())
+    guard state != CHOLDERS_ON else { return true }
+    // With `DEALLOCTRACE_HOLDERS` set, CHolders' load-time constructor tried first and has
+    // said why on stderr already (no Swift code ran yet): one line per process.
+    let saidAtLoad = TraceConfiguration.holders(from: TraceConfiguration.processEnvironment())
+    if !refusalReported.exchange(true, ordering: .relaxed) && !saidAtLoad {
+      let problem = String(cString: cholders_problem())
+      StandardError.write(
+        "dealloctrace: "
+          + (problem.isEmpty ? "holders off: the holder scanner did not start" : problem)
+          + "; tracing goes on without them")
+    }
+    return false
+  }
+
+  /// Scans for the holders of `count` objects, whose addresses `fill` writes into a buffer
+  /// on this thread's stack. Returns one HOLDERS-VALUE JSON text per object, nil for an
+  /// object that is no live registered Swift object; nil in all when holders are off.
+  ///
+  /// Never inlined, and the buffer is zeroed before it goes, so that the addresses do not
+  /// outlive the scan in this thread's stack; the scanner's own dead frames are scrubbed
+  /// right after it returns (a later scan from another thread would read them).
+  @inline(never)
+  static func scan(count: Int, fill: (UnsafeMutableBufferPointer<UInt>) -> Void) -> [String?]? {
+    precondition(count > 0 && count <= maxTargetsPerScan)
+    let values = withUnsafeTemporaryAllocation(of: UInt.self, capacity: count) {
+      targets -> [String?]? in
+      fill(targets)
+      let json = cholders_scan_json(targets.baseAddress, count, maxDepth, maxPaths)
+      targets.update(repeating: 0)
+      guard let json else { return nil }
+      defer { cholders_free(json) }
+      return HoldersJSON.elements(ofArray: json, expected: count)
+    }
+    cunwind_scrub_dead_stack()
+    return values
+  }
+}
+
+/// Why a scan ran: the `holders` record's `why`.
+enum HolderScanReason: Int {
+  /// A traced release found a survivor.
+  case release = 1
+  /// A leak check saw the object alive outside any queue.
+  case check = 2
+  /// The session ended with the survivor still alive.
+  case end = 3
+
+  var name: StaticString {
+    switch self {
+    case .release: "release"
+    case .check: "check"
+    case .end: "end"
+    }
+  }
+}
+
+/// An object address as the recorder keeps it in memory: XOR-ed with a constant.
+///
+/// Why: the reference scan reports every aligned word equal to an object's address as a
+/// holder, and the recorder keeps addresses in many places a scan reads (the event buffer,
+/// the per-thread pending enqueue, the survivor list, the strong references a look takes).
+/// Hidden, none of them can be mistaken for a holder. The trade-off is one XOR where an
+/// address is stored and one where it is formatted; the mask sets high bits, so a hidden
+/// word is no canonical user-space pointer even after the scanner masks tag bits off.
+enum HiddenAddress {
+  static let mask: UInt = 0xa5a5_a5a5_a5a5_a5a5
+
+  @inline(__always)
+  static func hide(_ address: UInt) -> UInt { address ^ mask }
+
+  @inline(__always)
+  static func reveal(_ hidden: UInt) -> UInt { hidden ^ mask }
+}
+
+/// Strong references the recorder takes while it looks, kept as hidden retained pointers so
+/// that a concurrent scan does not find them. Released explicitly by `releaseAll()`.
+/// `@unchecked Sendable`: they leave the critical section only to be released by the
+/// thread that took them.
+struct HiddenReferences: @unchecked Sendable {
+  private var hidden: [UInt] = []
+
+  var isEmpty: Bool { hidden.isEmpty }
+
+  mutating func retain(_ object: AnyObject) {
+    hidden.append(HiddenAddress.hide(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())))
+  }
+
+  /// Drops every reference; this may run `deinit`s, so never under a lock.
+  mutating func releaseAll() {
+    for word in hidden {
+      guard let pointer = UnsafeRawPointer(bitPattern: HiddenAddress.reveal(word)) else { continue }
+      Unmanaged<AnyObject>.fromOpaque(pointer).release()
+    }
+    hidden = []
+  }
+}
+
+/// Splitting the scanner's JSON array into its elements, without a JSON library.
+enum HoldersJSON {
+  /// The top-level elements of the NUL-terminated JSON array at `text`: each element's
+  /// text, nil for `null`. Nil when the text is not an array of `expected` elements (a
+  /// scanner bug: no record is better than a broken one).
+  static func elements(ofArray text: UnsafePointer<CChar>, expected: Int) -> [String?]? {
+    let bytes = UnsafeBufferPointer(
+      start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlenOf(text))
+    var index = 0
+    func skipSpace() {
+      while index < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[index]) { index += 1 }
+    }
+    skipSpace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+    index += 1
+    var result: [String?] = []
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var start = index
+    while index < bytes.count {
+      let byte = bytes[index]
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+      } else {
+        switch byte {
+        case UInt8(ascii: "\""): inString = true
+        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+        case UInt8(ascii: "}"): depth -= 1
+        case UInt8(ascii: "]") where depth > 0: depth -= 1
+        case UInt8(ascii: ","), UInt8(ascii: "]"):
+          guard depth == 0 else { break }
+          let element = trimmed(bytes[start..<index])
+          if !element.isEmpty || byte == UInt8(ascii: ",") || !result.isEmpty {
+            result.append(
+              element.elementsEqual("null".utf8) ? nil : String(decoding: element, as: UTF8.self))
+          }
+          if byte == UInt8(ascii: "]") {
+            return result.count == expected ? result : nil
+          }
+          start = index + 1
+        default: break
+        }
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  private static func strlenOf(_ text: UnsafePointer<CChar>) -> Int {
+    var count = 0
+    while text[count] != 0 { count += 1 }
+    return count
+  }
+
+  private static func trimmed(_ slice: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<
+    UnsafeBufferPointer<UInt8>
+  > {
+    var slice = slice
+    while let first = slice.first, [0x20, 0x0a, 0x0d, 0x09].contains(first) {
+      slice = slice.dropFirst()
+    }
+    while let last = slice.last, [0x20, 0x0a, 0x0d, 0x09].contains(last) {
+      slice = slice.dropLast()
+    }
+    return slice
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import XCTest
+
+/// One HolderProbe child process and what it printed.
+struct HolderProbeRun {
+  var status: Int32
+  var standardOutput: String
+  var standardError: String
+
+  /// The debug build sits next to the test bundle.
+  static var debugURL: URL {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return executable.deletingLastPathComponent().appendingPathComponent("HolderProbe")
+  }
+
+  /// The package root, from this file's path (Tests/CHoldersTests/HolderProbeRun.swift).
+  static var packageRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+  }
+
+  static func debug(
+    _ arguments: [String], holders: Bool = true, extraEnvironment: [String: String] = [:]
+  ) throws -> HolderProbeRun {
+    try run(debugURL, arguments, holders: holders, extraEnvironment: extraEnvironment)
+  }
+
+  /// The release build: `.build/release/HolderProbe` when it is newer than every source of
+  /// CHolders and HolderProbe; otherwise built here once with
+  /// `swift build -c release --product HolderProbe` into a scratch path of its own
+  /// (`.build/holderprobe`): `swift test` holds the lock of `.build` while tests run, so a
+  /// nested build there would wait forever. A stale binary is never what gets tested.
+  static func release(_ arguments: [String], holders: Bool = true) throws -> HolderProbeRun {
+    let main = packageRoot.appendingPathComponent(".build/release/HolderProbe")
+    if FileManager.default.isExecutableFile(atPath: main.path) && !isStale(main) {
+      return try run(main, arguments, holders: holders)
+    }
+    let scratch = packageRoot.appendingPathComponent(".build/holderprobe")
+    let url = scratch.appendingPathComponent("release/HolderProbe")
+    if !FileManager.default.isExecutableFile(atPath: url.path) || isStale(url) {
+      let build = try run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        [
+          "swift", "build", "-c", "release", "--product", "HolderProbe", "--scratch-path",
+          scratch.path,
+        ],
+        holders: false, directory: packageRoot, timeout: 1800)
+      XCTAssertEqual(build.status, 0, build.standardError)
+    }
+    return try run(url, arguments, holders: holders)
+  }
+
+  /// Whether a source file of the probe or of CHolders is newer than the built `binary`.
+  static func isStale(_ binary: URL) -> Bool {
+    let files = FileManager.default
+    guard let built = try? files.attributesOfItem(atPath: binary.path)[.modificationDate] as? Date
+    else { return true }
+    for folder in ["Sources/CHolders", "Examples/HolderProbe"] {
+      let root = packageRoot.appendingPathComponent(folder)
+      let enumerator = files.enumerator(
+        at: root, includingPropertiesForKeys: [.contentModificationDateKey])
+      while let file = enumerator?.nextObject() as? URL {
+        let modified = try? file.resourceValues(forKeys: [.contentModificationDateKey])
+          .contentModificationDate
+        if let modified, modified > built { return true }
+      }
+    }
+    return false
+  }
+
+  static func run(
+    _ executable: URL, _ arguments: [String], holders: Bool, directory: URL? = nil,
+    extraEnvironment: [String: String] = [:], timeout: TimeInterval = 120
+  ) throws -> HolderProbeRun {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["DEALLOCTRACE_HOLDERS"] = holders ? "1" : nil
+    environment["CHOLDERS_TEST_NO_SYMTAB"] = nil
+    environment.merge(extraEnvironment) { $1 }
+    process.environment = environment
+    if let directory { process.currentDirectoryURL = directory }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    // Read while it runs, so a full pipe never blocks the child.
+    let outputData = LockedData()
+    let errorData = LockedData()
+    let readers = DispatchGroup()
+    for (pipe, data) in [(output, outputData), (error, errorData)] {
+      DispatchQueue.global().async(group: readers) {
+        data.set(pipe.fileHandleForReading.readDataToEndOfFile())
+      }
+    }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s")
+    }
+    process.waitUntilExit()
+    readers.wait()
+    return HolderProbeRun(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData.get(), as: UTF8.self),
+      standardError: String(decoding: errorData.get(), as: UTF8.self))
+  }
+
+  /// The target addresses the probe printed for its last scan.
+  var targets: [String] {
+    let line = standardOutput.split(separator: "\n").last { $0.hasPrefix("TARGETS ") }
+    return line.map { $0.dropFirst(8).split(separator: " ").map(String.init) } ?? []
+  }
+
+  /// Each scan's JSON array, decoded: one HoldersValue (or nil for `null`) per target.
+  func scans() throws -> [[HoldersValue?]] {
+    try standardOutput.split(separator: "\n").filter { $0.hasPrefix("HOLDERS [") }.map { line in
+      let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8))
+      let array = try XCTUnwrap(json as? [Any])
+      return array.map { ($0 as? [String: Any]).map(HoldersValue.init) }
+    }
+  }
+
+  /// The only value of the only scan.
+  func onlyValue() throws -> HoldersValue {
+    let scans = try scans()
+    XCTAssertEqual(scans.count, 1, standardOutput)
+    XCTAssertEqual(scans.first?.count, 1, standardOutput)
+    return try XCTUnwrap(scans.first?.first ?? nil, standardOutput)
+  }
+}
+
+/// One target's HOLDERS-VALUE.
+struct HoldersValue: Equatable {
+  var raw: [String: Any]
+
+  init(_ raw: [String: Any]) { self.raw = raw }
+
+  static func == (left: HoldersValue, right: HoldersValue) -> Bool {
+    NSDictionary(dictionary: left.raw).isEqual(to: right.raw)
+  }
+
+  var direct: Int? { raw["direct"] as? Int }
+  var more: Int? { raw["more"] as? Int }
+  var paths: [[String: Any]] { raw["paths"] as? [[String: Any]] ?? [] }
+
+  func steps(_ path: Int) -> [[String: Any]] {
+    path < paths.count ? paths[path]["steps"] as? [[String: Any]] ?? [] : []
+  }
+
+  /// The single path, written as "root → step → step" with types and edges, no addresses.
+  func onlyPathShape() throws -> String {
+    XCTAssertEqual(paths.count, 1, "\(raw)")
+    let path = try XCTUnwrap(paths.first)
+    let root = try XCTUnwrap(path["root"] as? [String: Any])
+    var parts = [String]()
+    switch root["kind"] as? String {
+    case "global": parts.append("global \(root["sym"] as? String ?? "?")")
+    case let kind?: parts.append(kind)
+    case nil: parts.append("?")
+    }
+    for step in path["steps"] as? [[String: Any]] ?? [] {
+      let type = step["type"] as? String ?? "?"
+      if let field = step["field"] as? String {
+        parts.append("\(type).\(field)")
+      } else if let element = step["element"] as? Int, let count = step["count"] as? Int {
+        parts.append("\(type)[\(element) of \(count)]")
+      } else if let captures = step["captures"] as? [String] {
+        parts.append("\(type)(captures \(captures.joined(separator: ", ")))")
+      } else {
+        parts.append("\(type)+\(step["off"] as? Int ?? -1)")
+      }
+    }
+    return parts.joined(separator: " → ")
+  }
+}
+
+/// Data filled by a reader thread and read after it finished.
+final class LockedData: @unchecked Sendable {
+  private let lock = NSLock()
+  private var data = Data()
+  func set(_ value: Data) { lock.withLock { data = value } }
+  func get() -> Data { lock.withLock { data } }
+}
