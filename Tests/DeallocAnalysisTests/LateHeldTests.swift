@@ -95,4 +95,23 @@ import Testing
       text.contains("  - … and \(hidden) more late objects held past their release, in groups"))
     #expect(JSONRenderer().render(report).contains(#""omittedLateHeld": 5"#))
   }
+
+  @Test func everyStringInTheSectionIsEscaped() throws {
+    // A global named with a terminal escape, markup and a line separator.
+    let hostile = #"T.<b>Cache</b>\u001b[31m\u2028|`x`"#
+    let log = try TemporaryLog(
+      [Self.sessionWithHolders, Self.stack] + Self.late(1, global: hostile)
+        + [Line.end(t: 900_000_000)])
+    let report = try log.report()
+    #expect(report.lateHeld.count == 1)
+    let text = TextRenderer().render(report)
+    #expect(text.contains(#"global T.<b>Cache</b>\u{1B}[31m\u{2028}|`x`  (t)"#))
+    #expect(!text.contains("\u{1B}"))
+    let html = HTMLRenderer().render(report)
+    #expect(html.contains("global T.&lt;b&gt;Cache&lt;/b&gt;"))
+    #expect(!html.contains("<b>Cache"))
+    let markdown = MarkdownRenderer().render(report)
+    #expect(!markdown.contains("\u{1B}"))
+    #expect(!markdown.contains("\u{2028}"))
+  }
 }
