@@ -143,6 +143,49 @@ func mallocHeld() -> UInt {
   return address(of: buffer.pointee) ^ scramble
 }
 
+nonisolated(unsafe) var freedKeepSmall: Child?
+nonisolated(unsafe) var freedKeepLarge: Child?
+nonisolated(unsafe) var liveBuffer: UnsafeMutablePointer<Child>?
+nonisolated(unsafe) var largeGuard: UnsafeMutablePointer<UInt>?
+
+/// Stale words in freed malloc memory are no holders; a live malloc buffer still is one.
+/// Three targets in one scan: one kept by a global and also written into a small buffer
+/// that is then freed (a tcache chunk), one kept by a global and also written near the end
+/// of a 2 KiB buffer that is then freed (an unsorted-bin chunk: a live guard allocation
+/// after it keeps it out of the top chunk; the word sits at its end so that a small
+/// allocation split off its front leaves it free), and one held only by a live buffer.
+/// The targets array is made before the frees and nothing is printed between the frees
+/// and the scan, so no allocation reuses the freed chunks first.
+@inline(never)
+func freedBuffers() {
+  let small = Child()
+  let large = Child()
+  freedKeepSmall = small
+  freedKeepLarge = large
+  let live = UnsafeMutablePointer<Child>.allocate(capacity: 1)
+  live.initialize(to: Child())
+  liveBuffer = live
+  let targets = [address(of: small), address(of: large), address(of: live.pointee)]
+  let smallBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
+  smallBuffer.initialize(repeating: 0, count: 8)
+  smallBuffer[5] = targets[0]
+  let largeBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
+  largeBuffer.initialize(repeating: 0, count: 256)
+  largeBuffer[250] = targets[1]
+  largeGuard = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+  smallBuffer.deallocate()
+  largeBuffer.deallocate()
+  let json = targets.withUnsafeBufferPointer { buffer -> String in
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+      return "nil"
+    }
+    defer { cholders_free(text) }
+    return String(cString: text)
+  }
+  print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
+  print("HOLDERS \(json)")
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -332,6 +375,7 @@ for scenario in arguments where scenario != "enable" {
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
+  case "freed-buffers": freedBuffers()
   case "stress": stress()
   case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)
@@ -358,6 +402,6 @@ if arguments.contains("stats") {
   var stats = cholders_scan_stats()
   cholders_last_scan_stats(&stats)
   print(
-    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us)"
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges)"
   )
 }
