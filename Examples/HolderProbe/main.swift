@@ -8,7 +8,8 @@
 // Usage: HolderProbe [enable] SCENARIO... [stats], with DEALLOCTRACE_HOLDERS=1 to start the
 // registry at load (`enable` starts it from code instead). `bench-hooks` (run without
 // DEALLOCTRACE_HOLDERS) prints the hook costs; `big stats` the cost of one scan of a
-// 450k-object heap.
+// 450k-object heap (`big-heap stats` with a heap word as well, which adds the walk of the
+// malloc chunks).
 
 import CHolders
 import Dispatch
@@ -329,6 +330,7 @@ func bigHeap() -> UInt {
 }
 
 nonisolated(unsafe) var padding: [[UInt8]] = []
+nonisolated(unsafe) var benchBuffer: UnsafeMutablePointer<UInt>?
 
 final class Empty {}
 
@@ -392,6 +394,16 @@ for scenario in arguments where scenario != "enable" {
     let target = bigHeap()
     // Non-pointer filler up to about 50 MB of heap.
     for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    print("LIVE \(cholders_live_count())")
+    scan(target)
+  case "big-heap":
+    // `big`, plus a live malloc buffer holding the target: a heap word, so the scan also
+    // walks the main arena's chunks (the cost of telling free chunks from live ones).
+    let target = bigHeap()
+    for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.initialize(repeating: target ^ scramble, count: 1)
+    benchBuffer = buffer
     print("LIVE \(cholders_live_count())")
     scan(target)
   case "stats": break  // printed after all scenarios
