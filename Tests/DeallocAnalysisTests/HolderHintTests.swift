@@ -70,6 +70,31 @@ import Testing
     #expect(occurrences(MarkdownRenderer().render(skipped), "no holder path") == 1)
   }
 
+  /// The recorder writes a check's holders record on the checking thread, so a drain on
+  /// another thread can put its records in between: the check still takes its path, and a
+  /// record about the checked object itself ends the wait.
+  @Test func aCheckTakesItsHoldersRecordPastOtherThreadsRecords() throws {
+    let scan =
+      #"{"ev":"holders","t":60,"id":1,"obj":"0x1010","type":"T.A","why":"check","direct":1,"#
+      + #""more":0,"paths":[{"root":{"kind":"cycle"},"steps":[{"type":"T.A","obj":"0x1010","#
+      + #""off":16,"field":"onChange"}]}]}"#
+    func report(between: [String]) throws -> Report {
+      try TemporaryLog(
+        [
+          #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"/t","holders":true}"#,
+          Line.enqueue(1, t: 10, type: "T.A"), Line.enqueue(2, t: 11, type: "T.B"),
+          Line.release(1, t: 20, freed: false),
+          #"{"ev":"check","t":50,"obj":"0x1010","type":"T.A","alive":true,"label":"L","id":1}"#,
+        ] + between + [scan, #"{"ev":"end","t":200,"why":"exit","pending":0,"lost":0}"#]
+      ).report()
+    }
+    let apart = try report(between: [Line.release(2, t: 55, freed: true)])
+    let leak = try #require(apart.findings.first { $0.kind == .trueLeak })
+    #expect(leak.holders?.paths.first?.root.kind == .cycle)
+    let sameObject = try report(between: [#"{"ev":"dealloc","t":55,"id":1}"#])
+    #expect(sameObject.findings.first { $0.kind == .trueLeak }?.holders == nil)
+  }
+
   @Test func hostileHolderNamesCannotBreakMarkdownOrHTML() throws {
     let log = try TemporaryLog([
       #"{"ev":"session","v":1,"t":0,"holders":true}"#,

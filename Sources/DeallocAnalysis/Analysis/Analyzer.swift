@@ -61,14 +61,19 @@ public struct Analyzer: LogVisitor {
     case .record(let record):
       guard inSession else { return }
       if let pending = state.pendingCheck {
-        state.pendingCheck = nil
         if case .holders(let scan) = record, scan.why == .check,
           Self.scan(scan, follows: pending.check)
         {
+          state.pendingCheck = nil
           applyCheck(pending.check, line: pending.line, holders: scan.holders)
           return
         }
-        applyCheck(pending.check, line: pending.line, holders: nil)
+        if mayWaitLonger(for: pending.check, past: record) {
+          state.recordsPastPendingCheck += 1
+        } else {
+          state.pendingCheck = nil
+          applyCheck(pending.check, line: pending.line, holders: nil)
+        }
       }
       apply(record, line: location.line)
     case .sessionEnded(let ending):
@@ -146,8 +151,9 @@ public struct Analyzer: LogVisitor {
       }
     case .check(let check):
       if check.alive {
-        // Judged at the next record, which may be its holders record (see `visit`).
+        // Judged at its holders record, or at the next record (see `visit`).
         state.pendingCheck = (check, line)
+        state.recordsPastPendingCheck = 0
       } else {
         applyCheck(check, line: line, holders: nil)
       }
@@ -249,6 +255,29 @@ public struct Analyzer: LogVisitor {
     var stack: Int64?
     /// Still in its queue when the check was read.
     var isLive: Bool
+  }
+
+  /// How many records of other threads an alive check may wait past for its `holders`
+  /// record: the recorder writes that record right after the check on the checking thread,
+  /// but a drain on another thread can put its records in between.
+  static let holdersLookahead = 4_096
+
+  /// Whether the pending alive check may still wait for its `holders` record past `record`.
+  /// Only in a session recorded with holders (elsewhere no such record comes, and the check
+  /// is judged at the next record as before), never past a record about the same object
+  /// (its verdict must see the object as the check did) or another check, and only within
+  /// ``holdersLookahead``.
+  private func mayWaitLonger(for check: CheckRecord, past record: LogRecord) -> Bool {
+    guard state.info.record.holders, state.recordsPastPendingCheck < Self.holdersLookahead
+    else { return false }
+    switch record {
+    case .check: return false
+    case .enqueue(let enqueue): return enqueue.obj != check.obj && enqueue.id != check.id
+    case .release(let release): return release.id != check.id
+    case .dealloc(let dealloc): return dealloc.id != check.id
+    case .holders(let scan): return scan.obj != check.obj
+    default: return true
+    }
   }
 
   /// Whether a `holders` record (`why: check`) is about the check just before it: the same

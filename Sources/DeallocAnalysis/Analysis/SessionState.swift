@@ -70,6 +70,8 @@ struct SessionState {
   /// An alive check read but not yet judged: the `holders` record that follows it (when
   /// the recorder scanned for its object) is attached first. See ``Analyzer``.
   var pendingCheck: (check: CheckRecord, line: Int)?
+  /// How many records the pending check has waited past (``Analyzer/holdersLookahead``).
+  var recordsPastPendingCheck = 0
   /// The largest `t` read so far.
   var lastTime: Int64 = 0
 
