@@ -187,6 +187,48 @@ func freedBuffers() {
   print("HOLDERS \(json)")
 }
 
+nonisolated(unsafe) var freedKeepThread: Child?
+
+/// A stale word in a buffer another thread allocated and freed (from that thread's own
+/// malloc arena, a heap mapping of its own) is no holder either. The object is kept by a
+/// global; the address travels scrambled into the thread (its closure context would hold
+/// it), though the exited thread's cached stack may still show it as a stale stack slot.
+@inline(never)
+func freedOnThread() {
+  let child = Child()
+  freedKeepThread = child
+  let targets = [address(of: child)]
+  let scrambled = targets[0] ^ scramble
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    // A new thread's first malloc attaches it to an arena of its own while there are
+    // fewer arenas than the limit (8 per core). The small buffer goes to a tcache (moved
+    // to a fastbin when the thread exits), the 2 KiB one to the unsorted bin.
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
+    buffer.initialize(repeating: 0, count: 8)
+    buffer[5] = scrambled ^ scramble
+    let large = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
+    large.initialize(repeating: 0, count: 256)
+    large[250] = scrambled ^ scramble
+    let guardBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.deallocate()
+    large.deallocate()
+    guardBuffer.deallocate()
+    done.signal()
+  }
+  thread.start()
+  done.wait()
+  let json = targets.withUnsafeBufferPointer { buffer -> String in
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+      return "nil"
+    }
+    defer { cholders_free(text) }
+    return String(cString: text)
+  }
+  print("TARGETS 0x\(String(targets[0], radix: 16))")
+  print("HOLDERS \(json)")
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -378,6 +420,7 @@ for scenario in arguments where scenario != "enable" {
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
   case "freed-buffers": freedBuffers()
+  case "freed-on-thread": freedOnThread()
   case "stress": stress()
   case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)

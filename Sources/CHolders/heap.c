@@ -1,4 +1,4 @@
-// Free glibc malloc memory: which words of the main-arena heap lie in chunks the allocator
+// Free glibc malloc memory: which words of a malloc heap lie in chunks the allocator
 // considers free, so that a stale copy of an object's address left in a freed buffer (an
 // array's old storage, a drained batch, a deallocated UnsafeMutablePointer) is not reported
 // as a `heap` holder.
@@ -15,8 +15,10 @@
 // - it sits in a fastbin (chunks of at most 128 bytes, used once the thread's tcache bin
 //   holds 7): those keep PREV_INUSE set and carry no key, so they are recognised by their
 //   safe-linked next pointer (see fast_free; a heuristic, unlike the other three).
-// Non-main arenas (the heaps of other threads' arenas) and
-// mmapped chunks are not walked either: their words are reported as before.
+// Other threads' arenas keep their chunks in heaps of their own (anonymous mappings at a
+// 64 MiB boundary, see thread_heap_bounds): the same walk covers such a heap up to its top
+// chunk; an arena's older heap (which ends in fencepost chunks, not a top) fails the walk and
+// keeps reporting its words, as do mmapped chunks and memory of another allocator.
 //
 // The trade-off: the walk reads the chunk headers of the whole heap once per scan, and
 // only when the scan found a word outside every registered object in the heap (a scan
@@ -87,11 +89,31 @@ static void add_range(uintptr_t *ranges, size_t *count, uintptr_t start, uintptr
   (*count)++;
 }
 
-int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, uintptr_t **out,
-                          size_t *count) {
+/// Where the chunks of a thread arena's heap (a mapping at a 64 MiB boundary) run: its
+/// `heap_info` header (arena pointer, previous heap, used size, mprotect'ed size, page size,
+/// padded to 48 bytes) precedes the first chunk; the first heap of an arena also holds the
+/// arena's `malloc_state` (2200 bytes on glibc 2.36 x86_64) before it. A wrong guess here
+/// only makes the walk fail its checks (then nothing is known free in that heap).
+static int thread_heap_bounds(uintptr_t start, uintptr_t end, uintptr_t *first,
+                              uintptr_t *last) {
+  uint64_t info[5];
+  if (ch_read(info, start, sizeof info) != sizeof info) return 0;
+  uint64_t size = info[2];
+  if (size < 4096 || size > end - start || info[3] < size || info[4] == 0) return 0;
+  *first = info[0] == start + 48 ? start + 2256 : start + 48;
+  *last = start + size;
+  return 1;
+}
+
+int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, int main_arena,
+                          uintptr_t **out, size_t *count) {
   *out = NULL;
   *count = 0;
   if (end <= start || (start & 15)) return 0;
+  if (!main_arena && !thread_heap_bounds(start, end, &start, &end)) return 0;
+  // Main-arena chunks never carry NON_MAIN_ARENA; a thread arena's free and top chunks may
+  // lack it, so there it is allowed either way.
+  uint64_t bad_flags = main_arena ? 6 : 2;
   // At most one range per minimum-size chunk; the pages are only touched as used.
   size_t capacity = (end - start) / MIN_CHUNK + 1;
   uintptr_t *ranges = ch_bump_alloc(bump, capacity * 2 * sizeof(uintptr_t));
@@ -110,7 +132,7 @@ int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, uintptr
     }
     uint64_t size_word = window[(chunk + 8 - window_start) / 8];
     uint64_t size = size_word & ~(uint64_t)7;
-    if ((size_word & 6) || size < MIN_CHUNK || (size & 15) || size > end - chunk) return 0;
+    if ((size_word & bad_flags) || size < MIN_CHUNK || (size & 15) || size > end - chunk) return 0;
     if (previous && (previous_cached || !(size_word & 1))) {
       // The previous chunk's user memory runs through this chunk's prev_size word.
       add_range(ranges, count, previous + 16, chunk + 8);

@@ -39,6 +39,15 @@ enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE
 #define TARGET_PARENTS 1024
 #define HOLDER_PARENTS 32
 
+#define MAX_WALKS 64
+
+typedef struct {
+  uintptr_t start;  // the heap mapping's start
+  int ok;  // the walk read as glibc's: `ranges` is right
+  uintptr_t *ranges;
+  size_t count;
+} heap_walk;
+
 typedef struct {
   uintptr_t word_address;
   int32_t child;  // the node the word points at
@@ -81,11 +90,11 @@ typedef struct {
   uintptr_t *candidates;  // pairs: word address, masked value
   size_t candidate_count, candidate_capacity;
   int candidates_overflowed;
-  // Free chunks of glibc's main-arena heap, walked the first time a heap word is hit:
-  // 0 not yet, 1 walked, -1 the walk failed (every heap word is then reported).
-  int free_state;
-  uintptr_t *free_ranges;
-  size_t free_count;
+  // Free chunks of glibc's malloc heaps, each walked the first time a word in it is hit.
+  heap_walk walks[MAX_WALKS];
+  size_t walk_count;
+  int free_state;  // for the stats: 0 no walk, -1 the main arena's walk failed, else 1
+  size_t free_count;  // for the stats: free ranges found
   uint64_t free_walk_us;
 } scan;
 
@@ -347,19 +356,28 @@ static void name_word(scan *s, size_t row, uint32_t offset, ch_name *name) {
   ch_describe(s->rows[row].metadata, header, offset, name);
 }
 
-/// Whether `address` (a word outside every registered object) lies in a free chunk of
-/// glibc's main-arena heap: a stale copy left by freed memory, not a holder.
+/// Whether `address` (a word outside every registered object) lies in a free chunk of one
+/// of glibc's malloc heaps: a stale copy left by freed memory, not a holder.
 static int in_free_chunk(scan *s, const ch_region *region, uintptr_t address) {
-  if (region->kind != CH_REGION_HEAP || region->arena_end == 0) return 0;
-  if (s->free_state == 0) {
-    uint64_t walk_started = now_us();
-    s->free_state = ch_malloc_free_ranges(&s->bump, region->arena_start, region->arena_end,
-                                          &s->free_ranges, &s->free_count)
-                        ? 1
-                        : -1;
-    s->free_walk_us = now_us() - walk_started;
+  if (region->kind != CH_REGION_HEAP || region->arena == 0) return 0;
+  heap_walk *walk = NULL;
+  for (size_t i = 0; i < s->walk_count && !walk; i++) {
+    if (s->walks[i].start == region->arena_start) walk = &s->walks[i];
   }
-  return s->free_state == 1 && ch_malloc_is_free(s->free_ranges, s->free_count, address);
+  if (walk == NULL) {
+    if (s->walk_count == MAX_WALKS) return 0;
+    walk = &s->walks[s->walk_count++];
+    uint64_t walk_started = now_us();
+    walk->start = region->arena_start;
+    walk->ok = ch_malloc_free_ranges(&s->bump, region->arena_start, region->arena_end,
+                                     region->arena == 1, &walk->ranges, &walk->count);
+    s->free_walk_us += now_us() - walk_started;
+    s->free_count += walk->count;
+    // A failed walk of an anonymous mapping that is no thread heap at all is expected.
+    if (s->free_state == 0) s->free_state = 1;
+    if (region->arena == 1 && !walk->ok) s->free_state = -1;
+  }
+  return walk->ok && ch_malloc_is_free(walk->ranges, walk->count, address);
 }
 
 /// Turns one level's hits into edges; returns the new frontier's node ids.

@@ -60,6 +60,12 @@ final class HolderPathTests: XCTestCase {
     try assertFreedBuffers(try HolderProbeRun.debug(["freed-buffers"]))
   }
 
+  func testStaleWordsInAnotherThreadsFreedMallocMemoryAreNoHolders() throws {
+    // The exited thread's cached stack may keep a stale slot (a `stack` root, a documented
+    // limit); no word of its malloc arena is a holder.
+    try assertFreedOnThread(try HolderProbeRun.debug(["freed-on-thread"]))
+  }
+
   func testDepthLimitEndsInNone() throws {
     let run = try HolderProbeRun.debug(["chain-depth1"])
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -176,6 +182,7 @@ final class HolderPathTests: XCTestCase {
     try assertClosureMore(try HolderProbeRun.release(["closure-more"]))
     try assertChain(try HolderProbeRun.release(["chain"]))
     try assertFreedBuffers(try HolderProbeRun.release(["freed-buffers"]))
+    try assertFreedOnThread(try HolderProbeRun.release(["freed-on-thread"]))
     try assertThreadStack(try HolderProbeRun.release(["thread"]))
     assertSurvives(try HolderProbeRun.release(["survive"]))
     assertStress(try HolderProbeRun.release(["stress"]))
@@ -242,6 +249,14 @@ final class HolderPathTests: XCTestCase {
     let live = try XCTUnwrap(values.last ?? nil, line: line)
     XCTAssertEqual(live.direct, 1, "\(live.raw)", line: line)
     XCTAssertEqual(try live.onlyPathShape(), "heap", line: line)
+  }
+
+  private func assertFreedOnThread(_ run: HolderProbeRun, line: UInt = #line) throws {
+    XCTAssertEqual(run.status, 0, run.standardError, line: line)
+    let value = try run.onlyValue()
+    let kinds = value.paths.map { ($0["root"] as? [String: Any])?["kind"] as? String }
+    XCTAssertEqual(kinds.first, "global", "\(value.raw)", line: line)
+    XCTAssertFalse(kinds.contains("heap"), "\(value.raw)", line: line)
   }
 
   private func assertThreadStack(_ run: HolderProbeRun, line: UInt = #line) throws {
