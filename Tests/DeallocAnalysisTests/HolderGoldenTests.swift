@@ -56,6 +56,19 @@ import Testing
     #expect(settings.signature.holderKey == "global Shop.Settings.shared")
   }
 
+  @Test func aLateObjectIsListedWithItsHoldersAtItsRelease() throws {
+    let report = try Fixtures.report(["\(Self.name).jsonl"])
+    #expect(report.summary.late == 1)
+    let preview = try #require(report.lateHeld.first)
+    #expect(report.lateHeld.count == 1)
+    #expect(preview.signature.type == "Shop.Preview")
+    #expect(preview.count == 1)
+    #expect(preview.holders.paths.first?.root.symbol == "Shop.PreviewPane.last")
+    #expect(preview.examples.first?.deallocAt == 180_000_000)
+    // Not a finding: it was freed.
+    #expect(!report.findings.contains { $0.signature.type == "Shop.Preview" })
+  }
+
   @Test func holdersRecordedAndSkippedScansAreCounted() throws {
     let report = try Fixtures.report(["\(Self.name).jsonl"])
     #expect(report.holders.recorded)

@@ -30,6 +30,7 @@ public struct Analyzer: LogVisitor {
   private var recentTypes: [Int] = []
   private var warnings: CappedWarnings
   private var holders = HolderSummary()
+  private var lateHeld = LateHeldCollector()
 
   public init(
     options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
@@ -38,6 +39,7 @@ public struct Analyzer: LogVisitor {
     self.warnings = CappedWarnings(limit: options.maximumWarnings)
     self.symbolizer = symbolizer
     self.findings.maximumExamples = options.maximumExamples
+    self.lateHeld.maximumExamples = options.maximumExamples
     self.marksLeft = options.maximumListedMarks
     self.threadNamesLeft = options.maximumThreadNames
     self.detailedTimelinesLeft = options.maximumDetailedTimelines
@@ -98,7 +100,8 @@ public struct Analyzer: LogVisitor {
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       omittedSessions: omittedSessions, findings: findings.sorted(), checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
-      peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders)
+      peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders,
+      lateHeld: lateHeld.sorted(), omittedLateHeld: lateHeld.omitted)
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
@@ -247,6 +250,23 @@ public struct Analyzer: LogVisitor {
     latency.releaseToDealloc.add(r.t - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.t
     state.checks.deallocated(r.id, at: r.t)
+    if let holders = survivor.holders { addLateHeld(id: r.id, survivor, holders, deallocAt: r.t) }
+  }
+
+  /// A late object whose holders were scanned at its release: grouped for the report's
+  /// section of objects held past their release (never a finding: it was freed).
+  private mutating func addLateHeld(
+    id: UInt64, _ survivor: SessionState.Survivor, _ holders: HolderReport, deallocAt: Int64
+  ) {
+    let stack = frames(survivor.live.stack)
+    let type = typeName(survivor.live)
+    lateHeld.add(
+      Signature(type: type, stack: stack, holderKey: holders.groupingKey), stack: stack,
+      LateHeldExample(
+        session: state.info.index, id: id, address: survivor.live.address, type: type,
+        queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
+        releasedAt: survivor.releasedAt, deallocAt: deallocAt,
+        location: LogLocation(file: state.info.file, line: survivor.line), holders: holders))
   }
 
   /// The object a check is about, as far as the log has told so far.

@@ -38,6 +38,16 @@ public struct Report: Sendable, Equatable {
 
   /// Whether the recorder scanned for holders, and how many scans it made and skipped.
   public var holders = HolderSummary()
+
+  /// Late objects that have a holders record (`why: "release"`), grouped like findings,
+  /// largest first (at most ``LateHeldCollector/maximumGroups`` groups). Empty for a log
+  /// recorded without holders.
+  public var lateHeld: [LateHeldGroup] = []
+  /// Late objects with a holders record in groups beyond those in ``lateHeld``.
+  public var omittedLateHeld = 0
+
+  /// Every late object that has a holders record, listed or not.
+  public var lateHeldCount: Int { lateHeld.reduce(omittedLateHeld) { $0 + $1.count } }
 }
 
 /// The latencies a report shows.

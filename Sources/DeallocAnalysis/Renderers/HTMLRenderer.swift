@@ -23,6 +23,9 @@ public struct HTMLRenderer: ReportRenderer {
     public var sessions = 50
     /// Finding groups listed.
     public var findings = 100
+    /// Groups of late objects held past their release listed (the analysis keeps at most
+    /// ``LateHeldCollector/maximumGroups``).
+    public var lateGroups = 20
     /// Frames listed per stack.
     public var framesPerStack = 40
     /// Check verdicts listed.
@@ -60,6 +63,7 @@ public struct HTMLRenderer: ReportRenderer {
         HTMLTimelineSection.render(report, limits: limits, into: &main)
         HTMLLatencySection.render(report, into: &main)
         HTMLFindingsSection.render(report, limits: limits, into: &main)
+        HTMLLateSection.render(report, limits: limits, into: &main)
         HTMLChecksSection.render(report, limits: limits, into: &main)
         HTMLTypeTableSection.render(report, limits: limits, into: &main)
         HTMLWarningsSection.render(report, limits: limits, into: &main)

@@ -18,17 +18,22 @@
 /// that no root was found.
 public enum HolderPathText {
   /// The lines for `report`, about an object of type `type` at `address`. The first line is
-  /// a heading; the others are indented by two spaces under it.
-  public static func lines(_ report: HolderReport, type: String, address: Address?) -> [String] {
+  /// a heading; the others are indented by two spaces under it. `moment` says when the
+  /// scan saw the holders, after "held" in the heading (`"at its release"`: "held at its
+  /// release by …"); a retain cycle's one line is the same at any moment.
+  public static func lines(
+    _ report: HolderReport, type: String, address: Address?, moment: String? = nil
+  ) -> [String] {
     let target = type + (address.map { " " + abbreviated($0) } ?? "")
+    let held = "held" + (moment.map { " " + $0 } ?? "")
     guard !report.paths.isEmpty else {
       if report.direct == 0 {
         return [
-          "held by: no reference found in the scanned memory (a register, or the scanning"
+          "\(held) by: no reference found in the scanned memory (a register, or the scanning"
             + " thread's own stack, may hold it)"
         ]
       }
-      return ["held by \(plural(report.direct, "direct holder")) (no path recorded)"]
+      return ["\(held) by \(plural(report.direct, "direct holder")) (no path recorded)"]
     }
     if report.paths.count == 1 && report.more == 0 {
       let path = report.paths[0]
@@ -36,12 +41,12 @@ public enum HolderPathText {
       switch path.root.kind {
       case .cycle: return chain
       case .global, .stack:
-        return ["held by (shortest path from a root):"] + chain.map { "  " + $0 }
-      default: return ["held by (no root found):"] + chain.map { "  " + $0 }
+        return ["\(held) by (shortest path from a root):"] + chain.map { "  " + $0 }
+      default: return ["\(held) by (no root found):"] + chain.map { "  " + $0 }
       }
     }
     var out = [
-      "held by \(plural(max(report.direct, report.paths.count + report.more), "direct holder")):"
+      "\(held) by \(plural(max(report.direct, report.paths.count + report.more), "direct holder")):"
     ]
     for (number, path) in report.paths.enumerated() {
       let lines = chain(path, target: target, type: type)

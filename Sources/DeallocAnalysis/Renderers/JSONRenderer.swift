@@ -27,6 +27,8 @@ public struct JSONRenderer: ReportRenderer {
       ("holderHint", .optional(HolderHint.text(report))),
       ("summary", Self.summary(report.summary)),
       ("findings", .array(report.findings.map(Self.finding))),
+      ("lateHeld", .array(report.lateHeld.map(Self.lateHeld))),
+      ("omittedLateHeld", .int(report.omittedLateHeld)),
       ("checks", .array(report.checks.map(Self.check))),
       (
         "latency",
@@ -78,6 +80,37 @@ public struct JSONRenderer: ReportRenderer {
       ("examples", .array(finding.examples.map(example))),
       ("holderKey", .optional(finding.signature.holderKey)),
       ("holders", finding.holders.map(holders) ?? .null),
+    ])
+  }
+
+  /// A group of late objects held past their release (`docs/report-format.md`, "Late
+  /// objects held past their release").
+  static func lateHeld(_ group: LateHeldGroup) -> JSONValue {
+    .object([
+      ("type", .string(group.signature.type)),
+      ("signature", .string(group.signature.key)),
+      ("title", .string(group.signature.title)),
+      ("count", .int(group.count)),
+      ("signatureFrames", .array(group.signature.frames.map(frame))),
+      ("stack", .array(group.stack.map(frame))),
+      ("examples", .array(group.examples.map(lateExample))),
+      ("holderKey", .string(group.holders.groupingKey)),
+      ("holders", holders(group.holders)),
+    ])
+  }
+
+  static func lateExample(_ example: LateHeldExample) -> JSONValue {
+    .object([
+      ("session", .int(example.session)),
+      ("id", .int(Int64(truncatingIfNeeded: example.id))),
+      ("obj", .string(example.address.description)),
+      ("type", .string(example.type)),
+      ("queue", .string(example.queue)),
+      ("enqueuedNs", .int(example.enqueuedAt)),
+      ("releasedNs", .int(example.releasedAt)),
+      ("deallocNs", .int(example.deallocAt)),
+      ("location", location(example.location)),
+      ("holders", holders(example.holders)),
     ])
   }
 

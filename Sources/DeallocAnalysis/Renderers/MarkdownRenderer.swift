@@ -6,6 +6,8 @@
 public struct MarkdownRenderer: ReportRenderer {
   public var maximumFindings = 20
   public var maximumFalseLeaks = 10
+  /// Groups of late objects held past their release shown in full; the rest are counted.
+  public var maximumLateGroups = 10
   public var maximumTypes = 15
   /// Names source files relative to the checkout; `nil` keeps them as they are.
   public var workspace: WorkspacePaths?
@@ -77,6 +79,26 @@ public struct MarkdownRenderer: ReportRenderer {
     if let hint = HolderHint.text(report) {
       out.append("")
       out.append("**Hint:** \(e(hint))")
+    }
+    if !report.lateHeld.isEmpty || report.omittedLateHeld > 0 {
+      out.append("")
+      out.append("### \(e(S.lateHeading(report)))")
+      out.append("")
+      out.append(e(S.lateMeaning))
+      for group in report.lateHeld.prefix(maximumLateGroups) {
+        let entry = S.lateEntry(group)
+        out.append("")
+        out.append("- \(e(entry.head))")
+        for member in entry.members { out.append("  - \(e(member))") }
+        out.append("")
+        out.append("  ```")
+        for line in S.lateHolderLines(group) { out.append("  \(Escaping.markdownFenceLine(line))") }
+        out.append("  ```")
+      }
+      if let omitted = S.lateOmitted(report, shown: maximumLateGroups) {
+        out.append("")
+        out.append("- \(e(omitted))")
+      }
     }
 
     let falseLeaks = report.falseLeaks

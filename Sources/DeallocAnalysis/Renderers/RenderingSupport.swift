@@ -92,4 +92,55 @@ enum RenderingSupport {
     return HolderPathText.lines(
       holders, type: finding.signature.type, address: member?.address)
   }
+
+  // MARK: Late objects held past their release
+
+  /// The heading of the section of late objects that have a holders record.
+  static func lateHeading(_ report: Report) -> String {
+    "Late deallocs: held past their release (\(report.lateHeldCount))"
+  }
+
+  /// What the section says first: late objects are freed in the end, so nothing fails.
+  static let lateMeaning =
+    "Freed in the end (no finding, no gate failure), but something kept them alive past"
+    + " their queue's release: the holders the recorder saw right then."
+
+  /// A late member's line: when its queue released it and how much later it was freed.
+  static func lateRelease(_ example: LateHeldExample) -> String {
+    typealias T = TimeFormatting
+    return "released by queue '\(example.queue)' at \(T.format(example.releasedAt)),"
+      + " freed \(T.format(example.deallocAt - example.releasedAt)) later (\(example.location))"
+  }
+
+  /// A group's entry: one line when it has one member (its title and its release), else its
+  /// title with the count, then one line per example and how many more.
+  static func lateEntry(_ group: LateHeldGroup) -> (head: String, members: [String]) {
+    let title = group.signature.title
+    if group.count == 1, let only = group.examples.first {
+      return (title + ": " + lateRelease(only), [])
+    }
+    var members = group.examples.map(lateRelease)
+    if group.count > group.examples.count {
+      members.append("… and \(group.count - group.examples.count) more")
+    }
+    return ("\(title) (×\(group.count))", members)
+  }
+
+  /// The holder lines of a group (``HolderPathText``), about its first member, seen at its
+  /// release.
+  static func lateHolderLines(_ group: LateHeldGroup) -> [String] {
+    HolderPathText.lines(
+      group.holders, type: group.signature.type, address: group.examples.first?.address,
+      moment: "at its release")
+  }
+
+  /// What a capped list of groups left out: groups kept but not shown, and late objects in
+  /// groups the analysis did not keep; `nil` when nothing was.
+  static func lateOmitted(_ report: Report, shown: Int) -> String? {
+    let hidden = report.lateHeld.dropFirst(shown).reduce(0) { $0 + $1.count }
+    let objects = hidden + report.omittedLateHeld
+    guard objects > 0 else { return nil }
+    return "… and \(plural(objects, "more late object")) held past their release, in groups"
+      + " not listed"
+  }
 }

@@ -8,6 +8,8 @@ public struct TextRenderer: ReportRenderer {
   public var maximumFindings = 20
   /// False leaks explained; the rest are counted.
   public var maximumFalseLeaks = 10
+  /// Groups of late objects held past their release shown in full; the rest are counted.
+  public var maximumLateGroups = 10
   /// Types in the table.
   public var maximumTypes = 25
 
@@ -66,6 +68,19 @@ public struct TextRenderer: ReportRenderer {
     if let hint = HolderHint.text(report) {
       out.append("")
       out.append(hint)
+    }
+    if !report.lateHeld.isEmpty || report.omittedLateHeld > 0 {
+      out.append("")
+      out.append(S.lateHeading(report))
+      for group in report.lateHeld.prefix(maximumLateGroups) {
+        let entry = S.lateEntry(group)
+        out.append("  - " + entry.head)
+        for member in entry.members { out.append("    - " + member) }
+        for line in S.lateHolderLines(group) { out.append("    " + line) }
+      }
+      if let omitted = S.lateOmitted(report, shown: maximumLateGroups) {
+        out.append("  - " + omitted)
+      }
     }
 
     let falseLeaks = report.falseLeaks

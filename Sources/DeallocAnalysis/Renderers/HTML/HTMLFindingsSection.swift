@@ -29,7 +29,12 @@ enum HTMLFindingsSection {
   /// The holder path, folded: a `<details>` whose summary says who holds the object in a
   /// few words and whose body is the path as text (``HolderPathText``), escaped.
   private static func holders(_ finding: Finding, into html: inout HTMLBuffer) {
-    let lines = RenderingSupport.holderLines(finding)
+    holders(lines: RenderingSupport.holderLines(finding), into: &html)
+  }
+
+  /// The holder path's lines (``HolderPathText``), folded as under a finding; also under a
+  /// late object held past its release (``HTMLLateSection``).
+  static func holders(lines: [String], into html: inout HTMLBuffer) {
     guard !lines.isEmpty else { return }
     // Open: the path is what the reader of a leak wants first; it folds away like the rest.
     html.element("details", [("class", "holders"), ("open", "open")]) { details in
