@@ -64,17 +64,28 @@ void ch_malloc_learn_key(void) {
   }
 }
 
-/// Whether a fastbin-sized chunk with user memory at `user` whose first word is `link`
-/// reads as a fastbin (or tcache) entry. glibc 2.32+ stores those lists' next pointers
-/// "safe-linked": `(user >> 12) ^ next`, so an entry's first word decodes to NULL (the end
-/// of its list) or to the 16-aligned user memory of another chunk in the same heap. Live
-/// data rarely looks like that: a Swift object starts with its metadata pointer (outside
-/// the heap), a zero word decodes to `user >> 12` (no heap address), and other program data
-/// would have to hold glibc's own mangled form. The trade-off: a live buffer whose first
-/// word happens to be exactly such a value hides its other words (never seen so far).
-static int fast_free(uintptr_t user, uint64_t link, uintptr_t start, uintptr_t end) {
+/// Whether a fastbin-sized chunk of `size` bytes with user memory at `user` whose first word
+/// is `link` reads as a fastbin (or tcache) entry. glibc 2.32+ stores those lists' next
+/// pointers "safe-linked": `(user >> 12) ^ next`, and a list holds chunks of one size only,
+/// so an entry's first word decodes to NULL (the end of its list) or to the user memory of
+/// another chunk of the same size in the same heap (its size word is read to check). Live
+/// data rarely looks like that: a Swift object starts with its metadata pointer, a zero word
+/// decodes to `user >> 12` (no heap address), and other program data would have to hold
+/// glibc's own mangled form. The trade-off: a live buffer whose first word happens to be
+/// exactly such a value hides its other words (a heuristic, unlike the key and the bits).
+static int fast_free(uintptr_t user, uint64_t size, uint64_t link, uintptr_t start,
+                     uintptr_t end, const uint64_t *window, uintptr_t window_start,
+                     uintptr_t window_end) {
   uintptr_t next = (uintptr_t)link ^ (user >> 12);
-  return next == 0 || (next >= start + 16 && next < end && (next & 15) == 0 && next != user);
+  if (next == 0) return 1;
+  if (next < start + 16 || next >= end || (next & 15) || next == user) return 0;
+  uint64_t next_size = 0;
+  if (next - 8 >= window_start && next <= window_end) {
+    next_size = window[(next - 8 - window_start) / 8];
+  } else if (ch_read(&next_size, next - 8, 8) != 8) {
+    return 0;
+  }
+  return (next_size & ~(uint64_t)7) == size;
 }
 
 /// Appends the free range [start, end), merged with the previous one when only a chunk's
@@ -151,7 +162,9 @@ int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, int mai
       return 0;
     }
     previous_cached = (tcache_key != 0 && user[1] == tcache_key) ||
-                      (size <= MAX_FAST_CHUNK && fast_free(chunk + 16, user[0], start, end));
+                      (size <= MAX_FAST_CHUNK &&
+                       fast_free(chunk + 16, size, user[0], start, end, window, window_start,
+                                 window_end));
     previous = chunk;
     chunk += size;
   }
