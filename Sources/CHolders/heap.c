@@ -11,7 +11,7 @@
 // - the next chunk's PREV_INUSE bit is clear (unsorted, small and large bins), or
 // - it sits in a tcache bin: glibc 2.34+ writes the process-wide random `tcache_key` at
 //   user memory + 8 of each tcache entry (learned once here by freeing a probe chunk), or
-// - it is the top chunk (memory never handed out again since it was freed into the top),
+// - it is the top chunk (memory never handed out again since it was freed into the top), or
 // - it sits in a fastbin (chunks of at most 128 bytes, used once the thread's tcache bin
 //   holds 7): those keep PREV_INUSE set and carry no key, so they are recognised by their
 //   safe-linked next pointer (see fast_free; a heuristic, unlike the other three).
@@ -25,8 +25,8 @@
 // whose holders are all Swift objects, globals or stacks pays nothing). It reads through
 // ch_read (never faults, even when another thread shrinks the heap) and keeps its result
 // in the scan's own bump memory. Other threads keep allocating meanwhile, so a chunk split
-// or merged during the walk can be misread: any header that is not a plausible main-arena
-// chunk (bad size or flags, past the end) abandons the walk, and the region falls back to
+// or merged during the walk can be misread: any header that is not a plausible chunk (bad
+// size or flags, past the end) abandons the walk, and that heap falls back to
 // reporting every word as before. A stale answer for one chunk can hide or keep one heap
 // word, the same race a scan of live memory always has.
 #define _GNU_SOURCE
