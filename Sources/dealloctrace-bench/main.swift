@@ -5,8 +5,8 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, holders, report, report-large),
-//                                                      e.g. to profile one
+//                                                      memory, holders, report, shapes,
+//                                                      report-large), e.g. to profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
@@ -14,8 +14,23 @@ let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("memory", recorderMemoryFigures(into:)),
   ("holders", holderFigures(into:)),
   ("report", reportFigures(into:)),
+  ("shapes", shapeFigures(into:)),
   ("report-large", largeReportFigures(into:)),
 ]
+
+//   dealloctrace-bench --write-log SHAPE OBJECTS PATH
+//                                                      writes a generated log (clean,
+//                                                      leak-heavy, never-released) to
+//                                                      profile the CLI on
+
+if CommandLine.arguments.dropFirst().first == "--write-log", CommandLine.arguments.count == 5,
+  let shape = [LogShape.clean, .leakHeavy, .neverReleased].first(where: {
+    $0.description == CommandLine.arguments[2]
+  }), let objects = Int(CommandLine.arguments[3])
+{
+  print(shape.write(objects: objects, at: CommandLine.arguments[4]))
+  exit(0)
+}
 
 if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
   recorderWorkload()  // a child of `recorderMemoryFigures`

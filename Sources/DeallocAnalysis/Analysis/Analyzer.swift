@@ -169,7 +169,7 @@ public struct Analyzer: LogVisitor {
 
   private mutating func applyEnqueue(_ r: EnqueueRecord, line: Int) {
     if r.t > state.lastTime { state.lastTime = r.t }
-    if state.live[r.id] != nil || state.survivors[r.id] != nil {
+    if state.live.contains(r.id) || state.survivors[r.id] != nil {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
@@ -183,8 +183,7 @@ public struct Analyzer: LogVisitor {
     let object = SessionState.Live(
       enqueuedAt: r.t, address: r.obj, type: Int32(type), queue: Int32(queue), stack: r.stack,
       line: line)
-    state.live[r.id] = object
-    state.liveByAddress[r.obj.rawValue] = r.id
+    state.live.insert(r.id, object)
     state.enqueued.insert(address: r.obj)
     state.summary.enqueued += 1
     types[type].enqueued += 1
@@ -197,9 +196,6 @@ public struct Analyzer: LogVisitor {
     guard let object = state.live.removeValue(forKey: r.id) else {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
-    }
-    if state.liveByAddress[object.address.rawValue] == r.id {
-      state.liveByAddress[object.address.rawValue] = nil
     }
     state.summary.released += 1
     let waited = r.t - object.enqueuedAt
@@ -356,7 +352,9 @@ public struct Analyzer: LogVisitor {
     if let id = check.id { return match(id: id) }
     let address = check.obj.rawValue
     var candidates: [Match] = []
-    if let id = state.liveByAddress[address], let found = match(id: id) { candidates.append(found) }
+    if let id = state.live.latestID(at: address), let found = match(id: id) {
+      candidates.append(found)
+    }
     if let id = state.survivorByAddress[address], let found = match(id: id) {
       candidates.append(found)
     }
@@ -444,6 +442,34 @@ public struct Analyzer: LogVisitor {
     return resolved
   }
 
+  /// The signature and finding keys of `object`'s type and stack, once per pair.
+  private mutating func origin(_ object: SessionState.Live, holderKey: String? = nil)
+    -> FindingOrigin
+  {
+    origin(type: Int(object.type), stack: object.stack, holderKey: holderKey)
+  }
+
+  /// The signature and finding keys of type row `type` and `stack`, once per pair. A member
+  /// with a holder key (its holders group it too) gets an origin of its own, uncached: only
+  /// survivors and checks of sessions recorded with holders have one.
+  private mutating func origin(type: Int, stack: Int64?, holderKey: String? = nil)
+    -> FindingOrigin
+  {
+    if let holderKey {
+      let frames = frames(stack)
+      let signature = Signature(type: types[type].type, stack: frames, holderKey: holderKey)
+      return FindingOrigin(
+        id: FindingOrigin.uncached, signature: signature, stack: frames,
+        signatureKey: signature.key, stackKey: FindingCollector.key(of: frames))
+    }
+    var origins = state.origins
+    state.origins = FindingOrigins()
+    defer { state.origins = origins }
+    return origins.origin(type: type, typeName: types[type].type, stack: stack) {
+      frames(stack)
+    }
+  }
+
   private mutating func finishSession(_ ending: SessionEnding) {
     let file = state.info.file
     let index = state.info.index
@@ -454,11 +480,9 @@ public struct Analyzer: LogVisitor {
     for (id, survivor) in state.survivors.entries.sorted(by: { $0.value.line < $1.value.line }) {
       state.summary.leaked += 1
       types[Int(survivor.live.type)][.leaked] += 1
-      let stack = frames(survivor.live.stack)
       let type = typeName(survivor.live)
       findings.add(
-        .leaked, Signature(type: type, stack: stack, holderKey: survivor.holders?.groupingKey),
-        stack: stack,
+        .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
         FindingExample(
           session: index, id: id, address: survivor.live.address, type: type,
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
@@ -466,8 +490,10 @@ public struct Analyzer: LogVisitor {
           location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
       state.checks.finished(id, in: .leaked)
     }
-    // Objects still in a queue: pending, stuck or never released.
-    for (id, object) in state.live.entries.sorted(by: { $0.value.line < $1.value.line }) {
+    // Objects still in a queue, in log order: pending, stuck or never released.
+    let live = state.live
+    for position in 0..<live.storageCount {
+      guard let (id, object) = live.object(at: position) else { continue }
       let age = lastTime - object.enqueuedAt
       let objectState: ObjectState =
         ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)
@@ -475,17 +501,15 @@ public struct Analyzer: LogVisitor {
       types[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
       guard objectState != .pending else { continue }
-      let stack = frames(object.stack)
-      let type = typeName(object)
       findings.add(
-        objectState == .stuck ? .stuck : .neverReleased, Signature(type: type, stack: stack),
-        stack: stack,
+        objectState == .stuck ? .stuck : .neverReleased, origin(object),
         FindingExample(
-          session: index, id: id, address: object.address, type: type,
+          session: index, id: id, address: object.address, type: typeName(object),
           queue: queueName(object), enqueuedAt: object.enqueuedAt, age: age,
           location: LogLocation(file: file, line: object.line)))
     }
     finishChecks(lastTime: lastTime, ended: ended)
+    findings.forgetOrigins()
 
     if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
     if state.info.record.holders {
@@ -529,12 +553,12 @@ public struct Analyzer: LogVisitor {
     examples.sort { ($0.line, $0.entry) < ($1.line, $1.entry) }
     for (_, index) in examples {
       let entry = ledger.entries[index]
-      let stack = frames(entry.stack)
-      let verdict = self.verdict(entry, stack: stack, lastTime: lastTime, ended: ended)
+      let origin = self.origin(type: entry.typeRow, stack: entry.stack)
+      let verdict = self.verdict(entry, origin, lastTime: lastTime, ended: ended)
       findings.add(
         .trueLeak,
-        Signature(type: entry.check.type, stack: stack, holderKey: entry.holders?.groupingKey),
-        stack: stack,
+        self.origin(
+          type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey),
         FindingExample(
           session: state.info.index, id: entry.facts?.id, address: entry.check.obj,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
@@ -545,22 +569,24 @@ public struct Analyzer: LogVisitor {
     }
     for group in ledger.groups where group.count > group.examples.count {
       let first = ledger.entries[group.examples[0]]
-      let stack = frames(first.stack)
       findings.add(
-        .trueLeak, Signature(type: first.check.type, stack: stack, holderKey: group.key.holderKey),
-        stack: stack, members: group.count - group.examples.count)
+        .trueLeak, origin(type: first.typeRow, stack: first.stack, holderKey: group.key.holderKey),
+        members: group.count - group.examples.count)
     }
     for entry in ledger.listed where checks.count < options.maximumListedChecks {
-      checks.append(verdict(entry, stack: frames(entry.stack), lastTime: lastTime, ended: ended))
+      let origin = self.origin(type: entry.typeRow, stack: entry.stack)
+      checks.append(verdict(entry, origin, lastTime: lastTime, ended: ended))
     }
   }
 
-  private func verdict(_ entry: CheckLedger.Entry, stack: [Frame], lastTime: Int64, ended: Bool)
-    -> CheckVerdict
-  {
+  /// A check's verdict; `origin` is its object's (the check's type, the object's stack).
+  private func verdict(
+    _ entry: CheckLedger.Entry, _ origin: FindingOrigin, lastTime: Int64, ended: Bool
+  ) -> CheckVerdict {
     var facts = entry.facts
     if facts != nil {
-      facts!.enqueuedBy = Signature(type: facts!.type, stack: stack).frames.first
+      // The signature's frames do not depend on the type.
+      facts!.enqueuedBy = origin.signature.frames.first
     }
     return CheckVerdict(
       verdict: entry.verdict, session: state.info.index, check: entry.check,

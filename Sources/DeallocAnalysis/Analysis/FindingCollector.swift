@@ -13,14 +13,74 @@ struct FindingCollector {
   static let maximumVariants = 32
   /// The key of the overflow variant: no stack's key (hex return addresses) looks like it.
   static let overflowKey = "*"
+  /// Per ``FindingOrigin/id`` and kind, the finding and stack variant its members joined (+1;
+  /// 0: not yet). Valid for the session the origins belong to: see ``forgetOrigins()``.
+  private var originSlots: [(finding: Int, variant: Int)?] = []
+
+  /// Adds one member from `origin`, with its example: the same as
+  /// ``add(_:_:stack:_:verdict:)`` with the origin's signature and stack, but after the
+  /// origin's first member it costs no key building or hashing.
+  mutating func add(
+    _ kind: Finding.Kind, _ origin: FindingOrigin, _ example: FindingExample,
+    verdict: CheckVerdict? = nil
+  ) {
+    let slot = origin.id &* 4 &+ Self.order(kind)
+    if origin.id == FindingOrigin.uncached {
+      _ = insert(
+        kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature,
+        stack: origin.stack, stackKey: origin.stackKey, example, verdict: verdict)
+      return
+    }
+    if slot < originSlots.count, let (index, variant) = originSlots[slot] {
+      findings[index].count += 1
+      if findings[index].holders == nil { findings[index].holders = example.holders }
+      findings[index].stackVariants[variant].count += 1
+      if findings[index].examples.count < maximumExamples {
+        var example = example
+        example.stackKey = findings[index].stackVariants[variant].key
+        findings[index].examples.append(example)
+      }
+      return
+    }
+    let joined = insert(
+      kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature, stack: origin.stack,
+      stackKey: origin.stackKey, example, verdict: verdict)
+    if slot >= originSlots.count {
+      originSlots.append(contentsOf: repeatElement(nil, count: slot + 1 - originSlots.count))
+    }
+    originSlots[slot] = joined
+  }
+
+  /// Forgets the origins of the session that ended (the next session numbers its own).
+  mutating func forgetOrigins() {
+    originSlots.removeAll(keepingCapacity: true)
+  }
+
+  private static func order(_ kind: Finding.Kind) -> Int {
+    switch kind {
+    case .leaked: return 0
+    case .trueLeak: return 1
+    case .stuck: return 2
+    case .neverReleased: return 3
+    }
+  }
 
   /// Adds one member, with its example.
   mutating func add(
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], _ example: FindingExample,
     verdict: CheckVerdict? = nil
   ) {
-    let key = kind.rawValue + "\u{1}" + signature.key
-    let stackKey = Self.key(of: stack)
+    _ = insert(
+      kind, kind.rawValue + "\u{1}" + signature.key, signature, stack: stack,
+      stackKey: Self.key(of: stack), example, verdict: verdict)
+  }
+
+  /// Adds one member to the finding of `key`; returns the finding and the stack variant it
+  /// joined.
+  private mutating func insert(
+    _ kind: Finding.Kind, _ key: String, _ signature: Signature, stack: [Frame],
+    stackKey: String, _ example: FindingExample, verdict: CheckVerdict?
+  ) -> (finding: Int, variant: Int) {
     var example = example
     guard let index = groups[key] else {
       example.stackKey = stackKey
@@ -32,14 +92,16 @@ struct FindingCollector {
           kind: kind, signature: signature, stack: stack, holders: example.holders, count: 1,
           examples: [example], explanation: "",
           stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
-      return
+      return (findings.count - 1, 0)
     }
     findings[index].count += 1
     if findings[index].holders == nil { findings[index].holders = example.holders }
-    example.stackKey = countInVariant(index, stackKey, stack, 1)
+    let variant = countInVariant(index, stackKey, stack, 1)
+    example.stackKey = findings[index].stackVariants[variant].key
     if findings[index].examples.count < maximumExamples {
       findings[index].examples.append(example)
     }
+    return (index, variant)
   }
 
   /// Adds `members` members enqueued through `stack`, without examples: those the analyzer
@@ -47,9 +109,24 @@ struct FindingCollector {
   mutating func add(
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], members: Int
   ) {
+    add(
+      kind, key: kind.rawValue + "\u{1}" + signature.key, signature, stack: stack,
+      stackKey: Self.key(of: stack), members: members)
+  }
+
+  /// Adds `members` members from `origin`, without examples (see
+  /// ``add(_:_:stack:members:)``).
+  mutating func add(_ kind: Finding.Kind, _ origin: FindingOrigin, members: Int) {
+    add(
+      kind, key: kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature,
+      stack: origin.stack, stackKey: origin.stackKey, members: members)
+  }
+
+  private mutating func add(
+    _ kind: Finding.Kind, key: String, _ signature: Signature, stack: [Frame],
+    stackKey: String, members: Int
+  ) {
     guard members > 0 else { return }
-    let key = kind.rawValue + "\u{1}" + signature.key
-    let stackKey = Self.key(of: stack)
     guard let index = groups[key] else {
       groups[key] = findings.count
       variantIndexes.append([stackKey: 0])
@@ -65,19 +142,20 @@ struct FindingCollector {
   }
 
   /// Counts `members` in the variant of `stackKey` of finding `index`, creating it while
-  /// there is room, else in the overflow variant. Returns the key of the variant used.
+  /// there is room, else in the overflow variant. Returns the index of the variant used (the
+  /// overflow variant, once made, stays the last: no variant is made after it).
   private mutating func countInVariant(
     _ index: Int, _ stackKey: String, _ stack: [Frame], _ members: Int
-  ) -> String {
+  ) -> Int {
     if let variant = variantIndexes[index][stackKey] {
       findings[index].stackVariants[variant].count += members
-      return stackKey
+      return variant
     }
     if variantIndexes[index].count < Self.maximumVariants {
       variantIndexes[index][stackKey] = findings[index].stackVariants.count
       findings[index].stackVariants.append(
         StackVariant(key: stackKey, stack: stack, count: members))
-      return stackKey
+      return findings[index].stackVariants.count - 1
     }
     if let last = findings[index].stackVariants.indices.last,
       findings[index].stackVariants[last].key == Self.overflowKey
@@ -87,10 +165,11 @@ struct FindingCollector {
       findings[index].stackVariants.append(
         StackVariant(key: Self.overflowKey, stack: [], count: members))
     }
-    return Self.overflowKey
+    return findings[index].stackVariants.count - 1
   }
 
-  private static func key(of stack: [Frame]) -> String {
+  /// The key that tells stacks apart: their return addresses.
+  static func key(of stack: [Frame]) -> String {
     stack.map { String($0.ip, radix: 16) }.joined(separator: ",")
   }
 

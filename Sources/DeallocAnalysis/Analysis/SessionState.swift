@@ -41,10 +41,8 @@ struct SessionState {
   var stacks: [Int64: [Frame]] = [:]
   var symbolizedStacks: [Int64: [Frame]] = [:]
   var threads: [Int64: String] = [:]
-  /// By object id.
-  var live = IntegerTable<Live>()
-  /// Object id by address (the latest enqueue of each address still in a queue).
-  var liveByAddress = IntegerTable<UInt64>()
+  /// Objects in a queue, by id and by address (the latest enqueue of each address).
+  var live = LiveObjects()
   /// By object id.
   var survivors = IntegerTable<Survivor>()
   /// Object id by address.
@@ -67,6 +65,8 @@ struct SessionState {
   var released = RecentReleases<Released>()
   /// Every address and id enqueued, to tell "never enqueued" apart in explanations.
   var enqueued = EnqueueFilter()
+  /// Signatures and finding keys, once per distinct type and stack.
+  var origins = FindingOrigins()
   /// An alive check read but not yet judged: the `holders` record that follows it (when
   /// the recorder scanned for its object) is attached first. See ``Analyzer``.
   var pendingCheck: (check: CheckRecord, line: Int)?

@@ -71,6 +71,17 @@ struct JSONScanner {
     index += 1
     let start = index
     var escaped = false
+    // Eight bytes at a time to the first quote or backslash (most strings have neither
+    // inside), then byte by byte from there.
+    while index + 8 <= end {
+      let found = Self.quoteOrBackslash(
+        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+      if found != 0 {
+        index += found.trailingZeroBitCount >> 3
+        break
+      }
+      index += 8
+    }
     while index < end {
       let byte = base[index]
       if byte == UInt8(ascii: "\"") {
@@ -86,6 +97,18 @@ struct JSONScanner {
       index += 1
     }
     throw Failure("unterminated string")
+  }
+
+  /// A mask with the high bit set in each byte of `word` that is a quote or a backslash, exact
+  /// up to the first such byte (SWAR zero-byte detection: a borrow can mark bytes above the first
+  /// match, never below, and only the lowest marked byte is used).
+  @inline(__always)
+  static func quoteOrBackslash(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    return ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & highs
   }
 
   /// Decodes a string with escapes; invalid UTF-8 becomes U+FFFD, never a failure.

@@ -18,6 +18,10 @@ public struct LogReader {
   /// Sessions started so far, across inputs.
   public private(set) var sessionCount = 0
 
+  /// Called with ``bytesRead`` plus the current input's bytes each time the reader has read
+  /// another chunk, on the reading thread: a progress line for big inputs.
+  public var progress: ((Int) -> Void)?
+
   private var parser = RecordParser()
 
   public init() {}
@@ -89,7 +93,12 @@ public struct LogReader {
       try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
     }
 
+    var reported = 0
     while let line = try source.next() {
+      if let progress, source.bytesRead != reported {
+        reported = source.bytesRead
+        progress(bytesRead + reported)
+      }
       lineNumber += 1
       sawAnyLine = true
       let location = LogLocation(file: file, line: lineNumber)

@@ -62,14 +62,27 @@ struct StringInterner {
     slots = bigger
   }
 
-  /// FNV-1a, 64-bit: short keys, no need for a stronger hash (inputs are not adversarial
-  /// beyond a slow log, and the table is capped).
+  /// Eight bytes per multiply (type and queue names are hashed for every enqueue), then the
+  /// tail; no need for a stronger hash (inputs are not adversarial beyond a slow log, and
+  /// the table is capped).
   @inline(__always)
   private static func hash(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for k in 0..<count {
-      h = (h ^ UInt64(pointer[k])) &* 0x100_0000_01b3
+    var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: count)
+    var k = 0
+    while k + 8 <= count {
+      let word = UInt64(littleEndian: UnsafeRawPointer(pointer + k).loadUnaligned(as: UInt64.self))
+      h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
+      h ^= h >> 31
+      k += 8
     }
+    var tail: UInt64 = 0
+    var shift: UInt64 = 0
+    while k < count {
+      tail |= UInt64(pointer[k]) << shift
+      shift += 8
+      k += 1
+    }
+    h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
     return h ^ (h >> 29)
   }
 }

@@ -55,7 +55,15 @@ enum ExportCommand: Command {
     var exporter = PerfettoExporter(output: output, stuckAfter: stuckAfter)
     var reader = LogReader()
     for warning in skipped { exporter.warn(warning) }
-    try reader.read(inputs, into: &exporter)
+    let progress = ProgressLine.forArguments(parsed.positional)
+    if let progress { reader.progress = { progress.update(bytesRead: $0) } }
+    do {
+      try reader.read(inputs, into: &exporter)
+    } catch {
+      progress?.finish()
+      throw error
+    }
+    progress?.finish()
     try exporter.finish()
     Diagnostics.printWarnings(
       exporter.warnings.map(\.description), omitted: exporter.omittedWarnings)

@@ -78,6 +78,10 @@ enum ReportCommand: Command {
     let resolved = try LogInput.resolveReporting(parsed.positional)
     try Output.refuseInputs(
       outputs: outputs, inputs: resolved.inputs.compactMap(\.path) + otherInputs)
-    return try DeallocAnalysis.analyze(resolved, options: options, symbolizer: symbolizer)
+    let progress = ProgressLine.forArguments(parsed.positional)
+    defer { progress?.finish() }
+    return try DeallocAnalysis.analyze(
+      resolved, options: options, symbolizer: symbolizer,
+      progress: progress.map { line in { line.update(bytesRead: $0) } })
   }
 }

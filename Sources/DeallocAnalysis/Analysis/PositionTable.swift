@@ -1,0 +1,134 @@
+/// An open-addressing hash table (linear probing, backward-shift deletion) from 64-bit keys to
+/// positions in storage the caller owns, where the keys live: each lookup passes a closure
+/// that reads the key at a position.
+///
+/// Why keys elsewhere: a slot is 8 bytes (a 32-bit position and 32 bits of the key's hash)
+/// instead of a key and a value, for tables that index every unreleased object of a session.
+/// The hash bits make a probe past another key cost no read of the caller's storage (a cache
+/// miss) unless the bits match, and let the table grow and delete without reading keys.
+///
+/// Two ways to place keys: ``Placement/scattered`` (a multiplicative hash, for addresses,
+/// which cluster) and ``Placement/sequential`` (the key's low bits, for object ids, which a
+/// recorder hands out in order): sequential ids then fill neighbouring slots, so a million
+/// enqueues touch the table's memory in order instead of missing the cache each time. The
+/// trade-off: ids that are far from sequential and share low bits probe longer (slower, never
+/// wrong). At most 2³² − 2 positions.
+struct PositionTable {
+  enum Placement {
+    case scattered
+    case sequential
+  }
+
+  private let placement: Placement
+  /// `hashBits << 32 | (position + 1)` per slot; 0 when empty. Empty until the first insert,
+  /// so that an empty table costs no allocation.
+  private var slots: [UInt64] = []
+  /// 64 minus the bits of a slot index (scattered placement): at least 32, so that a home is
+  /// the top bits of the stored hash bits.
+  private var shift: UInt64 = 64 - 4
+  private var count = 0
+
+  init(_ placement: Placement) {
+    self.placement = placement
+  }
+
+  /// The 32 hash bits stored with a key.
+  @inline(__always)
+  private func hashBits(_ key: UInt64) -> UInt64 {
+    switch placement {
+    case .scattered: return (key &* 0x9E37_79B9_7F4A_7C15) >> 32
+    case .sequential: return key & 0xFFFF_FFFF
+    }
+  }
+
+  /// The slot where probing for a key with these hash bits starts.
+  @inline(__always)
+  private func home(_ bits: UInt64) -> Int {
+    switch placement {
+    case .scattered: return Int(truncatingIfNeeded: bits >> (shift - 32))
+    case .sequential: return Int(truncatingIfNeeded: bits) & (slots.count - 1)
+    }
+  }
+
+  /// The position stored under `key`.
+  @inline(__always)
+  func find(_ key: UInt64, _ keyOf: (Int) -> UInt64) -> Int? {
+    slot(of: key, keyOf).map { Int(truncatingIfNeeded: slots[$0] & 0xFFFF_FFFF) - 1 }
+  }
+
+  @inline(__always)
+  private func slot(of key: UInt64, _ keyOf: (Int) -> UInt64) -> Int? {
+    guard !slots.isEmpty else { return nil }
+    let bits = hashBits(key)
+    let mask = slots.count - 1
+    var index = home(bits)
+    while true {
+      let slot = slots[index]
+      if slot == 0 { return nil }
+      if slot >> 32 == bits && keyOf(Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1) == key {
+        return index
+      }
+      index = (index + 1) & mask
+    }
+  }
+
+  /// Stores `position` under `key`. With `replacing`, a position already under `key` is
+  /// replaced; without, the caller guarantees that `key` is absent.
+  mutating func insert(
+    _ position: Int, key: UInt64, replacing: Bool = false, _ keyOf: (Int) -> UInt64
+  ) {
+    precondition(position < Int(UInt32.max) - 1, "more than 4 billion positions")
+    let bits = hashBits(key)
+    let value = bits << 32 | UInt64(position + 1)
+    if replacing, let index = slot(of: key, keyOf) {
+      slots[index] = value
+      return
+    }
+    if (count + 1) * 10 > slots.count * 7 { grow() }
+    let mask = slots.count - 1
+    var index = home(bits)
+    while slots[index] != 0 { index = (index + 1) & mask }
+    slots[index] = value
+    count += 1
+  }
+
+  /// Removes `key`; returns the position it held.
+  @discardableResult
+  mutating func remove(key: UInt64, _ keyOf: (Int) -> UInt64) -> Int? {
+    guard var hole = slot(of: key, keyOf) else { return nil }
+    let removed = Int(truncatingIfNeeded: slots[hole] & 0xFFFF_FFFF) - 1
+    let mask = slots.count - 1
+    var next = (hole + 1) & mask
+    while slots[next] != 0 {
+      let wanted = home(slots[next] >> 32)
+      if (hole &- wanted) & mask <= (next &- wanted) & mask {
+        slots[hole] = slots[next]
+        hole = next
+      }
+      next = (next + 1) & mask
+    }
+    slots[hole] = 0
+    count -= 1
+    return removed
+  }
+
+  /// Replaces every stored position `p` by `renumbered[p]`.
+  mutating func renumber(_ renumbered: [UInt32]) {
+    for index in slots.indices where slots[index] != 0 {
+      let position = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
+      slots[index] = slots[index] & ~0xFFFF_FFFF | UInt64(renumbered[position] + 1)
+    }
+  }
+
+  private mutating func grow() {
+    let old = slots
+    slots = [UInt64](repeating: 0, count: max(16, old.count * 2))
+    if !old.isEmpty { shift -= 1 }
+    let mask = slots.count - 1
+    for value in old where value != 0 {
+      var index = home(value >> 32)
+      while slots[index] != 0 { index = (index + 1) & mask }
+      slots[index] = value
+    }
+  }
+}

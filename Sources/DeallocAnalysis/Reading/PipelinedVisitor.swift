@@ -1,0 +1,197 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a ``LogVisitor`` on a thread of its own, fed in batches by the reading thread: the
+/// reader splits and parses on one core while the visitor (the analyzer) works on the other.
+///
+/// Why a visitor and not a split inside the reader: the reader's loop, where the session
+/// bookkeeping and its warnings live, stays one loop on one thread, and any visitor can be
+/// pipelined. Events and warnings travel in one queue in the order the reader made them, so
+/// the visitor sees exactly what it would have seen inline: the output cannot depend on the
+/// threads' timing.
+///
+/// The trade-offs: a batch holds at most ``batchSize`` events and at most ``batchesInFlight``
+/// are queued, so memory stays bounded (a few megabytes) whatever the input; an error the
+/// visitor throws reaches the reader at its next event rather than at once, so the reader may
+/// parse up to that many more lines before it stops (the error is the same). Events carry
+/// their line number only, and the file name travels once per input, so that the two threads
+/// do not share the reference count of the name's storage for every record.
+struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
+  /// Events per batch: enough to make the hand-over's lock rare, few enough to stay in cache.
+  static var batchSize: Int { 2048 }
+  /// Batches queued before the reader waits for the visitor.
+  static var batchesInFlight: Int { 4 }
+
+  private let channel: Channel
+  private var batch: [Item] = []
+  private var file: String?
+
+  /// Inputs smaller than this are read on one thread: starting a thread and handing batches
+  /// over would cost more than it saves.
+  static var minimumBytes: Int { 8 << 20 }
+
+  /// Whether a second thread pays for `inputs`: more than one core, and inputs of
+  /// ``minimumBytes`` or more, or of unknown size (standard input, FIFOs).
+  static func pays(for inputs: [LogInput]) -> Bool {
+    guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else { return false }
+    var total = 0
+    for input in inputs {
+      guard let path = input.path else { return true }
+      var info = stat()
+      guard stat(path, &info) == 0 else { return false }
+      guard info.st_mode & S_IFMT == S_IFREG else { return true }
+      total += Int(info.st_size)
+    }
+    return total >= minimumBytes
+  }
+
+  /// Starts the visitor's thread. Call ``finish()`` to get the visitor back.
+  init(_ visitor: Visitor) {
+    channel = Channel(visitor)
+    batch.reserveCapacity(Self.batchSize)
+    let channel = self.channel
+    // The default stack size: the visitor ends sessions (and may symbolize) on this thread.
+    Thread { channel.consume() }.start()
+  }
+
+  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
+    if location.file != file {
+      file = location.file
+      // A copy of its own: the visitor's thread must not share this string's storage.
+      batch.append(.file(String(decoding: Array(location.file.utf8), as: UTF8.self)))
+    }
+    batch.append(.event(event, line: location.line))
+    if batch.count >= Self.batchSize { try send() }
+  }
+
+  mutating func warn(_ warning: LogWarning) {
+    batch.append(.warning(warning))
+    if batch.count >= Self.batchSize { try? send() }
+  }
+
+  /// Hands the pending batch over; throws the visitor's error, if it threw one.
+  private mutating func send() throws(AnalysisError) {
+    let full = batch
+    batch = channel.put(full)
+    if let error = channel.error { throw error }
+  }
+
+  /// Waits for the visitor to see everything and returns it; throws the error it threw.
+  consuming func finish() throws(AnalysisError) -> Visitor {
+    let visitor = channel.close(remaining: batch)
+    if let error = channel.error { throw error }
+    return visitor
+  }
+
+  /// What the reader hands over, in order.
+  fileprivate enum Item: Sendable {
+    case file(String)
+    case event(LogEvent, line: Int)
+    case warning(LogWarning)
+  }
+
+  /// The queue between the two threads, and the visitor while its thread owns it.
+  ///
+  /// `@unchecked Sendable`: every field is read and written under `condition`'s lock, except
+  /// `visitor`, which only the visitor's thread touches until it sets `finished` (under the
+  /// lock), and only the reading thread after: a hand-over, never shared access.
+  private final class Channel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [[Item]] = []
+    private var spare: [[Item]] = []
+    private var closed = false
+    private var finished = false
+    private var visitor: Visitor
+    private var thrown: AnalysisError?
+
+    init(_ visitor: Visitor) { self.visitor = visitor }
+
+    var error: AnalysisError? {
+      condition.lock()
+      defer { condition.unlock() }
+      return thrown
+    }
+
+    /// Queues `batch`, waiting while the queue is full; returns an empty array to fill next.
+    func put(_ batch: [Item]) -> [Item] {
+      condition.lock()
+      defer { condition.unlock() }
+      while queue.count >= PipelinedVisitor.batchesInFlight && thrown == nil {
+        condition.wait()
+      }
+      if thrown == nil { queue.append(batch) }
+      condition.broadcast()
+      if var empty = spare.popLast() {
+        empty.removeAll(keepingCapacity: true)
+        return empty
+      }
+      var fresh: [Item] = []
+      fresh.reserveCapacity(PipelinedVisitor.batchSize)
+      return fresh
+    }
+
+    /// Queues the last batch, waits for the visitor's thread to finish, and returns the
+    /// visitor.
+    func close(remaining: [Item]) -> Visitor {
+      condition.lock()
+      if !remaining.isEmpty && thrown == nil { queue.append(remaining) }
+      closed = true
+      condition.broadcast()
+      while !finished { condition.wait() }
+      condition.unlock()
+      return visitor
+    }
+
+    /// The visitor's thread: applies batches in order until the queue is closed and empty,
+    /// or the visitor throws.
+    func consume() {
+      while true {
+        condition.lock()
+        while queue.isEmpty && !closed { condition.wait() }
+        guard !queue.isEmpty else {
+          finished = true
+          condition.broadcast()
+          condition.unlock()
+          return
+        }
+        var batch = queue.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        let error = apply(batch)
+        batch.removeAll(keepingCapacity: true)
+        condition.lock()
+        if spare.count < PipelinedVisitor.batchesInFlight { spare.append(batch) }
+        if let error {
+          thrown = error
+          queue.removeAll()
+          finished = true
+          condition.broadcast()
+          condition.unlock()
+          return
+        }
+        condition.unlock()
+      }
+    }
+
+    private var file = ""
+
+    private func apply(_ batch: [Item]) -> AnalysisError? {
+      for item in batch {
+        switch item {
+        case .file(let name): file = name
+        case .event(let event, let line):
+          do {
+            try visitor.visit(event, at: LogLocation(file: file, line: line))
+          } catch {
+            return error
+          }
+        case .warning(let warning): visitor.warn(warning)
+        }
+      }
+      return nil
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import DeallocAnalysis
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The report on the logs users have (issue 11): a clean log and a leak-heavy one of 300,000
+/// objects each, each next to two floors measured in the same run on the same file, `wc -l`
+/// (reading bytes and finding newlines) and a ten-line Python `json.loads` loop (the
+/// simplest parse anyone would write); then a log of 1,000,000 never-released objects next to
+/// a clean log of as many objects, with the memory each pending object costs.
+///
+/// Wall time, best of three, of the whole report (reading, analysis, the JSON rendering):
+/// the analysis may use both cores, so the reading thread's CPU time would undercount it.
+/// The process's CPU time (both threads) is printed beside it: on a shared machine, wall
+/// time also counts the time other processes held the cores.
+/// The floors are wall times of child processes, best of three for `wc -l`, one run for
+/// Python (seconds long, so noise matters less).
+func shapeFigures(into figures: inout BenchFigures) {
+  var times: [String: Double] = [:]
+  for shape in [LogShape.clean, .leakHeavy] {
+    let objects = 300_000
+    let (path, bytes) = generatedLog(shape, objects: objects)
+    defer { removeGeneratedLog(path) }
+    let name = shape == .clean ? "clean" : "leak_heavy"
+    let megabytes = Double(bytes) / 1_000_000
+    _ = wallTime { runChild("/usr/bin/wc", ["-l", path]) }
+    let wc = (0..<3).map { _ in wallTime { runChild("/usr/bin/wc", ["-l", path]) } }.min()!
+    let python = wallTime { runChild("/usr/bin/env", ["python3", "-c", pythonLoop, path]) }
+    var cpu = Double.infinity
+    let report = (0..<3).map { _ in
+      let before = processCPUSeconds()
+      let seconds = wallTime { precondition(fullReport(path) > 0) }
+      cpu = min(cpu, processCPUSeconds() - before)
+      return seconds
+    }.min()!
+    times[name] = report
+    figures.add("\(name)_log_mb", megabytes)
+    figures.add("\(name)_log_objects", objects)
+    figures.add("\(name)_report_seconds", report)
+    figures.add("\(name)_report_mb_per_s", megabytes / report)
+    figures.add("\(name)_report_cpu_seconds", cpu)
+    figures.add("\(name)_wc_l_mb_per_s", megabytes / wc)
+    figures.add("\(name)_python_json_mb_per_s", megabytes / python)
+    figures.add("\(name)_report_time_vs_wc_l_ratio", report / wc)
+    figures.add("\(name)_python_time_vs_report_ratio", python / report)
+    figures.add("\(name)_meets_600_mb_per_s", megabytes / report >= 600)
+  }
+  figures.add("shapes_clock", "wall seconds, best of 3 (python: 1 run)")
+  figures.add("shapes_python_floor", "python3: for line in open(log): json.loads(line)")
+  figures.add("leak_heavy_vs_clean_time_ratio", times["leak_heavy"]! / times["clean"]!)
+
+  // A million objects never released, against a million released and freed.
+  let objects = 1_000_000
+  let (cleanPath, cleanBytes) = generatedLog(.clean, objects: objects)
+  let clean = (0..<3).map { _ in wallTime { precondition(fullReport(cleanPath) > 0) } }.min()!
+  removeGeneratedLog(cleanPath)
+  let (path, bytes) = generatedLog(.neverReleased, objects: objects)
+  defer { removeGeneratedLog(path) }
+  var seconds: [Double] = []
+  var growth = 0
+  for _ in 0..<3 {
+    resetPeakMemory()
+    let baseline = currentResidentBytes()
+    seconds.append(wallTime { precondition(fullReport(path) > 0) })
+    growth = max(growth, peakResidentBytes() - baseline)
+  }
+  let neverReleased = seconds.min()!
+  figures.add("never_released_log_mb", Double(bytes) / 1_000_000)
+  figures.add("never_released_objects", objects)
+  figures.add("never_released_seconds", neverReleased)
+  figures.add("never_released_clean_1m_log_mb", Double(cleanBytes) / 1_000_000)
+  figures.add("never_released_clean_1m_seconds", clean)
+  figures.add("never_released_vs_clean_time_ratio", neverReleased / clean)
+  figures.add("never_released_rss_growth_mb", Double(growth) / 1_000_000)
+  figures.add("never_released_bytes_per_pending_object", Double(growth) / Double(objects))
+}
+
+/// The Python floor: the line-by-line parse a user would write first.
+private let pythonLoop = """
+  import json, sys
+  for line in open(sys.argv[1], 'rb'):
+      json.loads(line)
+  """
+
+/// The report a user asks for: analysis and the JSON rendering. Returns the rendered size.
+private func fullReport(_ path: String) -> Int {
+  guard let report = try? DeallocAnalysis.analyze([path]) else { return 0 }
+  return JSONRenderer().render(report).utf8.count
+}
+
+/// Wall time of `body`, in seconds.
+func wallTime(_ body: () -> Void) -> Double {
+  var start = timespec()
+  var end = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &start)
+  body()
+  clock_gettime(CLOCK_MONOTONIC, &end)
+  return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+/// CPU time (user + system) of this process, all threads, in seconds: the work the report
+/// did, whatever else the machine ran meanwhile.
+func processCPUSeconds() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs `executable` with `arguments`, output discarded, and waits for it.
+private func runChild(_ executable: String, _ arguments: [String]) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  process.standardOutput = FileHandle.nullDevice
+  do {
+    try process.run()
+  } catch {
+    fatalError("cannot run \(executable): \(error)")
+  }
+  process.waitUntilExit()
+}

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import DeallocAnalysis
+
+/// The compact store of objects in a queue, checked against a plain model: ids, the latest
+/// enqueue per address, log order, through compactions and table growth.
+@Suite struct LiveObjectsTests {
+  private func live(_ id: UInt64, address: UInt64, stack: Int64?, line: Int)
+    -> SessionState.Live
+  {
+    SessionState.Live(
+      enqueuedAt: Int64(line) * 10, address: Address(address), type: Int32(id % 7),
+      queue: Int32(id % 3), stack: stack, line: line)
+  }
+
+  @Test func behavesLikeTheModel() {
+    var objects = LiveObjects()
+    var model: [UInt64: SessionState.Live] = [:]
+    var latest: [UInt64: UInt64] = [:]
+    var generator = SplitMix(seed: 11)
+    var nextID: UInt64 = 1
+    for step in 0..<150_000 {
+      if generator.next() % 3 != 0 || model.isEmpty {
+        // Ids mostly in order, sometimes far away (a second recorder, a huge id).
+        let id = step % 50 == 0 ? generator.next() | 1 << 40 : nextID
+        nextID += 1
+        guard model[id] == nil else { continue }
+        let address = 0x7000_0000 + (generator.next() % 2000) * 16
+        let stack: Int64? = step % 5 == 0 ? nil : Int64(generator.next() % 40) - 20
+        let object = live(id, address: address, stack: stack, line: step)
+        objects.insert(id, object)
+        model[id] = object
+        latest[address] = id
+      } else {
+        // Remove the oldest or a random one.
+        let id = step % 2 == 0 ? model.keys.min()! : model.keys.randomElement(using: &generator)!
+        let removed = objects.removeValue(forKey: id)
+        #expect(removed?.line == model[id]?.line)
+        #expect(removed?.stack == model[id]?.stack)
+        let address = model[id]!.address.rawValue
+        model[id] = nil
+        if latest[address] == id { latest[address] = nil }
+      }
+      if step % 4999 == 0 {
+        #expect(objects.count == model.count)
+        for (id, object) in model {
+          #expect(objects[id]?.enqueuedAt == object.enqueuedAt)
+          #expect(objects.contains(id))
+        }
+        for (address, id) in latest { #expect(objects.latestID(at: address) == id) }
+        var inOrder: [Int] = []
+        for position in 0..<objects.storageCount {
+          if let (_, object) = objects.object(at: position) { inOrder.append(object.line) }
+        }
+        #expect(inOrder == inOrder.sorted())
+        #expect(inOrder.count == model.count)
+      }
+    }
+    #expect(objects.removeValue(forKey: 0) == nil)
+  }
+}
