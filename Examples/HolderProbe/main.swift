@@ -8,7 +8,8 @@
 // Usage: HolderProbe [enable] SCENARIO... [stats], with DEALLOCTRACE_HOLDERS=1 to start the
 // registry at load (`enable` starts it from code instead). `bench-hooks` (run without
 // DEALLOCTRACE_HOLDERS) prints the hook costs; `big stats` the cost of one scan of a
-// 450k-object heap.
+// 450k-object heap (`big-heap stats` with a heap word as well, which adds the walk of the
+// malloc chunks).
 
 import CHolders
 import Dispatch
@@ -141,6 +142,91 @@ func mallocHeld() -> UInt {
   buffer.initialize(to: Child())
   mallocBuffer = buffer
   return address(of: buffer.pointee) ^ scramble
+}
+
+nonisolated(unsafe) var freedKeepSmall: Child?
+nonisolated(unsafe) var freedKeepLarge: Child?
+nonisolated(unsafe) var liveBuffer: UnsafeMutablePointer<Child>?
+nonisolated(unsafe) var largeGuard: UnsafeMutablePointer<UInt>?
+
+/// Stale words in freed malloc memory are no holders; a live malloc buffer still is one.
+/// Three targets in one scan: one kept by a global and also written into a small buffer
+/// that is then freed (a tcache chunk), one kept by a global and also written near the end
+/// of a 2 KiB buffer that is then freed (an unsorted-bin chunk: a live guard allocation
+/// after it keeps it out of the top chunk; the word sits at its end so that a small
+/// allocation split off its front leaves it free), and one held only by a live buffer.
+/// The targets array is made before the frees and nothing is printed between the frees
+/// and the scan, so no allocation reuses the freed chunks first.
+@inline(never)
+func freedBuffers() {
+  let small = Child()
+  let large = Child()
+  freedKeepSmall = small
+  freedKeepLarge = large
+  let live = UnsafeMutablePointer<Child>.allocate(capacity: 1)
+  live.initialize(to: Child())
+  liveBuffer = live
+  let targets = [address(of: small), address(of: large), address(of: live.pointee)]
+  let smallBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
+  smallBuffer.initialize(repeating: 0, count: 8)
+  smallBuffer[5] = targets[0]
+  let largeBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
+  largeBuffer.initialize(repeating: 0, count: 256)
+  largeBuffer[250] = targets[1]
+  largeGuard = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+  smallBuffer.deallocate()
+  largeBuffer.deallocate()
+  let json = targets.withUnsafeBufferPointer { buffer -> String in
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+      return "nil"
+    }
+    defer { cholders_free(text) }
+    return String(cString: text)
+  }
+  print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
+  print("HOLDERS \(json)")
+}
+
+nonisolated(unsafe) var freedKeepThread: Child?
+
+/// A stale word in a buffer another thread allocated and freed (from that thread's own
+/// malloc arena, a heap mapping of its own) is no holder either. The object is kept by a
+/// global; the address travels scrambled into the thread (its closure context would hold
+/// it), though the exited thread's cached stack may still show it as a stale stack slot.
+@inline(never)
+func freedOnThread() {
+  let child = Child()
+  freedKeepThread = child
+  let targets = [address(of: child)]
+  let scrambled = targets[0] ^ scramble
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    // A new thread's first malloc attaches it to an arena of its own while there are
+    // fewer arenas than the limit (8 per core). The small buffer goes to a tcache (moved
+    // to a fastbin when the thread exits), the 2 KiB one to the unsorted bin.
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
+    buffer.initialize(repeating: 0, count: 8)
+    buffer[5] = scrambled ^ scramble
+    let large = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
+    large.initialize(repeating: 0, count: 256)
+    large[250] = scrambled ^ scramble
+    let guardBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.deallocate()
+    large.deallocate()
+    guardBuffer.deallocate()
+    done.signal()
+  }
+  thread.start()
+  done.wait()
+  let json = targets.withUnsafeBufferPointer { buffer -> String in
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+      return "nil"
+    }
+    defer { cholders_free(text) }
+    return String(cString: text)
+  }
+  print("TARGETS 0x\(String(targets[0], radix: 16))")
+  print("HOLDERS \(json)")
 }
 
 nonisolated(unsafe) var sharers: [Holder] = []
@@ -286,6 +372,7 @@ func bigHeap() -> UInt {
 }
 
 nonisolated(unsafe) var padding: [[UInt8]] = []
+nonisolated(unsafe) var benchBuffer: UnsafeMutablePointer<UInt>?
 
 final class Empty {}
 
@@ -332,6 +419,8 @@ for scenario in arguments where scenario != "enable" {
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
+  case "freed-buffers": freedBuffers()
+  case "freed-on-thread": freedOnThread()
   case "stress": stress()
   case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)
@@ -350,6 +439,16 @@ for scenario in arguments where scenario != "enable" {
     for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
     print("LIVE \(cholders_live_count())")
     scan(target)
+  case "big-heap":
+    // `big`, plus a live malloc buffer holding the target: a heap word, so the scan also
+    // walks the main arena's chunks (the cost of telling free chunks from live ones).
+    let target = bigHeap()
+    for _ in 0..<100 { padding.append([UInt8](repeating: 1, count: 200_000)) }
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.initialize(repeating: target ^ scramble, count: 1)
+    benchBuffer = buffer
+    print("LIVE \(cholders_live_count())")
+    scan(target)
   case "stats": break  // printed after all scenarios
   default: print("unknown scenario \(scenario)")
   }
@@ -358,6 +457,6 @@ if arguments.contains("stats") {
   var stats = cholders_scan_stats()
   cholders_last_scan_stats(&stats)
   print(
-    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us)"
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges)"
   )
 }

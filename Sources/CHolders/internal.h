@@ -57,6 +57,10 @@ typedef struct {
   int64_t tid;  // stacks: the thread whose stack pointer is inside, or -1
   const char *module;  // data: the loaded object's path (NULL when unknown)
   uintptr_t module_base;
+  // heap: the glibc malloc heap mapping this region lies in (arena 1: `[heap]`, the main
+  // arena; 2: an anonymous mapping at a 64 MiB boundary, maybe a thread arena's heap), else 0
+  uintptr_t arena_start, arena_end;
+  int arena;
 } ch_region;
 /// The private writable mappings worth scanning, sorted, minus tool memory, [vvar],
 /// [vsyscall] and the mapping that holds `own_stack`. Returns the count.
@@ -64,6 +68,19 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack);
 /// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
 /// (a short count stops at the first unreadable page).
 size_t ch_read(void *local, uintptr_t remote, size_t length);
+
+// ---- heap.c ------------------------------------------------------------------------------
+/// Learns glibc's tcache key (malloc + free of a probe chunk), once per process; call with
+/// the scan lock held, outside any hook.
+void ch_malloc_learn_key(void);
+/// Walks the chunks of a glibc heap mapping [start, end) (`main_arena`: the `[heap]`
+/// mapping; else a thread arena's heap, whose header is checked first) and returns in `out` (bump
+/// memory) the sorted, disjoint [start, end) pairs of memory in free chunks; `count` pairs.
+/// 0 when the heap does not read as glibc's (then nothing is known free in it).
+int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, int main_arena,
+                          uintptr_t **out, size_t *count);
+/// Whether `address` lies in one of the `count` ranges from ch_malloc_free_ranges.
+int ch_malloc_is_free(const uintptr_t *ranges, size_t count, uintptr_t address);
 
 // ---- naming.c ----------------------------------------------------------------------------
 /// What a word at `offset` inside the object at `address` with `metadata` is.

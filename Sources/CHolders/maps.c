@@ -182,6 +182,15 @@ static void add(region_list *list, uintptr_t start, uintptr_t end, const ch_regi
   *row = *like;
   row->start = start;
   row->end = end;
+  if (like->arena == 2) {
+    // A thread arena's heap starts at a 64 MiB boundary. It is judged per piece: a tool
+    // mapping placed right below it can share its line in /proc/self/maps (both are
+    // MAP_NORESERVE), and is cut off before this.
+    int aligned = (start & ((64u << 20) - 1)) == 0;
+    row->arena = aligned ? 2 : 0;
+    row->arena_start = aligned ? start : 0;
+    row->arena_end = aligned ? end : 0;
+  }
 }
 
 /// Adds [start, end) minus the tool's ranges.
@@ -235,9 +244,10 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
     if (*p == ' ') p++;
     char perms[5] = {0};
     for (int i = 0; i < 4 && p < line_end; i++) perms[i] = *p++;
-    // The path is the text after the fifth field.
+    // The path is the text after the fifth field (address range, perms, offset, device,
+    // inode; `p` is past the first two).
     const char *path = p;
-    for (int field = 0; field < 4 && path < line_end; field++) {
+    for (int field = 0; field < 3 && path < line_end; field++) {
       while (path < line_end && *path == ' ') path++;
       while (path < line_end && *path != ' ') path++;
     }
@@ -245,12 +255,23 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
     size_t path_length = (size_t)(line_end - path);
     int guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-';
     int wanted = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
+    // Kernel pseudo-mappings ([vvar], [vsyscall], ...), not anonymous memory a program
+    // named with PR_SET_VMA_ANON_NAME ("[anon:...]").
     int special = path_length > 0 && path[0] == '[' &&
+                  !(path_length > 6 && memcmp(path, "[anon:", 6) == 0) &&
                   !(path_length == 7 && memcmp(path, "[stack]", 7) == 0) &&
                   !(path_length == 6 && memcmp(path, "[heap]", 6) == 0);
     int contains_own = own_stack >= start && own_stack < end;
     if (wanted && !special && !contains_own) {
-      ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0};
+      ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0, 0, 0, 0};
+      // glibc's malloc heaps, the whole mapping, for the walk of their chunks (heap.c).
+      if (path_length == 6 && memcmp(path, "[heap]", 6) == 0) {
+        like.arena = 1;
+        like.arena_start = start;
+        like.arena_end = end;
+      } else if (path_length == 0) {
+        like.arena = 2;  // maybe: see add()
+      }
       int is_stack = (path_length == 7 && memcmp(path, "[stack]", 7) == 0) ||
                      (path_length == 0 && previous_guard && previous_end == start &&
                       (start & ((64u << 20) - 1)) != 0);
@@ -280,7 +301,7 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
         }
         if (hit && !is_stack) {
           uintptr_t piece_end = hit->end < end ? hit->end : end;
-          ch_region data = {0, 0, CH_REGION_DATA, -1, hit->path, hit->base};
+          ch_region data = {0, 0, CH_REGION_DATA, -1, hit->path, hit->base, 0, 0, 0};
           add_minus_tool(&list, cursor, piece_end, &data, tool_starts, tool_ends, tool_count);
           cursor = piece_end;
         } else {

@@ -5,7 +5,8 @@
 // then the objects found to hold them, ...), so the cost is one memory pass per level, not
 // per target. Hits are mapped to the registered object that encloses them (its header is
 // re-validated from the copy the first pass read: metadata unchanged, not deiniting), or
-// to a root: a loaded object's globals, a thread stack, or unregistered heap memory. The
+// to a root: a loaded object's globals, a thread stack, or unregistered heap memory (but not
+// a stale word in a chunk glibc's main arena holds free: heap.c). The
 // levels stop at max_depth, or earlier once every direct holder has a path from a global
 // or a stack. Then each direct holder gets its best path by a breadth-first walk up the
 // discovered graph: from a global or a stack (shortest; a global wins a tie), else a cycle
@@ -37,6 +38,15 @@ enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE
 #define MAX_CHAIN 64
 #define TARGET_PARENTS 1024
 #define HOLDER_PARENTS 32
+
+#define MAX_WALKS 64
+
+typedef struct {
+  uintptr_t start;  // the heap mapping's start
+  int ok;  // the walk read as glibc's: `ranges` is right
+  uintptr_t *ranges;
+  size_t count;
+} heap_walk;
 
 typedef struct {
   uintptr_t word_address;
@@ -80,6 +90,12 @@ typedef struct {
   uintptr_t *candidates;  // pairs: word address, masked value
   size_t candidate_count, candidate_capacity;
   int candidates_overflowed;
+  // Free chunks of glibc's malloc heaps, each walked the first time a word in it is hit.
+  heap_walk walks[MAX_WALKS];
+  size_t walk_count;
+  int free_state;  // for the stats: 0 no walk, -1 the main arena's walk failed, else 1
+  size_t free_count;  // for the stats: free ranges found
+  uint64_t free_walk_us;
 } scan;
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -340,6 +356,30 @@ static void name_word(scan *s, size_t row, uint32_t offset, ch_name *name) {
   ch_describe(s->rows[row].metadata, header, offset, name);
 }
 
+/// Whether `address` (a word outside every registered object) lies in a free chunk of one
+/// of glibc's malloc heaps: a stale copy left by freed memory, not a holder.
+static int in_free_chunk(scan *s, const ch_region *region, uintptr_t address) {
+  if (region->kind != CH_REGION_HEAP || region->arena == 0) return 0;
+  heap_walk *walk = NULL;
+  for (size_t i = 0; i < s->walk_count && !walk; i++) {
+    if (s->walks[i].start == region->arena_start) walk = &s->walks[i];
+  }
+  if (walk == NULL) {
+    if (s->walk_count == MAX_WALKS) return 0;
+    walk = &s->walks[s->walk_count++];
+    uint64_t walk_started = now_us();
+    walk->start = region->arena_start;
+    walk->ok = ch_malloc_free_ranges(&s->bump, region->arena_start, region->arena_end,
+                                     region->arena == 1, &walk->ranges, &walk->count);
+    s->free_walk_us += now_us() - walk_started;
+    s->free_count += walk->count;
+    // A failed walk of an anonymous mapping that is no thread heap at all is expected.
+    if (s->free_state == 0) s->free_state = 1;
+    if (region->arena == 1 && !walk->ok) s->free_state = -1;
+  }
+  return walk->ok && ch_malloc_is_free(walk->ranges, walk->count, address);
+}
+
 /// Turns one level's hits into edges; returns the new frontier's node ids.
 static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t *next,
                      size_t next_capacity) {
@@ -384,6 +424,7 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
         continue;
       }
       ptrdiff_t region = region_of(s, address);
+      if (region >= 0 && in_free_chunk(s, &s->regions[region], address)) continue;
       e.region = (int32_t)region;
       int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
       e.kind = kind == CH_REGION_DATA ? ROOT_GLOBAL
@@ -687,6 +728,9 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   int local_marker = 0;
   int32_t *target_nodes = NULL;
   if (max_depth < 1) max_depth = 1;
+  // Once per process, here rather than in the load-time constructor: it mallocs, and the
+  // key only matters to scans.
+  ch_malloc_learn_key();
 
   s.skip_start = (uintptr_t)targets;
   s.skip_end = (uintptr_t)(targets + count);
@@ -754,6 +798,9 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   stats.passes_us = now_us() - passes_started;
   stats.total_us = elapsed;
   stats.cpu_us = cpu_now_us() - cpu_started;
+  stats.free_walk_us = s.free_walk_us;
+  stats.free_ranges = s.free_count;
+  stats.free_walk = s.free_state;
   last_stats = stats;
 
   ch_json_raw(&json, "[");

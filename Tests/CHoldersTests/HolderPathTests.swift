@@ -56,6 +56,16 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(try run.onlyValue().onlyPathShape(), "heap")
   }
 
+  func testStaleWordsInFreedMallocMemoryAreNoHolders() throws {
+    try assertFreedBuffers(try HolderProbeRun.debug(["freed-buffers"]))
+  }
+
+  func testStaleWordsInAnotherThreadsFreedMallocMemoryAreNoHolders() throws {
+    // The exited thread's cached stack may keep a stale slot (a `stack` root, a documented
+    // limit); no word of its malloc arena is a holder.
+    try assertFreedOnThread(try HolderProbeRun.debug(["freed-on-thread"]))
+  }
+
   func testDepthLimitEndsInNone() throws {
     let run = try HolderProbeRun.debug(["chain-depth1"])
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -171,6 +181,8 @@ final class HolderPathTests: XCTestCase {
     try assertClosureSelf(try HolderProbeRun.release(["closure-self"]))
     try assertClosureMore(try HolderProbeRun.release(["closure-more"]))
     try assertChain(try HolderProbeRun.release(["chain"]))
+    try assertFreedBuffers(try HolderProbeRun.release(["freed-buffers"]))
+    try assertFreedOnThread(try HolderProbeRun.release(["freed-on-thread"]))
     try assertThreadStack(try HolderProbeRun.release(["thread"]))
     assertSurvives(try HolderProbeRun.release(["survive"]))
     assertStress(try HolderProbeRun.release(["stress"]))
@@ -220,6 +232,31 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(
       try value.onlyPathShape(), "global HolderProbe.globalHolder → HolderProbe.Holder.child",
       line: line)
+  }
+
+  /// A freed 64-byte buffer (tcache) and a freed 2 KiB buffer (unsorted bin) that still
+  /// hold a target's address add no `heap` holder; a live malloc buffer still is one.
+  private func assertFreedBuffers(_ run: HolderProbeRun, line: UInt = #line) throws {
+    XCTAssertEqual(run.status, 0, run.standardError, line: line)
+    let values = try XCTUnwrap(try run.scans().first, run.standardOutput, line: line)
+    XCTAssertEqual(values.count, 3, run.standardOutput, line: line)
+    let small = try XCTUnwrap(values.first ?? nil, line: line)
+    XCTAssertEqual(small.direct, 1, "\(small.raw)", line: line)
+    XCTAssertEqual(try small.onlyPathShape(), "global HolderProbe.freedKeepSmall", line: line)
+    let large = try XCTUnwrap(values.dropFirst().first ?? nil, line: line)
+    XCTAssertEqual(large.direct, 1, "\(large.raw)", line: line)
+    XCTAssertEqual(try large.onlyPathShape(), "global HolderProbe.freedKeepLarge", line: line)
+    let live = try XCTUnwrap(values.last ?? nil, line: line)
+    XCTAssertEqual(live.direct, 1, "\(live.raw)", line: line)
+    XCTAssertEqual(try live.onlyPathShape(), "heap", line: line)
+  }
+
+  private func assertFreedOnThread(_ run: HolderProbeRun, line: UInt = #line) throws {
+    XCTAssertEqual(run.status, 0, run.standardError, line: line)
+    let value = try run.onlyValue()
+    let kinds = value.paths.map { ($0["root"] as? [String: Any])?["kind"] as? String }
+    XCTAssertEqual(kinds.first, "global", "\(value.raw)", line: line)
+    XCTAssertFalse(kinds.contains("heap"), "\(value.raw)", line: line)
   }
 
   private func assertThreadStack(_ run: HolderProbeRun, line: UInt = #line) throws {

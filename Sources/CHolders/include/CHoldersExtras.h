@@ -38,6 +38,9 @@ typedef struct {
   uint64_t passes_us;  // all memory passes with their hit processing
   uint64_t total_us;
   uint64_t cpu_us;  // the scanning thread's CPU time (wall time suffers on a busy machine)
+  uint64_t free_walk_us;  // walking glibc's malloc chunks (0 when no heap word was hit)
+  uint64_t free_ranges;  // free ranges those walks found
+  int64_t free_walk;  // 0 no walk, -1 [heap] did not read as glibc's (its words kept), else 1
 } cholders_scan_stats;
 void cholders_last_scan_stats(cholders_scan_stats *out);
 
