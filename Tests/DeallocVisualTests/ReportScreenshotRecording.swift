@@ -2,7 +2,8 @@ import DeallocAnalysis
 import Foundation
 import XCTest
 
-/// Re-takes `docs/report-screenshot.png`, the README's picture of the HTML report, when asked:
+/// Re-takes `docs/report-screenshot.png`, the README's picture of the HTML report down to its
+/// findings and their holder paths, when asked:
 ///
 ///     DEALLOCTRACE_RECORD_SCREENSHOT=1 \
 ///     DEALLOCTRACE_SCREENSHOT_LOG=/path/to/demo.jsonl \
@@ -23,7 +24,7 @@ final class ReportScreenshotRecording: XCTestCase {
     try Data(HTMLRenderer().render(try DeallocAnalysis.analyze([log])).utf8).write(to: page)
     let png = Fixtures.root.deletingLastPathComponent()
       .appendingPathComponent("docs/report-screenshot.png")
-    try browser.screenshot(of: page, to: png, size: (1280, 1600))
+    try browser.screenshot(of: page, to: png, size: (1280, 2450))
     XCTFail("recorded \(png.path) from \(log); unset DEALLOCTRACE_RECORD_SCREENSHOT to test")
   }
 }
