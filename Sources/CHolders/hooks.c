@@ -191,6 +191,12 @@ static int probe_adapter_bug(retain_fn adapter) {
 
 static int enable_locked(void) {
   if (state != CHOLDERS_OFF) return state;
+  // A sanitizer reserves terabytes of writable shadow memory, which a reference scan would
+  // read in full (hours), and replaces glibc's allocator, whose free chunks the scan knows.
+  if (dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL) {
+    return refuse("this process runs under a sanitizer (ThreadSanitizer or AddressSanitizer), "
+                  "whose shadow memory no reference scan can read in reasonable time");
+  }
   alloc_hook = dlsym(RTLD_DEFAULT, "_swift_allocObject");
   retain_hook = dlsym(RTLD_DEFAULT, "_swift_retain");
   release_hook = dlsym(RTLD_DEFAULT, "_swift_release");

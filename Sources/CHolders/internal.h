@@ -50,6 +50,9 @@ uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function);
 const char *ch_elf_object_symbol(const char *path, uintptr_t relative);
 
 // ---- maps.c ------------------------------------------------------------------------------
+/// The largest single writable mapping a scan reads (64 GiB): larger ones are reserved
+/// address space, not a heap (maps.c).
+#define CH_LARGEST_SCANNED_MAPPING ((uintptr_t)64 << 30)
 enum { CH_REGION_DATA = 1, CH_REGION_STACK = 2, CH_REGION_HEAP = 3 };
 typedef struct {
   uintptr_t start, end;

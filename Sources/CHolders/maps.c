@@ -262,7 +262,11 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
                   !(path_length == 7 && memcmp(path, "[stack]", 7) == 0) &&
                   !(path_length == 6 && memcmp(path, "[heap]", 6) == 0);
     int contains_own = own_stack >= start && own_stack < end;
-    if (wanted && !special && !contains_own) {
+    // A writable mapping larger than any heap this scan could read in time is reserved
+    // address space (a sanitizer's shadow, a runtime's arena reservation), mostly never
+    // touched: reading it would take hours, so it is left out.
+    int reserved = end - start > CH_LARGEST_SCANNED_MAPPING;
+    if (wanted && !special && !contains_own && !reserved) {
       ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0, 0, 0, 0};
       // glibc's malloc heaps, the whole mapping, for the walk of their chunks (heap.c).
       if (path_length == 6 && memcmp(path, "[heap]", 6) == 0) {
