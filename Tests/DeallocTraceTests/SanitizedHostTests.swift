@@ -1,0 +1,32 @@
+import Foundation
+import XCTest
+
+/// Under ThreadSanitizer (`scripts/tsan` builds this target and `TraceProbe` with it), holder
+/// scans are refused: the sanitizer's shadow is terabytes of writable memory that no scan
+/// can read. The host must say so in one line and trace on without them.
+final class SanitizedHostTests: XCTestCase {
+  func testASanitizedHostRefusesReferenceScansInOneLineAndTracesOn() throws {
+    try XCTSkipIf(
+      dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") == nil,
+      "only a sanitized build can show the refusal (scripts/tsan runs it)")
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sanitized-host-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let log = directory.appendingPathComponent("sanitized.jsonl")
+
+    let run = try ProbeRun.run(
+      ["holders", "global-array"],
+      environment: ["DEALLOCTRACE_LOG": log.path, "DEALLOCTRACE_HOLDERS": "1"])
+
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let refusals = run.standardError.split(separator: "\n").filter {
+      $0.contains("holders off: this process runs under a sanitizer")
+    }
+    XCTAssertEqual(refusals.count, 1, run.standardError)
+    let text = try String(contentsOf: log, encoding: .utf8)
+    XCTAssertFalse(text.contains(#""holders":true"#), text)
+    XCTAssertFalse(text.contains(#""ev":"holders""#), text)
+    XCTAssertTrue(text.contains(#""ev":"release""#), text)
+  }
+}
