@@ -109,49 +109,12 @@ struct ParsedLog {
     records.filter { $0["ev"] as? String == kind }
   }
 
-  /// Runs the shared validator when it and python3 are there; nil when they are not. In
-  /// CI (`CI=true`) their absence is a failure, not a skip: a contract check that silently
-  /// stops running is worse than none.
+  /// The shared validator's verdict on `url` (`ContractValidator`).
   static func validatorVerdict(
     for url: URL, file: StaticString = #filePath, line: UInt = #line
   ) -> (status: Int32, output: String)? {
-    // The contract's validator sits in `shared/`, beside the checkout (as in CI).
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let validator = packageRoot.deletingLastPathComponent()
-      .appendingPathComponent("shared/tools/validate-log")
-    let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }
-    guard let python, FileManager.default.fileExists(atPath: validator.path) else {
-      if isCI {
-        XCTFail(
-          "CI=true but the contract validator cannot run: "
-            + (python == nil ? "no python3" : "no \(validator.path)"), file: file, line: line)
-      }
-      return nil
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [validator.path, url.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    guard (try? process.run()) != nil else {
-      if isCI {
-        XCTFail("CI=true but \(python) \(validator.path) did not start", file: file, line: line)
-      }
-      return nil
-    }
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    ContractValidator.verdict(for: url, file: file, line: line)
   }
-}
-
-/// Whether the tests run in CI, where a check that cannot run must fail instead of skip.
-var isCI: Bool {
-  ProcessInfo.processInfo.environment["CI"] == "true"
 }
 
 /// A fresh directory per test, removed afterwards.

@@ -353,23 +353,12 @@ final class RecorderHardeningTests: XCTestCase {
     _ log: String, allowingLostRecords: Bool = false, file: StaticString = #filePath,
     line: UInt = #line
   ) {
-    let validator = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("shared/tools/validate-log").path
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-      FileManager.default.fileExists(atPath: validator)
+    guard
+      let (status, output) = ContractValidator.verdict(
+        for: URL(fileURLWithPath: log), file: file, line: line)
     else { return }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [validator, log]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    guard (try? process.run()) != nil else { return }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
     guard allowingLostRecords else {
-      XCTAssertEqual(process.terminationStatus, 0, output, file: file, line: line)
+      XCTAssertEqual(status, 0, output, file: file, line: line)
       return
     }
     // The validator counts any `lost > 0` as a problem and derives `pending` from the log
