@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "DeallocQueue", targets: ["DeallocQueue"]),
     .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
     .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
+    .library(name: "DeallocLog", targets: ["DeallocLog"]),
     .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
     .library(name: "CHolders", targets: ["CHolders"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
@@ -27,20 +28,25 @@ let package = Package(
     .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
     .target(
       name: "DeallocTesting",
-      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis"]
+      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocLog"]
     ),
 
     // Analysis half.
-    .target(name: "DeallocAnalysis"),
+    // The log's records and their reader, small enough for DeallocTesting to read the
+    // process's own log back without linking the analysis and its renderers.
+    .target(name: "DeallocLog"),
+    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog"]),
     .executableTarget(
       name: "dealloctrace-cli",
-      dependencies: ["DeallocAnalysis"]
+      dependencies: ["DeallocAnalysis", "DeallocLog"]
     ),
 
     // Benchmarks and examples.
     .executableTarget(
       name: "dealloctrace-bench",
-      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocAnalysis", "CUnwind", "CHolders"]
+      dependencies: [
+        "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "CUnwind", "CHolders",
+      ]
     ),
     .executableTarget(
       name: "FeedDemo",
@@ -83,22 +89,30 @@ let package = Package(
     // What every child-process runner of the tests shares: the environment it clears, and
     // reading a child's pipes while it runs.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
-    .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting", "TestSupport"]),
-    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
-    .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
+    .testTarget(
+      name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "DeallocLog", "GoldenFiles"]
+    ),
+    .testTarget(
+      name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
+    ),
+    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis", "DeallocLog"]),
+    .testTarget(
+      name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "DeallocLog", "GoldenFiles"]
+    ),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "DeallocAnalysis", "dealloctrace-cli", "FeedDemo", "BaselineDemo", "TestSupport",
+        "DeallocAnalysis", "DeallocLog", "dealloctrace-cli", "FeedDemo", "BaselineDemo",
+        "TestSupport",
       ]
     ),
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
     .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
-      name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild", "TestSupport"]
+      name: "ReliabilityTests",
+      dependencies: ["DeallocAnalysis", "DeallocLog", "StressChild", "TestSupport"]
     ),
   ]
 )

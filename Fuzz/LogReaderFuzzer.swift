@@ -1,6 +1,6 @@
 // A libFuzzer target for the analysis half: the log reader, the analyzer, the renderers and
 // the CI gate, fed arbitrary bytes. `scripts/fuzz` compiles it together with the
-// DeallocAnalysis sources into one module (so it reaches internal API too) with
+// DeallocLog and DeallocAnalysis sources into one module (so it reaches internal API too) with
 // `-sanitize=fuzzer,address`.
 //
 // The gate's suppressions come from the same input: every line that is not a JSON record

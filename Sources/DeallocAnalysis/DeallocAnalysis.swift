@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The analysis half of dealloctrace: reading v1 logs, deriving object states, rendering.
 public enum DeallocAnalysis {
   /// The version of the dealloctrace tools.

@@ -1,4 +1,4 @@
-import DeallocAnalysis
+import DeallocLog
 import DeallocTrace
 
 #if canImport(Glibc)
@@ -33,7 +33,7 @@ enum EnqueueStackLookup {
     }
     return finder.queue.map { queue in
       Enqueue(
-        queue: queue, frames: finder.frames.filter { !Signature.isMachinery($0) }.map(\.displayName)
+        queue: queue, frames: finder.frames.filter { !$0.isMachinery }.map(\.displayName)
       )
     }
   }

@@ -1,4 +1,4 @@
-import DeallocAnalysis
+import DeallocLog
 import DeallocTrace
 
 /// The seam between leak assertions and holder scanning: who holds a surviving object, asked

@@ -1,4 +1,4 @@
-import DeallocAnalysis
+import DeallocLog
 
 /// An object a leak assertion watched and found still alive after every queue let it go.
 ///

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 /// The benchmark's output: named figures, printed as one JSON object in insertion order.
 struct BenchFigures {

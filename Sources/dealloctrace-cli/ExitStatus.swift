@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 /// The CLI's exit statuses, and the one place where errors become them.
 enum ExitStatus: Int32 {

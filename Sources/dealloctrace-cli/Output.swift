@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 #if canImport(Glibc)
   import Glibc

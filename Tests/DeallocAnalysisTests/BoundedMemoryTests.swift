@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The analyzer keeps what is unreleased, not what was read.
 @Suite struct BoundedMemoryTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The `cut` record and `end`'s `unwritten` (issue 12): parsed, and a cut session is
 /// reported as incomplete with one warning that says what the cut means.

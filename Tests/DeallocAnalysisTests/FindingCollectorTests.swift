@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// A finding keeps at most 32 distinct enqueue stacks; members with further stacks are
 /// counted in an overflow variant that has no stack, so that a `frame:` suppression never

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Testing
 
 /// Every fixture through every renderer this module owns, against `fixtures/expected/`.

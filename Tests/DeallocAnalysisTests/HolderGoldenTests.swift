@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Testing
 
 /// `fixtures/holders.jsonl` (a session recorded with holders on, written by hand to the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The `holders` record, `session`'s `holders` flag and `end`'s scan counters, as the
 /// reader decodes them; malformed ones are one clear failure, never a crash; caps hold.

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Testing
 
 /// The text of a holder path and its grouping key, case by case.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The compact store of objects in a queue, checked against a plain model: ids, the latest
 /// enqueue per address, log order, through compactions and table growth.

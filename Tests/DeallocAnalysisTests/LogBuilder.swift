@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Foundation
 
 /// Writes a log from lines into a temporary file and reads it back, for tests that need a

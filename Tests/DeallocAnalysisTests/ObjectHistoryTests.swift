@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Testing
 
 /// `explain`: bounded histories, and check verdicts by `t` as in the report.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The look-back table of recent releases: bounded by count and by log time, found by id and
 /// by address, and never mixing two objects up.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 @Suite struct RecordParserTests {
   private func parse(_ text: String) throws -> LogRecord {

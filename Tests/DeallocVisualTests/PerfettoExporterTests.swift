@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Foundation
 import XCTest
 

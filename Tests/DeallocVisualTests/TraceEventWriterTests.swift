@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import DeallocAnalysis
+@testable import DeallocLog
 
 /// The byte-level JSON writer of the Perfetto export: exact microseconds, addresses as the log
 /// writes them, strings escaped like every other JSON output of the tools.

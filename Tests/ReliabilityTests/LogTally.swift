@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 /// An independent reading of a log, kept apart from the `Analyzer` so the tests can check
 /// the analyser's verdicts against a second derivation of the same contract.

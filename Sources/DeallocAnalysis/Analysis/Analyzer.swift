@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Derives every object's state, the verdict of every leak check, and the grouped findings,
 /// from a stream of log events.
 ///

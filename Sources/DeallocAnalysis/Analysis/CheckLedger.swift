@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The alive checks of one session, as the analyzer keeps them until the session ends.
 ///
 /// Why a ledger rather than a list of every check: a session can hold any number of checks,

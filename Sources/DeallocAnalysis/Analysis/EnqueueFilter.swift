@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Which addresses a session ever enqueued, in a fixed 128 KiB: a Bloom filter.
 ///
 /// Why: an explanation may say that no queue ever held what a check saw only when that is

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The sentences a tired engineer reads: one per check verdict and one per finding.
 ///
 /// Kept in the library, not in a renderer, so that text, Markdown, HTML, JUnit and GitHub

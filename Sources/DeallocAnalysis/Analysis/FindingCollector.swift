@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Groups problem objects into ``Finding``s by kind and signature, keeping a few examples.
 struct FindingCollector {
   var maximumExamples = 5

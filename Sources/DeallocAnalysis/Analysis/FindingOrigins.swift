@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// What all finding members of one type enqueued through one stack share: the stack's
 /// frames, the ``Signature`` and the keys the ``FindingCollector`` groups by.
 ///

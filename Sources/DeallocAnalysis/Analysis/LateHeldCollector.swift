@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Groups late objects that have a holders record into ``LateHeldGroup``s, by the same
 /// signature as findings (type, signature frames, holder key), keeping a few examples.
 ///

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The objects of a session still in a queue, by id and by address, in log order.
 ///
 /// Why this layout: an unreleased object is the one thing the analyzer keeps per object, so a

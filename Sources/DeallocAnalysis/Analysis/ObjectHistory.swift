@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Everything the log says about one object: the input of `dealloctrace explain`.
 public struct ObjectHistory: Sendable, Equatable {
   /// One record about the object, or about its queue while it waited (drains).

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Objects released lately, by id and by address, kept for a bounded while after their release.
 ///
 /// Why: the recorder takes `t` before its buffer lock, so a `check` timed before a release can

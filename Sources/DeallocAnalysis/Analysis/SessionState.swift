@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// What the analyzer keeps while a session is being read: the objects still in a queue, the
 /// survivors of their release, recent releases, the session's stacks, queues and checks.
 /// Dropped at the session's end.

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// The findings a codebase already had when it adopted the gate: `check --baseline FILE`
@@ -77,7 +78,7 @@ public struct Baseline: Sendable, Equatable {
 
   /// Reads the baseline at `path`.
   /// - Throws: ``AnalysisError/baselineUnreadable(path:reason:)`` when it is missing or
-  ///   unreadable, ``AnalysisError/unsupportedBaselineVersion(path:version:)`` when a newer
+  ///   unreadable, ``AnalysisError/unsupportedBaselineVersion(path:version:supported:)`` when a newer
   ///   dealloctrace wrote it, ``AnalysisError/badBaseline(path:line:message:)`` otherwise.
   public static func load(path: String) throws(AnalysisError) -> Baseline {
     var isDirectory: ObjCBool = false
@@ -112,7 +113,7 @@ public struct Baseline: Sendable, Equatable {
       throw bad("no integer 'baselineVersion'; is this a dealloctrace baseline?")
     }
     guard version <= Int64(Self.version) else {
-      throw .unsupportedBaselineVersion(path: path, version: version)
+      throw .unsupportedBaselineVersion(path: path, version: version, supported: Self.version)
     }
     guard version >= 1 else { throw bad("baselineVersion \(version) does not exist") }
     guard let findings = document["findings"]?.arrayValue else {

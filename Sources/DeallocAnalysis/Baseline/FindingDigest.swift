@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// What a baseline and a diff keep of a finding: its id, kind, type, count and the names of
 /// its signature frames; enough to match it across runs and for a person to recognise it,
 /// without the examples, addresses and times that differ on every run.

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// Reads one side of `dealloctrace diff`, deciding by content whether it is logs or a saved

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// One side of `dealloctrace diff`: the findings and false leaks of a run, from its logs or

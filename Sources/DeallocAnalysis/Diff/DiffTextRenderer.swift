@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// `dealloctrace diff` as plain text, for a CI log: the counts first, then each list.
 public struct DiffTextRenderer: Sendable {
   /// Signature frames shown under a new finding.

@@ -1,3 +1,5 @@
+import DeallocLog
+
 extension Finding {
   /// The frame whose file and line place this finding in the source (for JUnit's `file`
   /// and `line`, and GitHub's annotation position): the first of the signature frames,

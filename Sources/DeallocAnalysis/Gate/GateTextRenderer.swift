@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The verdict of `dealloctrace check` as plain text: what a CI log shows first.
 ///
 /// Short on purpose: the overall result, each threshold's count against its limit, the top

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// Appends to GitHub's job summary file (`$GITHUB_STEP_SUMMARY`).

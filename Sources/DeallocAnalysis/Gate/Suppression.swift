@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// One line of a suppressions file: a finding whose type, one of whose enqueue frames, or
 /// whose id matches is left out of the gate's counts, and shown apart with the reason.
 public struct Suppression: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// The suppressions of one file, in the order they were written.

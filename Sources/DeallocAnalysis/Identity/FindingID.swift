@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// A short, stable name for a finding: the first 12 hex digits of a SHA-256 of what makes
 /// the finding what it is, and nothing of when or where it ran.
 ///

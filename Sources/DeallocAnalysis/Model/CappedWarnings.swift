@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The reader's warnings as a consumer keeps them: the first `limit`, and a count of the
 /// rest, so that a log of nothing but bad lines cannot grow memory.
 struct CappedWarnings: Sendable {

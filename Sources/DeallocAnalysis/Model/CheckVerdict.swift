@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The verdict on one `check` that saw its object alive: a false leak (the object was waiting
 /// in a queue, a delayed dealloc) or a true leak.
 public struct CheckVerdict: Sendable, Equatable {

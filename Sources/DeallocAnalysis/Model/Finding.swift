@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// A group of problem objects that share a ``Signature``: the unit a person acts on, a gate
@@ -133,65 +134,7 @@ public struct Signature: Sendable, Hashable {
     self.holderKey = holderKey
   }
 
-  /// Whether a frame belongs to the machinery rather than to the program.
-  public static func isMachinery(_ frame: Frame) -> Bool {
-    if let module = frame.module {
-      let base = module.split(separator: "/").last ?? Substring(module)
-      if base.hasPrefix("libswiftCore") || base.hasPrefix("libunwind")
-        || base.hasPrefix("libswift_Concurrency") || base.hasPrefix("libdispatch")
-      {
-        return frame.symbol == nil || isMachinerySymbol(frame.symbol!)
-      }
-    }
-    guard let symbol = frame.symbol else { return false }
-    return isMachinerySymbol(symbol)
-  }
-
-  private static let machineryModules = ["DeallocQueue", "DeallocTrace", "CUnwind"]
-
-  private static func isMachinerySymbol(_ symbol: String) -> Bool {
-    if symbol.hasPrefix("swift_") || symbol.hasPrefix("_swift_") || symbol.hasPrefix("cunwind_")
-      || symbol.hasPrefix("unw_") || symbol.hasPrefix("_U") || symbol.hasPrefix("__swift")
-    {
-      return true
-    }
-    let context = owningContext(of: Substring(symbol))
-    for module in machineryModules {
-      if context.hasPrefix(module + ".") || context.hasPrefix("(extension in \(module))") {
-        return true
-      }
-    }
-    return false
-  }
-
-  /// Strips the wrappers a demangled name puts before its owner: "closure #1 () -> () in ",
-  /// "generic specialization <…> of ", "partial apply for ", "merged "…
-  private static func owningContext(of symbol: Substring) -> Substring {
-    var rest = symbol
-    let wrappers = [
-      "partial apply for ", "merged ", "outlined ", "thunk for ",
-      "function signature specialization ",
-    ]
-    var changed = true
-    while changed {
-      changed = false
-      for wrapper in wrappers where rest.hasPrefix(wrapper) {
-        rest = rest.dropFirst(wrapper.count)
-        changed = true
-      }
-      if rest.hasPrefix("closure #") || rest.hasPrefix("implicit closure #"),
-        let range = rest.range(of: " in ")
-      {
-        rest = rest[range.upperBound...]
-        changed = true
-      }
-      if rest.hasPrefix("generic specialization <") || rest.hasPrefix("specialized "),
-        let range = rest.range(of: " of ")
-      {
-        rest = rest[range.upperBound...]
-        changed = true
-      }
-    }
-    return rest
-  }
+  /// Whether a frame belongs to the machinery rather than to the program
+  /// (``Frame/isMachinery``).
+  public static func isMachinery(_ frame: Frame) -> Bool { frame.isMachinery }
 }

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Late objects held past their release, grouped: objects a queue released that survived
 /// (`release` with `freed: false`), whose recorder scanned for their holders right then
 /// (`holders`, `why: "release"`), and that were deallocated later in their session.

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Everything a renderer, an exporter's header or a gate needs from an analysis.
 ///
 /// A value type so that renderers are pure functions of it. Its size is bounded: per-object

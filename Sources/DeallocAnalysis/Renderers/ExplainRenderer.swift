@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The text of `dealloctrace explain`: each object's records in order, with times, the
 /// verdict of each check, the timings that matter and the enqueue stack.
 public struct ExplainRenderer: Sendable {

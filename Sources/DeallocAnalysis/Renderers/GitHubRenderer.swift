@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The gate's verdict as GitHub Actions workflow commands (`::error`, `::warning`,
 /// `::notice`), which the runner turns into annotations on the run and the pull request.
 ///

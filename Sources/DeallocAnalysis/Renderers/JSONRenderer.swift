@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The report as one JSON object: the stable interface for scripts.
 ///
 /// The shape is documented in `docs/report-format.md`. `summary` holds exactly the twelve

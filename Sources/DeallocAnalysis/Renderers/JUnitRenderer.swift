@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The gate's verdict as JUnit XML, the format every CI server shows as a test report.
 ///
 /// One suite, `dealloctrace`, holds one test case per threshold (class

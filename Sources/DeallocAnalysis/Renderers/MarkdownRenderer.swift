@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The report as GitHub-flavoured Markdown, for pull-request comments and CI step summaries.
 ///
 /// Short by design: a summary table, the findings (stacks folded in `<details>`), the false

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Streams logs into Chrome trace-event JSON, the format ui.perfetto.dev and chrome://tracing
 /// open: one async slice per object from enqueue to release, a depth counter per queue,
 /// instants for marks, drains, checks and late deallocs, and process and thread names.

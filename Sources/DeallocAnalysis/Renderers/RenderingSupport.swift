@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Helpers shared by the renderers (internal: every renderer lives in this module).
 enum RenderingSupport {
   /// Frames worth showing: the enqueue stack without its leading machinery frames (queue,

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The default report: plain text for a terminal or a CI log.
 ///
 /// Order follows what a reader needs first: the summary per state, then findings most

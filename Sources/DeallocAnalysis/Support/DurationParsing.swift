@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Parses durations given on the command line: `1s`, `250ms`, `2.5s`, `500us`, `100ns`.
 public enum DurationParsing {
   /// The duration in nanoseconds.

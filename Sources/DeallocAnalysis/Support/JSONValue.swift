@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// A JSON value whose objects keep their key order, for output formats that are read by
 /// scripts and diffed in golden files.
 ///

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Source paths as CI outputs name them: relative to the workspace (the checkout), where
 /// GitHub places annotations, GitLab links JUnit files and a Markdown comment reads well,
 /// rather than the absolute paths of the machine that ran the tests.

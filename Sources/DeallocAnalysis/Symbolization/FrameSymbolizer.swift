@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Resolves frames further (symbol, file, line) after reading.
 ///
 /// Implementation requirements: return exactly one frame per input frame, in order; leave

@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 #if canImport(Glibc)

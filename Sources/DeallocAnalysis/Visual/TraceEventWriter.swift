@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Writes Chrome trace-event JSON straight into bytes: one event per line, keys in a fixed
 /// order, timestamps as exact microseconds.
 ///

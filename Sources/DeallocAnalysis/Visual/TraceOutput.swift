@@ -1,3 +1,4 @@
+import DeallocLog
 import Foundation
 
 /// Where a streaming exporter sends its UTF-8 text, chunk by chunk.

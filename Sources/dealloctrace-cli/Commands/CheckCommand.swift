@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Foundation
 
 /// `dealloctrace check LOG...`: the CI gate. Reads the logs as `report` does, sets aside

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Foundation
 
 /// `dealloctrace diff BASE HEAD`: what a pull request changes in the findings, against its

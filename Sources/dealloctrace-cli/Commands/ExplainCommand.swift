@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 /// `dealloctrace explain LOG... (ID | 0xADDRESS | TypeName)`: one object's whole history.
 enum ExplainCommand: Command {

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 
 /// `dealloctrace export --format perfetto LOG... -o trace.json`: the logs as a timeline for
 /// ui.perfetto.dev or chrome://tracing, written as the logs are read.

@@ -1,4 +1,5 @@
 import DeallocAnalysis
+import DeallocLog
 import Foundation
 
 /// `dealloctrace report LOG...`: the report in the chosen format.

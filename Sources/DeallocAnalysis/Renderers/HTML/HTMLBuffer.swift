@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// An HTML document under construction, with the escaping every piece of log text needs.
 ///
 /// Why a buffer and not string interpolation: everything that comes from a log (type names

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Every leak check that saw its object alive, with its verdict and the explanation.
 enum HTMLChecksSection {
   static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The findings, grouped by signature, most serious first: each group is a `<details>` whose
 /// summary names the kind, the type and the caller, and whose body holds the explanation, the
 /// first members and the enqueue stack.

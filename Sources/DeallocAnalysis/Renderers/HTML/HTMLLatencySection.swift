@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// The enqueue → release latency: a histogram on a log time axis with p50, p90 and p99 drawn
 /// on it, and the percentiles of both latencies in a small table.
 enum HTMLLatencySection {

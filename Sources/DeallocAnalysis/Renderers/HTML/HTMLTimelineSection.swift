@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// One SVG chart per queue per session: the queue's depth over time, the session's marks as
 /// dashed lines, and under it one lane per checked object, where a band is the time the
 /// object waited in the queue and a marker is the check. A false leak's marker sits inside its

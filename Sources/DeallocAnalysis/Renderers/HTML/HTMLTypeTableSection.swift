@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Objects per type: how many were enqueued, how each ended, its checks and its latency.
 /// Sortable by any column when JavaScript runs; largest first otherwise.
 enum HTMLTypeTableSection {

@@ -36,8 +36,9 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
   case baselineUnreadable(path: String, reason: String)
   /// The baseline is not JSON, or not a baseline's shape; `line` when the JSON is broken.
   case badBaseline(path: String, line: Int?, message: String)
-  /// The baseline was written by a newer dealloctrace, in a format this one cannot read.
-  case unsupportedBaselineVersion(path: String, version: Int64)
+  /// The baseline was written by a newer dealloctrace, in a format this one cannot read;
+  /// `supported` is the newest version this one reads.
+  case unsupportedBaselineVersion(path: String, version: Int64, supported: Int)
   /// A saved `report --format json` given to `diff` is not JSON or not a report's shape.
   case badSavedReport(path: String, line: Int?, message: String)
 
@@ -78,10 +79,10 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
     case .badBaseline(let path, let line, let message):
       return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace baseline: "
         + Escaping.terminal(message)
-    case .unsupportedBaselineVersion(let path, let version):
+    case .unsupportedBaselineVersion(let path, let version, let supported):
       return
         "\(path): baseline version \(version) is newer than this dealloctrace reads"
-        + " (\(Baseline.version)); upgrade dealloctrace, or write the baseline again with this one"
+        + " (\(supported)); upgrade dealloctrace, or write the baseline again with this one"
     case .badSavedReport(let path, let line, let message):
       return "\(path)\(line.map { ":\($0)" } ?? ""): not a dealloctrace JSON report: "
         + Escaping.terminal(message)

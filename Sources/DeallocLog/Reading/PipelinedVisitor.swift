@@ -19,7 +19,7 @@ import Foundation
 /// parse up to that many more lines before it stops (the error is the same). Events carry
 /// their line number only, and the file name travels once per input, so that the two threads
 /// do not share the reference count of the name's storage for every record.
-struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
+package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   /// Events per batch: enough to make the hand-over's lock rare, few enough to stay in cache.
   static var batchSize: Int { 2048 }
   /// Batches queued before the reader waits for the visitor.
@@ -31,11 +31,11 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
 
   /// Inputs smaller than this are read on one thread: starting a thread and handing batches
   /// over would cost more than it saves.
-  static var minimumBytes: Int { 8 << 20 }
+  package static var minimumBytes: Int { 8 << 20 }
 
   /// Whether a second thread pays for `inputs`: more than one core, and inputs of
   /// ``minimumBytes`` or more, or of unknown size (standard input, FIFOs).
-  static func pays(for inputs: [LogInput]) -> Bool {
+  package static func pays(for inputs: [LogInput]) -> Bool {
     guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else { return false }
     var total = 0
     for input in inputs {
@@ -49,7 +49,7 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   }
 
   /// Starts the visitor's thread. Call ``finish()`` to get the visitor back.
-  init(_ visitor: Visitor) {
+  package init(_ visitor: Visitor) {
     channel = Channel(visitor)
     batch.reserveCapacity(Self.batchSize)
     let channel = self.channel
@@ -57,7 +57,7 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
     Thread { channel.consume() }.start()
   }
 
-  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
+  package mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
     if location.file != file {
       file = location.file
       // A copy of its own: the visitor's thread must not share this string's storage.
@@ -67,7 +67,7 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
     if batch.count >= Self.batchSize { try send() }
   }
 
-  mutating func warn(_ warning: LogWarning) {
+  package mutating func warn(_ warning: LogWarning) {
     batch.append(.warning(warning))
     if batch.count >= Self.batchSize { try? send() }
   }
@@ -80,7 +80,7 @@ struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   }
 
   /// Waits for the visitor to see everything and returns it; throws the error it threw.
-  consuming func finish() throws(AnalysisError) -> Visitor {
+  package consuming func finish() throws(AnalysisError) -> Visitor {
     let visitor = channel.close(remaining: batch)
     if let error = channel.error { throw error }
     return visitor
