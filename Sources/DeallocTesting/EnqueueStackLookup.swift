@@ -66,7 +66,7 @@ private struct EnqueueStackFinder: LogVisitor {
     case .record(.stack(let stack)) where inOurSession:
       stacks[stack.id] = stack.frames
     case .record(.enqueue(let enqueue)) where inOurSession && enqueue.id == id:
-      queue = enqueue.q
+      queue = enqueue.queue
       frames = enqueue.stack.flatMap { stacks[$0] } ?? []
     default:
       break

@@ -12,7 +12,8 @@ import Testing
       try analyzer.visit(event, at: LogLocation(file: file, line: line))
     }
     try visit(
-      .sessionBegan(SessionInfo(index: 0, file: file, line: 1, record: SessionRecord(v: 1))), 1)
+      .sessionBegan(SessionInfo(index: 0, file: file, line: 1, record: SessionRecord(version: 1))),
+      1)
     var largest = 0
     for id in 1...200_000 {
       let t = Int64(id) * 1000
@@ -20,11 +21,14 @@ import Testing
         .record(
           .enqueue(
             EnqueueRecord(
-              t: t, id: UInt64(id), obj: Address(UInt64(0x1000 + id % 64 * 16)), type: "T.Node",
-              q: "shared", tid: 1, depth: 1, stack: nil, rc: nil))), id * 2)
+              time: t, id: UInt64(id), object: Address(UInt64(0x1000 + id % 64 * 16)),
+              type: "T.Node",
+              queue: "shared", tid: 1, depth: 1, stack: nil, retainCount: nil))), id * 2)
       largest = max(largest, analyzer.trackedObjectCount)
       try visit(
-        .record(.release(ReleaseRecord(t: t + 500, id: UInt64(id), tid: 2, freed: true, rc: nil))),
+        .record(
+          .release(
+            ReleaseRecord(time: t + 500, id: UInt64(id), tid: 2, freed: true, retainCount: nil))),
         id * 2 + 1)
     }
     #expect(largest == 1)
@@ -54,7 +58,7 @@ import Testing
       line += 1
       try analyzer.visit(
         .sessionBegan(
-          SessionInfo(index: index, file: file, line: line, record: SessionRecord(v: 1))),
+          SessionInfo(index: index, file: file, line: line, record: SessionRecord(version: 1))),
         at: LogLocation(file: file, line: line))
     }
 
@@ -69,7 +73,7 @@ import Testing
         .sessionEnded(
           SessionEnding(
             index: index, lastTime: lastTime,
-            end: clean ? EndRecord(t: lastTime, why: "exit", pending: 0, lost: 0) : nil,
+            end: clean ? EndRecord(time: lastTime, reason: "exit", pending: 0, lost: 0) : nil,
             truncated: false, unknownKinds: [:], malformedLines: 0, records: 0, lastLine: line)),
         at: LogLocation(file: file, line: line))
     }
@@ -83,7 +87,7 @@ import Testing
       try feeder.record(
         .check(
           CheckRecord(
-            t: Int64(n) * 1000, obj: Address(0xdead_0000), type: "App.Cache", alive: true,
+            time: Int64(n) * 1000, object: Address(0xdead_0000), type: "App.Cache", alive: true,
             label: "testCache")))
       largest = max(largest, feeder.analyzer.retainedCheckCount)
     }
@@ -105,20 +109,22 @@ import Testing
     try feeder.begin()
     try feeder.record(
       .enqueue(
-        EnqueueRecord(t: 0, id: 1, obj: Address(0x1000), type: "App.Screen", q: "shared")))
+        EnqueueRecord(time: 0, id: 1, object: Address(0x1000), type: "App.Screen", queue: "shared"))
+    )
     var largest = 0
     for n in 1...200_000 {
       try feeder.record(
         .check(
           CheckRecord(
-            t: Int64(n), obj: Address(0x1000), type: "App.Screen", alive: true, label: "early",
+            time: Int64(n), object: Address(0x1000), type: "App.Screen", alive: true,
+            label: "early",
             id: 1)))
       largest = max(largest, feeder.analyzer.retainedCheckCount)
     }
     #expect(largest <= 1000 + 64)
     // The release comes after the last 10 checks: those turn into true leaks; the earliest
     // ones the ledger stopped following stay false leaks.
-    try feeder.record(.release(ReleaseRecord(t: 199_991, id: 1, freed: true)))
+    try feeder.record(.release(ReleaseRecord(time: 199_991, id: 1, freed: true)))
     try feeder.end(lastTime: 300_000)
     let report = feeder.analyzer.finish(inputs: ["log"])
     #expect(report.summary.trueLeaks == 10)
@@ -134,8 +140,9 @@ import Testing
       let t = Int64(id) * 10
       try feeder.record(
         .enqueue(
-          EnqueueRecord(t: t, id: UInt64(id), obj: Address(UInt64(id) * 16), type: "T", q: "q")))
-      try feeder.record(.release(ReleaseRecord(t: t + 5, id: UInt64(id), freed: true)))
+          EnqueueRecord(
+            time: t, id: UInt64(id), object: Address(UInt64(id) * 16), type: "T", queue: "q")))
+      try feeder.record(.release(ReleaseRecord(time: t + 5, id: UInt64(id), freed: true)))
       largest = max(largest, feeder.analyzer.retainedCheckCount)
     }
     #expect(largest == RecentReleases<SessionState.Released>.defaultCapacity)
@@ -153,7 +160,7 @@ import Testing
       try feeder.begin(session)
       try feeder.record(.thread(ThreadRecord(tid: 1, name: "main")))
       for mark in 0..<3 {
-        try feeder.record(.mark(MarkRecord(t: Int64(mark), label: "m\(mark)")))
+        try feeder.record(.mark(MarkRecord(time: Int64(mark), label: "m\(mark)")))
       }
       // Session 4000, not listed, has the deepest queue of all.
       let depth = session == 4000 ? 9 : 2
@@ -161,11 +168,13 @@ import Testing
         try feeder.record(
           .enqueue(
             EnqueueRecord(
-              t: Int64(id) * 10, id: UInt64(id), obj: Address(UInt64(id)), type: "T", q: "q",
+              time: Int64(id) * 10, id: UInt64(id), object: Address(UInt64(id)), type: "T",
+              queue: "q",
               depth: id)))
       }
       for id in 1...depth {
-        try feeder.record(.release(ReleaseRecord(t: 1000 + Int64(id), id: UInt64(id), freed: true)))
+        try feeder.record(
+          .release(ReleaseRecord(time: 1000 + Int64(id), id: UInt64(id), freed: true)))
       }
       try feeder.end(session, lastTime: 2000, clean: session != 4500)
       largest = max(largest, feeder.analyzer.retainedSessionDetail)

@@ -16,15 +16,16 @@ import Testing
 
   @Test func cutAndUnwrittenAreDecoded() throws {
     #expect(
-      try parse(#"{"ev":"cut","t":5,"max_size":20000}"#) == .cut(CutRecord(t: 5, maxSize: 20000)))
+      try parse(#"{"ev":"cut","t":5,"max_size":20000}"#) == .cut(CutRecord(time: 5, maxSize: 20000))
+    )
     #expect(
       try parse(#"{"ev":"end","t":9,"why":"exit","pending":2,"lost":0,"unwritten":77}"#)
-        == .end(EndRecord(t: 9, why: "exit", pending: 2, lost: 0, unwritten: 77)))
+        == .end(EndRecord(time: 9, reason: "exit", pending: 2, lost: 0, unwritten: 77)))
     // Other keys longer than 8 bytes are still skipped, including ones that share a prefix.
     #expect(
       try parse(
         #"{"ev":"end","t":9,"why":"exit","pending":2,"lost":0,"unwrittenx":1,"unwrittee":2}"#)
-        == .end(EndRecord(t: 9, why: "exit", pending: 2, lost: 0)))
+        == .end(EndRecord(time: 9, reason: "exit", pending: 2, lost: 0)))
   }
 
   @Test func aCutSessionIsIncompleteWithOneWarning() throws {

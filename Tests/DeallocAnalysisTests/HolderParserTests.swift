@@ -36,7 +36,7 @@ import Testing
         #"[{"root":{"kind":"global","sym":"Shop.ImageCache.shared","mod":"/abs/Shop"},"steps":[{"type":"Shop.ImageCache","obj":"0x7f10","off":24,"field":"keep"},{"type":"_ContiguousArrayStorage<AnyObject>","obj":"0x7f20","off":48,"element":2,"count":3}]},{"root":{"kind":"cycle"},"steps":[{"type":"closure context","obj":"0x7f30","off":16,"captures":["Shop.CartModel","Swift.String"]},{"type":"T","obj":"0x7f40","off":8}]},{"root":{"kind":"stack","tid":1234},"steps":[]},{"root":{"kind":"global","mod":"/m","off":"0x2f10"},"steps":[]}]"#
       ))
     let expected = HolderRecord(
-      t: 5, id: 3, obj: Address(0x7f00), type: "Shop.Thumb", why: .release,
+      time: 5, id: 3, object: Address(0x7f00), type: "Shop.Thumb", reason: .release,
       holders: HolderReport(
         direct: 1, more: 0,
         paths: [
@@ -67,18 +67,19 @@ import Testing
   @Test func sessionFlagAndEndCountersAreDecoded() throws {
     #expect(
       try parse(#"{"ev":"session","v":1,"t":0,"holders":true}"#)
-        == .session(SessionRecord(v: 1, holders: true)))
-    #expect(try parse(#"{"ev":"session","v":1,"t":0}"#) == .session(SessionRecord(v: 1)))
+        == .session(SessionRecord(version: 1, holders: true)))
+    #expect(try parse(#"{"ev":"session","v":1,"t":0}"#) == .session(SessionRecord(version: 1)))
     #expect(
       try parse(
         #"{"ev":"end","t":9,"why":"exit","pending":0,"lost":0,"holder_scans":7,"holder_scans_skipped":2}"#
       )
         == .end(
-          EndRecord(t: 9, why: "exit", pending: 0, lost: 0, holderScans: 7, holderScansSkipped: 2)))
+          EndRecord(
+            time: 9, reason: "exit", pending: 0, lost: 0, holderScans: 7, holderScansSkipped: 2)))
     // Without holders, no counters.
     #expect(
       try parse(#"{"ev":"end","t":9,"why":"exit","pending":0,"lost":0}"#)
-        == .end(EndRecord(t: 9, why: "exit", pending: 0, lost: 0)))
+        == .end(EndRecord(time: 9, reason: "exit", pending: 0, lost: 0)))
   }
 
   @Test func holderFieldsOnOtherKindsAreUnknownFields() throws {
@@ -86,7 +87,7 @@ import Testing
     #expect(
       try parse(
         #"{"ev":"dealloc","t":1,"id":2,"direct":"x","paths":7,"holders":[1],"holder_scans":-1}"#)
-        == .dealloc(DeallocRecord(t: 1, id: 2)))
+        == .dealloc(DeallocRecord(time: 1, id: 2)))
   }
 
   @Test(arguments: [

@@ -44,7 +44,7 @@ private struct Recorder: LogVisitor {
         "began 0 at log:1", "record at log:2", "record at log:3", "ended 0",
         "began 1 at log:4", "record at log:5", "ended 1",
       ])
-    #expect(recorder.endings[0].end?.t == 10)
+    #expect(recorder.endings[0].end?.time == 10)
     #expect(recorder.endings[1].end == nil)
     #expect(recorder.endings[1].lastTime == 7)
   }
@@ -67,7 +67,7 @@ private struct Recorder: LogVisitor {
     let log = try TemporaryLog([Line.session() + "\r", "", "   ", Line.end(t: 3) + "\r"])
     let recorder = try read(log)
     #expect(recorder.warnings.isEmpty)
-    #expect(recorder.endings.first?.end?.t == 3)
+    #expect(recorder.endings.first?.end?.time == 3)
   }
 
   @Test func aCutLastLineIsAWarningAndMarksTheSessionTruncated() throws {
@@ -83,7 +83,7 @@ private struct Recorder: LogVisitor {
     let log = try TemporaryLog([Line.session(), Line.end(t: 9)], terminated: false)
     let recorder = try read(log)
     #expect(recorder.warnings.isEmpty)
-    #expect(recorder.endings.first?.end?.t == 9)
+    #expect(recorder.endings.first?.end?.time == 9)
     #expect(recorder.endings.first?.truncated == false)
   }
 

@@ -30,7 +30,8 @@ import Testing
       )
         == .session(
           SessionRecord(
-            v: 1, t: 0, pid: 4242, exe: "/app/Feed", wall: "W", delayMs: 100, frames: 32)))
+            version: 1, time: 0, pid: 4242, executable: "/app/Feed", wallClock: "W",
+            delayMilliseconds: 100, frames: 32)))
     #expect(
       try parse(#"{"ev":"thread","tid":7,"name":"main"}"#)
         == .thread(ThreadRecord(tid: 7, name: "main")))
@@ -50,26 +51,27 @@ import Testing
       )
         == .enqueue(
           EnqueueRecord(
-            t: 1200, id: 1, obj: Address(0x6000_00c0_1230), type: "Feed.DataController",
-            q: "shared",
-            tid: 4242, depth: 1, stack: 1, rc: 1)))
+            time: 1200, id: 1, object: Address(0x6000_00c0_1230), type: "Feed.DataController",
+            queue: "shared",
+            tid: 4242, depth: 1, stack: 1, retainCount: 1)))
     #expect(
       try parse(#"{"ev":"drain","t":5,"q":"shared","n":1,"tid":4250,"why":"timer"}"#)
-        == .drain(DrainRecord(t: 5, q: "shared", n: 1, tid: 4250, why: "timer")))
+        == .drain(DrainRecord(time: 5, queue: "shared", count: 1, tid: 4250, reason: "timer")))
     #expect(
       try parse(#"{"ev":"release","t":9,"id":1,"tid":4250,"freed":false,"rc":2}"#)
-        == .release(ReleaseRecord(t: 9, id: 1, tid: 4250, freed: false, rc: 2)))
-    #expect(try parse(#"{"ev":"dealloc","t":10,"id":1}"#) == .dealloc(DeallocRecord(t: 10, id: 1)))
+        == .release(ReleaseRecord(time: 9, id: 1, tid: 4250, freed: false, retainCount: 2)))
+    #expect(
+      try parse(#"{"ev":"dealloc","t":10,"id":1}"#) == .dealloc(DeallocRecord(time: 10, id: 1)))
     #expect(
       try parse(#"{"ev":"mark","t":11,"label":"screen closed","tid":1}"#)
-        == .mark(MarkRecord(t: 11, label: "screen closed", tid: 1)))
+        == .mark(MarkRecord(time: 11, label: "screen closed", tid: 1)))
     #expect(
       try parse(#"{"ev":"check","t":12,"obj":"0xabc","type":"T","alive":true,"label":"L","id":3}"#)
         == .check(
-          CheckRecord(t: 12, obj: Address(0xabc), type: "T", alive: true, label: "L", id: 3)))
+          CheckRecord(time: 12, object: Address(0xabc), type: "T", alive: true, label: "L", id: 3)))
     #expect(
       try parse(#"{"ev":"end","t":13,"why":"exit","pending":0,"lost":2}"#)
-        == .end(EndRecord(t: 13, why: "exit", pending: 0, lost: 2)))
+        == .end(EndRecord(time: 13, reason: "exit", pending: 0, lost: 2)))
   }
 
   @Test func packedKeyLiteralsMatchTheirNames() {
@@ -104,7 +106,7 @@ import Testing
     let record = try parse(
       #" { "id" : 4 , "extra":{"a":[1,2,{"b":"}\"]"}]}, "ev":"dealloc", "more":-1.5e3, "t":7, "z":null } "#
     )
-    #expect(record == .dealloc(DeallocRecord(t: 7, id: 4)))
+    #expect(record == .dealloc(DeallocRecord(time: 7, id: 4)))
   }
 
   @Test func unknownKindsAreNamed() throws {
@@ -116,7 +118,7 @@ import Testing
   @Test func stringEscapesAreDecoded() throws {
     let record = try parse(
       #"{"ev":"mark","t":1,"label":"a\"b\\c\/d\n\u00e9\ud83d\ude00 \ud800x","tid":1}"#)
-    #expect(record == .mark(MarkRecord(t: 1, label: "a\"b\\c/d\né😀 \u{FFFD}x", tid: 1)))
+    #expect(record == .mark(MarkRecord(time: 1, label: "a\"b\\c/d\né😀 \u{FFFD}x", tid: 1)))
   }
 
   @Test func invalidUTF8BecomesReplacementCharacters() throws {
@@ -124,13 +126,14 @@ import Testing
     let bytes: [UInt8] =
       Array(#"{"ev":"mark","t":1,"label":""#.utf8) + [0xFF, 0xC3] + Array(#"","tid":1}"#.utf8)
     let record = try bytes.withUnsafeBufferPointer { try parser.parse($0) }
-    #expect(record == .mark(MarkRecord(t: 1, label: "\u{FFFD}\u{FFFD}", tid: 1)))
+    #expect(record == .mark(MarkRecord(time: 1, label: "\u{FFFD}\u{FFFD}", tid: 1)))
   }
 
   @Test func nullMeansAbsent() throws {
     #expect(
       try parse(#"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":false,"label":"L","id":null}"#)
-        == .check(CheckRecord(t: 1, obj: Address(1), type: "T", alive: false, label: "L", id: nil)))
+        == .check(
+          CheckRecord(time: 1, object: Address(1), type: "T", alive: false, label: "L", id: nil)))
   }
 
   @Test(arguments: [
@@ -176,10 +179,10 @@ import Testing
   @Test func theLimitsThemselvesAreAccepted() throws {
     #expect(
       try parse(#"{"ev":"dealloc","t":1152921504606846976,"id":9223372036854775807}"#)
-        == .dealloc(DeallocRecord(t: LogLimits.maximumTime, id: UInt64(Int64.max))))
+        == .dealloc(DeallocRecord(time: LogLimits.maximumTime, id: UInt64(Int64.max))))
     #expect(
       try parse(#"{"ev":"drain","t":0,"q":"s","n":281474976710656}"#)
-        == .drain(DrainRecord(t: 0, q: "s", n: Int(LogLimits.maximumCount))))
+        == .drain(DrainRecord(time: 0, queue: "s", count: Int(LogLimits.maximumCount))))
     // Two times at the limit add up without overflowing, which is what the limit is for.
     #expect(LogLimits.maximumTime.addingReportingOverflow(LogLimits.maximumTime).overflow == false)
     #expect(LogLimits.maximumCount < Int64(Int.max) - 1)

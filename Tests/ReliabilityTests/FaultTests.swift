@@ -90,7 +90,7 @@ final class FaultTests: XCTestCase {
     XCTAssertEqual(tally.sessions.map(\.pid), [Int64(forkedPID)])
     XCTAssertEqual(tally.enqueueCount, 200)
     XCTAssertTrue(tally.objects.values.allSatisfy { $0.releases == 1 && $0.freed })
-    XCTAssertEqual(tally.endings.last?.end?.why, "exit")
+    XCTAssertEqual(tally.endings.last?.end?.reason, "exit")
     XCTAssertTrue(tally.marks.allSatisfy { $0.label.hasPrefix("forked child") })
   }
 
@@ -118,7 +118,7 @@ final class FaultTests: XCTestCase {
     XCTAssertTrue(tally.objects.values.allSatisfy { $0.releases == 1 && $0.freed })
     XCTAssertFalse(tally.threadIDs.contains(Int64(forkedPID)), "no record from the forked child")
     XCTAssertFalse(tally.marks.contains { $0.label.hasPrefix("forked child") })
-    XCTAssertEqual(tally.endings.map { $0.end?.why }, ["exit"])
+    XCTAssertEqual(tally.endings.map { $0.end?.reason }, ["exit"])
     XCTAssertEqual(tally.endings.last?.end?.lost, 0)
     return (child, log, scratch)
   }

@@ -80,7 +80,7 @@ struct LogTally: LogVisitor {
       if let tid = enqueue.tid { threadIDs.insert(tid) }
       if enqueue.tid == sessions.last?.pid { mainThreadEnqueues += 1 }
       if objects[enqueue.id] != nil { duplicateEnqueues += 1 }
-      objects[enqueue.id] = Object(t: enqueue.t, tid: enqueue.tid)
+      objects[enqueue.id] = Object(t: enqueue.time, tid: enqueue.tid)
     case .release(let release):
       if let tid = release.tid { threadIDs.insert(tid) }
       if release.tid == sessions.last?.pid { mainThreadReleases += 1 }
@@ -100,12 +100,12 @@ struct LogTally: LogVisitor {
       if let tid = mark.tid { threadIDs.insert(tid) }
       marks.append(
         Mark(
-          label: mark.label, t: mark.t, mainThreadEnqueuesBefore: mainThreadEnqueues,
+          label: mark.label, t: mark.time, mainThreadEnqueuesBefore: mainThreadEnqueues,
           mainThreadReleasesBefore: mainThreadReleases,
           mainThreadExplicitDrainsBefore: mainThreadExplicitDrains))
     case .drain(let drain):
       if let tid = drain.tid { threadIDs.insert(tid) }
-      if drain.tid == sessions.last?.pid && drain.why == "explicit" {
+      if drain.tid == sessions.last?.pid && drain.reason == "explicit" {
         mainThreadExplicitDrains += 1
       }
     case .thread(let thread):

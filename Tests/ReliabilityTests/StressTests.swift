@@ -39,7 +39,7 @@ final class StressTests: XCTestCase {
     let end = try XCTUnwrap(tally.endings.last?.end, "the session must end cleanly")
     XCTAssertEqual(end.lost, 0)
     XCTAssertEqual(end.pending, 0)
-    XCTAssertEqual(end.why, "explicit")
+    XCTAssertEqual(end.reason, "explicit")
     XCTAssertGreaterThan(tally.marks.count, 8 * (objects / 8 / 4999), "marks from every worker")
     // 8 workers, the drainer, the main thread, and the timers' dispatch workers.
     XCTAssertGreaterThanOrEqual(tally.threadIDs.count, 10)

@@ -13,7 +13,7 @@ public struct Analyzer: LogVisitor {
   private var symbolizer: (any FrameSymbolizer)?
   /// The session being read; meaningful only while `inSession`.
   private var state = SessionState(
-    SessionInfo(index: -1, file: "", line: 0, record: SessionRecord(v: 1)))
+    SessionInfo(index: -1, file: "", line: 0, record: SessionRecord(version: 1)))
   private var inSession = false
   private var sessions: [SessionReport] = []
   private var omittedSessions = 0
@@ -65,7 +65,7 @@ public struct Analyzer: LogVisitor {
     case .record(let record):
       guard inSession else { return }
       if let pending = state.pendingCheck {
-        if case .holders(let scan) = record, scan.why == .check,
+        if case .holders(let scan) = record, scan.reason == .check,
           Self.scan(scan, follows: pending.check)
         {
           state.pendingCheck = nil
@@ -144,9 +144,9 @@ public struct Analyzer: LogVisitor {
     case .dealloc(let dealloc):
       applyDealloc(dealloc, line: line)
     case .drain(let drain):
-      let timeline = state.timeline(drain.q)
+      let timeline = state.timeline(drain.queue)
       state.timelines[timeline].drains += 1
-      if drain.why == "bound" { state.timelines[timeline].boundDrains += 1 }
+      if drain.reason == "bound" { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
       if state.marksLeft > 0 {
         state.marksLeft -= 1
@@ -170,7 +170,7 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func applyEnqueue(_ r: EnqueueRecord, line: Int) {
-    if r.t > state.lastTime { state.lastTime = r.t }
+    if r.time > state.lastTime { state.lastTime = r.time }
     if state.live.contains(r.id) || state.survivors[r.id] != nil {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
@@ -181,50 +181,50 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")
     }
     let type = row(r.type)
-    let queue = state.timeline(r.q)
+    let queue = state.timeline(r.queue)
     let object = SessionState.Live(
-      enqueuedAt: r.t, address: r.obj, type: Int32(type), queue: Int32(queue), stack: r.stack,
+      enqueuedAt: r.time, address: r.object, type: Int32(type), queue: Int32(queue), stack: r.stack,
       line: line)
     state.live.insert(r.id, object)
-    state.enqueued.insert(address: r.obj)
+    state.enqueued.insert(address: r.object)
     state.summary.enqueued += 1
     types[type].enqueued += 1
     state.timelines[queue].enqueued += 1
-    state.timelines[queue].record(depth: r.depth ?? (state.timelines[queue].depth + 1), at: r.t)
+    state.timelines[queue].record(depth: r.depth ?? (state.timelines[queue].depth + 1), at: r.time)
   }
 
   private mutating func applyRelease(_ r: ReleaseRecord, line: Int) {
-    if r.t > state.lastTime { state.lastTime = r.t }
+    if r.time > state.lastTime { state.lastTime = r.time }
     guard let object = state.live.removeValue(forKey: r.id) else {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
     }
     state.summary.released += 1
-    let waited = r.t - object.enqueuedAt
+    let waited = r.time - object.enqueuedAt
     latency.enqueueToRelease.add(waited)
     types[Int(object.type)].enqueueToRelease.add(waited)
-    state.timelines[Int(object.queue)].recordRelease(at: r.t)
+    state.timelines[Int(object.queue)].recordRelease(at: r.time)
     if r.freed {
       state.summary.freed += 1
       types[Int(object.type)][.freed] += 1
     } else {
       state.survivors[r.id] = SessionState.Survivor(
-        live: object, releasedAt: r.t, retainCount: r.rc, line: line)
+        live: object, releasedAt: r.time, retainCount: r.retainCount, line: line)
       state.survivorByAddress[object.address.rawValue] = r.id
     }
     state.released.add(
       r.id,
       RecentReleases.Entry(
-        address: object.address, enqueuedAt: object.enqueuedAt, releasedAt: r.t,
+        address: object.address, enqueuedAt: object.enqueuedAt, releasedAt: r.time,
         value: SessionState.Released(
           type: object.type, queue: object.queue, stack: object.stack, freed: r.freed,
-          retainCount: r.rc)),
+          retainCount: r.retainCount)),
       now: state.lastTime)
     // Checks of this object read before its release, but timed at or after it, were no
     // false leaks after all: the queue no longer held the object then.
     guard state.checks.follows(r.id) else { return }
     let turned = state.checks.released(
-      r.id, at: r.t, freed: r.freed, retainCount: r.rc, stack: object.stack,
+      r.id, at: r.time, freed: r.freed, retainCount: r.retainCount, stack: object.stack,
       facts: facts(id: r.id, object))
     for typeRow in turned {
       state.summary.falseLeaks -= 1
@@ -235,7 +235,7 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func applyDealloc(_ r: DeallocRecord, line: Int) {
-    if r.t > state.lastTime { state.lastTime = r.t }
+    if r.time > state.lastTime { state.lastTime = r.time }
     guard let survivor = state.survivors.removeValue(forKey: r.id) else {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
@@ -245,10 +245,12 @@ public struct Analyzer: LogVisitor {
     }
     state.summary.late += 1
     types[Int(survivor.live.type)][.late] += 1
-    latency.releaseToDealloc.add(r.t - survivor.releasedAt)
-    state.released[r.id]?.value.deallocAt = r.t
-    state.checks.deallocated(r.id, at: r.t)
-    if let holders = survivor.holders { addLateHeld(id: r.id, survivor, holders, deallocAt: r.t) }
+    latency.releaseToDealloc.add(r.time - survivor.releasedAt)
+    state.released[r.id]?.value.deallocAt = r.time
+    state.checks.deallocated(r.id, at: r.time)
+    if let holders = survivor.holders {
+      addLateHeld(id: r.id, survivor, holders, deallocAt: r.time)
+    }
   }
 
   /// A late object whose holders were scanned at its release: grouped for the report's
@@ -290,10 +292,10 @@ public struct Analyzer: LogVisitor {
     else { return false }
     switch record {
     case .check: return false
-    case .enqueue(let enqueue): return enqueue.obj != check.obj && enqueue.id != check.id
+    case .enqueue(let enqueue): return enqueue.object != check.object && enqueue.id != check.id
     case .release(let release): return release.id != check.id
     case .dealloc(let dealloc): return dealloc.id != check.id
-    case .holders(let scan): return scan.obj != check.obj
+    case .holders(let scan): return scan.object != check.object
     default: return true
     }
   }
@@ -302,7 +304,7 @@ public struct Analyzer: LogVisitor {
   /// id when both have one, else the same address.
   private static func scan(_ scan: HolderRecord, follows check: CheckRecord) -> Bool {
     if let id = scan.id, let checked = check.id { return id == checked }
-    return scan.obj == check.obj
+    return scan.object == check.object
   }
 
   /// A survivor takes the latest holders record written while it is alive (`why` release,
@@ -310,15 +312,15 @@ public struct Analyzer: LogVisitor {
   /// Records about freed or unknown objects (and `check` scans, attached in `visit`) change
   /// nothing.
   private mutating func applyHolders(_ scan: HolderRecord) {
-    if scan.t > state.lastTime { state.lastTime = scan.t }
-    guard scan.why != .check else { return }
-    let id = scan.id ?? state.survivorByAddress[scan.obj.rawValue]
+    if scan.time > state.lastTime { state.lastTime = scan.time }
+    guard scan.reason != .check else { return }
+    let id = scan.id ?? state.survivorByAddress[scan.object.rawValue]
     guard let id, state.survivors[id] != nil else { return }
     state.survivors[id]!.holders = scan.holders
   }
 
   private mutating func applyCheck(_ check: CheckRecord, line: Int, holders: HolderReport?) {
-    if check.t > state.lastTime { state.lastTime = check.t }
+    if check.time > state.lastTime { state.lastTime = check.time }
     state.summary.checks += 1
     guard check.alive else { return }
     let typeRow = row(check.type)
@@ -326,7 +328,7 @@ public struct Analyzer: LogVisitor {
     let inQueue =
       match.map {
         QueueMembership.wasWaiting(
-          at: check.t, enqueuedAt: $0.facts.enqueuedAt, releasedAt: $0.facts.releasedAt)
+          at: check.time, enqueuedAt: $0.facts.enqueuedAt, releasedAt: $0.facts.releasedAt)
       } ?? false
     if inQueue {
       state.summary.falseLeaks += 1
@@ -341,7 +343,7 @@ public struct Analyzer: LogVisitor {
     entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
     if match == nil {
       // The recorder gives a check an id only for an object it saw enqueued.
-      entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.obj)
+      entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.object)
     }
     state.checks.record(entry, objectInQueue: match?.isLive == true)
   }
@@ -352,7 +354,7 @@ public struct Analyzer: LogVisitor {
   /// in a queue, the survivors of their release and the recent releases.
   private func match(_ check: CheckRecord) -> Match? {
     if let id = check.id { return match(id: id) }
-    let address = check.obj.rawValue
+    let address = check.object.rawValue
     var candidates: [Match] = []
     if let id = state.live.latestID(at: address), let found = match(id: id) {
       candidates.append(found)
@@ -360,10 +362,10 @@ public struct Analyzer: LogVisitor {
     if let id = state.survivorByAddress[address], let found = match(id: id) {
       candidates.append(found)
     }
-    if let latest = state.released.latest(at: check.obj), let found = match(id: latest.id) {
+    if let latest = state.released.latest(at: check.object), let found = match(id: latest.id) {
       candidates.append(found)
     }
-    let before = candidates.filter { $0.facts.enqueuedAt <= check.t }
+    let before = candidates.filter { $0.facts.enqueuedAt <= check.time }
     return before.max { $0.facts.enqueuedAt < $1.facts.enqueuedAt }
       ?? candidates.first { $0.isLive }
   }
@@ -562,10 +564,10 @@ public struct Analyzer: LogVisitor {
         self.origin(
           type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey),
         FindingExample(
-          session: state.info.index, id: entry.facts?.id, address: entry.check.obj,
+          session: state.info.index, id: entry.facts?.id, address: entry.check.object,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
           releasedAt: entry.facts?.releasedAt, retainCount: entry.facts?.retainCountAfterRelease,
-          checkedAt: entry.check.t, checkLabel: entry.check.label, location: verdict.location,
+          checkedAt: entry.check.time, checkLabel: entry.check.label, location: verdict.location,
           holders: entry.holders),
         verdict: verdict)
     }

@@ -132,7 +132,7 @@ struct CheckLedger {
         if freed { entries[index].facts?.state = .freed }
         guard entries[index].verdict == .falseLeak,
           !QueueMembership.wasWaiting(
-            at: entries[index].check.t, enqueuedAt: entries[index].facts?.enqueuedAt ?? t,
+            at: entries[index].check.time, enqueuedAt: entries[index].facts?.enqueuedAt ?? t,
             releasedAt: t)
         else { continue }
         entries[index].verdict = .trueLeak
@@ -151,7 +151,7 @@ struct CheckLedger {
       // the queue unless it came at or after the release.
       for check in kept
       where !QueueMembership.wasWaiting(
-        at: check.check.t, enqueuedAt: facts.enqueuedAt, releasedAt: t)
+        at: check.check.time, enqueuedAt: facts.enqueuedAt, releasedAt: t)
       {
         turned.append(check.typeRow)
         countTrueLeak(
@@ -213,8 +213,8 @@ struct CheckLedger {
     if kept.count < Self.provisionalPerObject {
       kept.append(check)
       provisionalCount += 1
-    } else if let earliest = kept.indices.min(by: { kept[$0].check.t < kept[$1].check.t }),
-      kept[earliest].check.t < check.check.t
+    } else if let earliest = kept.indices.min(by: { kept[$0].check.time < kept[$1].check.time }),
+      kept[earliest].check.time < check.check.time
     {
       kept[earliest] = check
     }

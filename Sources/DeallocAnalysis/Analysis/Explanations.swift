@@ -15,7 +15,7 @@ enum Explanations {
     sessionEnd: Int64, ended: Bool, neverEnqueued: Bool = true
   ) -> String {
     let who = check.label.isEmpty ? "A leak check" : check.label
-    var text = "\(who) saw \(check.type) alive at \(T.format(check.t))."
+    var text = "\(who) saw \(check.type) alive at \(T.format(check.time))."
     guard let facts else {
       if neverEnqueued {
         return text + " It was not waiting in any queue (it was never handed to one): a real leak."
@@ -26,7 +26,7 @@ enum Explanations {
     switch verdict {
     case .falseLeak:
       text +=
-        " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.t - facts.enqueuedAt))"
+        " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.time - facts.enqueuedAt))"
         + " earlier\(by)."
       guard let releasedAt = facts.releasedAt else {
         switch facts.state {
@@ -44,7 +44,7 @@ enum Explanations {
         }
       }
       let after =
-        "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.t)))"
+        "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.time)))"
       if facts.freedByRelease == true {
         return text + " \(after) and it was freed. Not a leak: a delayed dealloc."
       }
@@ -57,14 +57,14 @@ enum Explanations {
         + " \(after), but something else still holds it\(rc(facts)): the check was early,"
         + " yet the object leaked anyway (see the leaked findings)."
     case .trueLeak:
-      if let releasedAt = facts.releasedAt, releasedAt <= check.t, facts.freedByRelease == true {
+      if let releasedAt = facts.releasedAt, releasedAt <= check.time, facts.freedByRelease == true {
         return text
           + " It was not in a queue at that moment: the object it matched (id \(facts.id),"
           + " enqueued\(by) at \(T.format(facts.enqueuedAt))) had left queue '\(facts.queue)'"
           + " at \(T.format(releasedAt)) and that release freed it, so what the check saw alive"
           + " was another object: a real leak."
       }
-      if let releasedAt = facts.releasedAt, releasedAt <= check.t {
+      if let releasedAt = facts.releasedAt, releasedAt <= check.time {
         return text
           + " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
           + " (enqueued\(by) at \(T.format(facts.enqueuedAt))), but something else still held"

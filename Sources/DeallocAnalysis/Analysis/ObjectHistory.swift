@@ -35,6 +35,8 @@ public struct ObjectHistory: Sendable, Equatable {
 }
 
 /// What `explain` looks for.
+///
+/// Closed: the three ways `explain` names an object, as ``init(_:)`` reads them.
 public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
   /// An object id (ids are per session: every session's object with that id).
   case id(UInt64)
@@ -141,7 +143,7 @@ public struct ObjectHistoryCollector: LogVisitor {
   private func wanted(_ enqueue: EnqueueRecord) -> Bool {
     switch selector {
     case .id(let id): return enqueue.id == id
-    case .address(let address): return enqueue.obj == address
+    case .address(let address): return enqueue.object == address
     case .type: return selector.matches(type: enqueue.type)
     }
   }
@@ -152,15 +154,15 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .thread(let thread): threads[thread.tid] = thread.name
     case .enqueue(let r):
       // Checks without an id match the latest enqueue of their address.
-      byAddress[r.obj] = nil
+      byAddress[r.object] = nil
       guard wanted(r) else { return }
       guard histories.count < maximumObjects else {
         omitted += 1
         return
       }
       var history = ObjectHistory(
-        session: session!, id: r.id, address: r.obj, type: r.type, queue: r.q)
-      history.enqueuedAt = r.t
+        session: session!, id: r.id, address: r.object, type: r.type, queue: r.queue)
+      history.enqueuedAt = r.time
       history.stack = r.stack.flatMap { stacks[$0] } ?? []
       if !history.stack.isEmpty, symbolizer != nil {
         history.stack = symbolizer!.symbolize(history.stack)
@@ -168,41 +170,41 @@ public struct ObjectHistoryCollector: LogVisitor {
       history.entries.append(.init(record: record, location: location))
       open[r.id] = histories.count
       waiting.insert(histories.count)
-      byAddress[r.obj] = histories.count
+      byAddress[r.object] = histories.count
       histories.append(history)
     case .release(let r):
       guard let index = open[r.id] else { return }
       waiting.remove(index)
-      histories[index].releasedAt = r.t
+      histories[index].releasedAt = r.time
       histories[index].entries.append(.init(record: record, location: location))
       if r.freed { histories[index].state = .freed }
     case .dealloc(let r):
       guard let index = open[r.id] else { return }
-      histories[index].deallocAt = r.t
+      histories[index].deallocAt = r.time
       histories[index].state = .late
       histories[index].entries.append(.init(record: record, location: location))
     case .drain(let r):
       // A drain of the object's queue while it waited explains when the queue acted.
       for index in waiting.sorted()
-      where histories[index].queue == r.q && (histories[index].enqueuedAt ?? .max) <= r.t {
+      where histories[index].queue == r.queue && (histories[index].enqueuedAt ?? .max) <= r.time {
         append(.init(record: record, location: location), to: index)
       }
     case .check(let r):
       var index = r.id.flatMap { open[$0] }
-      if index == nil && r.id == nil { index = byAddress[r.obj] }
+      if index == nil && r.id == nil { index = byAddress[r.object] }
       if index == nil {
         let matches: Bool
         switch selector {
         case .id: matches = false
-        case .address(let address): matches = r.obj == address
+        case .address(let address): matches = r.object == address
         case .type: matches = selector.matches(type: r.type)
         }
         guard matches, histories.count < maximumObjects else { return }
         var history = ObjectHistory(
-          session: session!, id: r.id, address: r.obj, type: r.type, queue: nil)
+          session: session!, id: r.id, address: r.object, type: r.type, queue: nil)
         history.entries.append(
           .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil))
-        checkedOnly[r.obj] = histories.count
+        checkedOnly[r.object] = histories.count
         histories.append(history)
         return
       }
@@ -213,7 +215,7 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .holders(let r):
       // Who held it, at a release, a check or the session's end: by id, else by address.
       var index = r.id.flatMap { open[$0] }
-      if index == nil && r.id == nil { index = byAddress[r.obj] ?? checkedOnly[r.obj] }
+      if index == nil && r.id == nil { index = byAddress[r.object] ?? checkedOnly[r.object] }
       guard let index else { return }
       append(.init(record: record, location: location), to: index)
     case .session, .mark, .end, .cut, .unknown:
@@ -240,7 +242,7 @@ public struct ObjectHistoryCollector: LogVisitor {
           guard case .check(let check) = histories[index].entries[entry].record, check.alive
           else { continue }
           let waiting = QueueMembership.wasWaiting(
-            at: check.t, enqueuedAt: enqueuedAt, releasedAt: releasedAt)
+            at: check.time, enqueuedAt: enqueuedAt, releasedAt: releasedAt)
           histories[index].entries[entry].verdict = waiting ? .falseLeak : .trueLeak
         }
       }

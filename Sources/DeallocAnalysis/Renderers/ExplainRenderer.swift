@@ -32,7 +32,7 @@ public struct ExplainRenderer: Sendable {
         out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
         if case .holders(let r) = entry.record {
           // The path under its record, as every output shows it.
-          for line in HolderPathText.lines(r.holders, type: r.type, address: r.obj) {
+          for line in HolderPathText.lines(r.holders, type: r.type, address: r.object) {
             out.append(String(repeating: " ", count: 14) + line)
           }
         }
@@ -81,16 +81,16 @@ public struct ExplainRenderer: Sendable {
     case .enqueue(let r):
       var details: [String] = []
       if let depth = r.depth { details.append("depth \(depth)") }
-      if let rc = r.rc { details.append("retain count \(rc)") }
+      if let rc = r.retainCount { details.append("retain count \(rc)") }
       let extra = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
-      return "enqueue into queue '\(r.q)'\(extra)\(thread(r.tid))"
+      return "enqueue into queue '\(r.queue)'\(extra)\(thread(r.tid))"
     case .drain(let r):
-      return "queue '\(r.q)' starts draining \(r.n) object\(r.n == 1 ? "" : "s")"
-        + (r.why.map { " (\($0))" } ?? "") + thread(r.tid)
+      return "queue '\(r.queue)' starts draining \(r.count) object\(r.count == 1 ? "" : "s")"
+        + (r.reason.map { " (\($0))" } ?? "") + thread(r.tid)
     case .release(let r):
       if r.freed { return "release by the queue: freed\(thread(r.tid))" }
       return "release by the queue: survived"
-        + (r.rc.map { ", retain count \($0) left" } ?? "") + thread(r.tid)
+        + (r.retainCount.map { ", retain count \($0) left" } ?? "") + thread(r.tid)
     case .dealloc:
       return "dealloc observed (freed after surviving its release)"
     case .check(let r):
@@ -103,11 +103,11 @@ public struct ExplainRenderer: Sendable {
       }
     case .holders(let r):
       let when: String
-      switch r.why {
+      switch r.reason {
       case .release: when = "at its release"
       case .check: when = "at the check"
       case .end: when = "at the session's end"
-      default: when = "(\(r.why.rawValue))"
+      default: when = "(\(r.reason.rawValue))"
       }
       let scan =
         r.holders.scanMicroseconds.map { ", scan took \(TimeFormatting.format(Int64($0) * 1000))" }

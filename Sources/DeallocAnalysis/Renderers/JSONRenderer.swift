@@ -192,10 +192,10 @@ public struct JSONRenderer: ReportRenderer {
     .object([
       ("verdict", .string(verdict.verdict.rawValue)),
       ("session", .int(verdict.session)),
-      ("tNs", .int(verdict.check.t)),
+      ("tNs", .int(verdict.check.time)),
       ("label", .string(verdict.check.label)),
       ("type", .string(verdict.check.type)),
-      ("obj", .string(verdict.check.obj.description)),
+      ("obj", .string(verdict.check.object.description)),
       ("id", verdict.object.map { .int(Int64(truncatingIfNeeded: $0.id)) } ?? .null),
       ("queue", .optional(verdict.object?.queue)),
       ("enqueuedNs", .optional(verdict.object?.enqueuedAt)),
@@ -242,16 +242,16 @@ public struct JSONRenderer: ReportRenderer {
       ("file", .string(session.file)),
       ("line", .int(session.line)),
       ("pid", .optional(session.header.pid)),
-      ("exe", .optional(session.header.exe)),
-      ("wall", .optional(session.header.wall)),
-      ("delayMs", session.header.delayMs.map { .double($0) } ?? .null),
+      ("exe", .optional(session.header.executable)),
+      ("wall", .optional(session.header.wallClock)),
+      ("delayMs", session.header.delayMilliseconds.map { .double($0) } ?? .null),
       ("complete", .bool(session.isComplete)),
       ("truncated", .bool(session.truncated)),
       (
         "end",
         session.end.map {
           .object([
-            ("why", .string($0.why)), ("tNs", .int($0.t)), ("pending", .int($0.pending)),
+            ("why", .string($0.reason)), ("tNs", .int($0.time)), ("pending", .int($0.pending)),
             ("lost", .int($0.lost)),
           ])
         } ?? .null

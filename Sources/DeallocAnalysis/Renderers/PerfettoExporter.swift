@@ -132,7 +132,8 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     session = ExportSession(info: info, pid: pid)
     counts.sessions += 1
     var name =
-      info.record.exe.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "session"
+      info.record.executable.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+      ?? "session"
     if let realPid = info.record.pid { name += " (pid \(realPid))" }
     name += " · session \(info.index + 1)"
     metadata("process_name", tid: Self.syntheticThread, "name", name)
@@ -156,14 +157,14 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     case .dealloc(let r):
       dealloc(r, at: location)
     case .drain(let r):
-      instant("drain ", r.q, cat: "drain", at: r.t, tid: r.tid)
-      writer.string("queue", r.q)
-      writer.int("n", Int64(r.n))
-      if let why = r.why { writer.string("why", why) }
+      instant("drain ", r.queue, cat: "drain", at: r.time, tid: r.tid)
+      writer.string("queue", r.queue)
+      writer.int("n", Int64(r.count))
+      if let why = r.reason { writer.string("why", why) }
       writer.endArgs()
       writer.end()
     case .mark(let r):
-      instant("", r.label, cat: "mark", at: r.t, tid: r.tid)
+      instant("", r.label, cat: "mark", at: r.time, tid: r.tid)
       writer.string("label", r.label)
       writer.endArgs()
       writer.end()
@@ -186,24 +187,24 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     }
     nextSliceID += 1
     let slice = ExportSession.Live(
-      sliceID: nextSliceID, type: r.type, queue: r.q, enqueuedAt: r.t, address: r.obj)
+      sliceID: nextSliceID, type: r.type, queue: r.queue, enqueuedAt: r.time, address: r.object)
     session!.live[r.id] = slice
-    session!.liveByAddress[r.obj] = r.id
+    session!.liveByAddress[r.object] = r.id
     counts.slices += 1
     event("b", tid: r.tid)
     writer.string("cat", literal: "object")
     writer.string("name", r.type)
     writer.int("id", Int64(nextSliceID))
-    writer.microseconds("ts", r.t)
+    writer.microseconds("ts", r.time)
     writer.beginArgs()
     writer.int("id", Int64(r.id))
-    writer.address("obj", r.obj)
-    writer.string("queue", r.q)
-    if let rc = r.rc { writer.int("rc", Int64(rc)) }
+    writer.address("obj", r.object)
+    writer.string("queue", r.queue)
+    if let rc = r.retainCount { writer.int("rc", Int64(rc)) }
     writer.endArgs()
     writer.end()
-    let depth = r.depth ?? ((session!.queues[r.q]?.depth ?? 0) + 1)
-    sample(queue: r.q, depth: depth, at: r.t, tid: r.tid)
+    let depth = r.depth ?? ((session!.queues[r.queue]?.depth ?? 0) + 1)
+    sample(queue: r.queue, depth: depth, at: r.time, tid: r.tid)
   }
 
   private mutating func release(_ r: ReleaseRecord, at location: LogLocation) {
@@ -217,16 +218,16 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     if session!.liveByAddress[slice.address] == r.id {
       session!.liveByAddress[slice.address] = nil
     }
-    session!.lastTime = max(session!.lastTime, r.t)
+    session!.lastTime = max(session!.lastTime, r.time)
     session!.released.add(
       r.id,
       RecentReleases.Entry(
-        address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.t, value: ()),
+        address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.time, value: ()),
       now: session!.lastTime)
     if let deferred = session!.deferredChecks.removeValue(forKey: r.id) {
       for check in deferred {
         let waiting = QueueMembership.wasWaiting(
-          at: check.t, enqueuedAt: slice.enqueuedAt, releasedAt: r.t)
+          at: check.time, enqueuedAt: slice.enqueuedAt, releasedAt: r.time)
         writeCheck(check, verdict: waiting ? "falseLeak" : "trueLeak")
       }
     }
@@ -234,17 +235,17 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     writer.string("cat", literal: "object")
     writer.string("name", slice.type)
     writer.int("id", Int64(slice.sliceID))
-    writer.microseconds("ts", max(r.t, slice.enqueuedAt))
+    writer.microseconds("ts", max(r.time, slice.enqueuedAt))
     writer.beginArgs()
     writer.bool("freed", r.freed)
-    if let rc = r.rc { writer.int("rc", Int64(rc)) }
+    if let rc = r.retainCount { writer.int("rc", Int64(rc)) }
     writer.endArgs()
     writer.end()
     sample(
-      queue: slice.queue, depth: max(0, (session!.queues[slice.queue]?.depth ?? 1) - 1), at: r.t,
+      queue: slice.queue, depth: max(0, (session!.queues[slice.queue]?.depth ?? 1) - 1), at: r.time,
       tid: r.tid)
     if !r.freed {
-      session!.survivors[r.id] = ExportSession.Survivor(live: slice, releasedAt: r.t)
+      session!.survivors[r.id] = ExportSession.Survivor(live: slice, releasedAt: r.time)
     }
   }
 
@@ -256,11 +257,11 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
           "dealloc of id \(r.id), which did not survive a release; skipped"))
       return
     }
-    instant("late dealloc: ", survivor.live.type, cat: "dealloc", at: r.t, tid: nil)
+    instant("late dealloc: ", survivor.live.type, cat: "dealloc", at: r.time, tid: nil)
     writer.int("id", Int64(r.id))
     writer.address("obj", survivor.live.address)
     writer.string("type", survivor.live.type)
-    writer.microseconds("after_release_us", r.t - survivor.releasedAt)
+    writer.microseconds("after_release_us", r.time - survivor.releasedAt)
     writer.endArgs()
     writer.end()
   }
@@ -269,7 +270,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
   /// the object (by id, else by the address's latest enqueue at or before the check) was in
   /// a queue at the check's `t`. A check of an object still in its queue waits for the release.
   private mutating func check(_ r: CheckRecord) {
-    session!.lastTime = max(session!.lastTime, r.t)
+    session!.lastTime = max(session!.lastTime, r.time)
     guard r.alive else {
       writeCheck(r, verdict: nil)
       return
@@ -283,19 +284,19 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
         released = session!.released[id]
       }
     } else {
-      if let id = session!.liveByAddress[r.obj], let slice = session!.live[id] {
+      if let id = session!.liveByAddress[r.object], let slice = session!.live[id] {
         live = (id, slice.enqueuedAt)
       }
       // The latest enqueue of the address at or before the check: a released one when the
       // object now in the queue came later.
-      if live.map({ $0.enqueuedAt > r.t }) ?? true,
-        let latest = session!.released.latest(at: r.obj), latest.entry.enqueuedAt <= r.t
+      if live.map({ $0.enqueuedAt > r.time }) ?? true,
+        let latest = session!.released.latest(at: r.object), latest.entry.enqueuedAt <= r.time
       {
         live = nil
         released = latest.entry
       }
     }
-    if let live, live.enqueuedAt <= r.t {
+    if let live, live.enqueuedAt <= r.time {
       var deferred = session!.deferredChecks.removeValue(forKey: live.id) ?? []
       if deferred.count < Self.deferredChecksPerObject {
         deferred.append(r)
@@ -309,7 +310,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     }
     let waiting =
       released.map {
-        QueueMembership.wasWaiting(at: r.t, enqueuedAt: $0.enqueuedAt, releasedAt: $0.releasedAt)
+        QueueMembership.wasWaiting(at: r.time, enqueuedAt: $0.enqueuedAt, releasedAt: $0.releasedAt)
       } ?? false
     writeCheck(r, verdict: waiting ? "falseLeak" : "trueLeak")
   }
@@ -320,13 +321,13 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
 
   private mutating func writeCheck(_ r: CheckRecord, verdict: String?) {
     switch verdict {
-    case "falseLeak": instant("false leak: ", r.type, cat: "check", at: r.t, tid: nil)
-    case "trueLeak": instant("true leak: ", r.type, cat: "check", at: r.t, tid: nil)
-    default: instant("check passed: ", r.type, cat: "check", at: r.t, tid: nil)
+    case "falseLeak": instant("false leak: ", r.type, cat: "check", at: r.time, tid: nil)
+    case "trueLeak": instant("true leak: ", r.type, cat: "check", at: r.time, tid: nil)
+    default: instant("check passed: ", r.type, cat: "check", at: r.time, tid: nil)
     }
     writer.string("label", r.label)
     writer.string("type", r.type)
-    writer.address("obj", r.obj)
+    writer.address("obj", r.object)
     writer.bool("alive", r.alive)
     if let verdict { writer.string("verdict", verdict) }
     if let id = r.id { writer.int("id", Int64(id)) }

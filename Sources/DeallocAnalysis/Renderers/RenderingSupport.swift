@@ -51,7 +51,7 @@ enum RenderingSupport {
   static func ending(_ session: SessionReport) -> String {
     var text: String
     if let end = session.end {
-      text = "ended (\(end.why)) at \(TimeFormatting.format(end.t))"
+      text = "ended (\(end.reason)) at \(TimeFormatting.format(end.time))"
     } else {
       text = "no end record (incomplete), last record at \(TimeFormatting.format(session.lastTime))"
     }
@@ -62,9 +62,9 @@ enum RenderingSupport {
   /// The session's one-line identity.
   static func identity(_ session: SessionReport) -> String {
     var parts = ["session \(session.index + 1)"]
-    if let exe = session.header.exe { parts.append(exe) }
+    if let exe = session.header.executable { parts.append(exe) }
     if let pid = session.header.pid { parts.append("pid \(pid)") }
-    if let wall = session.header.wall { parts.append("started \(wall)") }
+    if let wall = session.header.wallClock { parts.append("started \(wall)") }
     return parts.joined(separator: ", ") + " (\(session.file):\(session.line))"
   }
 

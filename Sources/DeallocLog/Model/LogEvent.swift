@@ -17,6 +17,9 @@ public struct LogLocation: Sendable, Hashable, CustomStringConvertible {
 /// The reader resolves session boundaries (a new `session` record or the end of a file ends
 /// the current session) so that every visitor sees `sessionBegan`, records, `sessionEnded`,
 /// in that order, for every session of every input.
+///
+/// Closed: a stream of sessions has these three events; new kinds of records arrive as
+/// ``record(_:)``.
 public enum LogEvent: Sendable {
   case sessionBegan(SessionInfo)
   /// Any known record but `session`. Unknown kinds are counted, not delivered.
@@ -44,7 +47,7 @@ public struct SessionInfo: Sendable, Equatable {
 /// How a session ended: cleanly (`end` record) or not, and what the reader skipped in it.
 public struct SessionEnding: Sendable, Equatable {
   public var index: Int
-  /// The largest `t` of any record in the session.
+  /// The latest time of any record in the session.
   public var lastTime: Int64
   /// The `end` record, when the session closed cleanly.
   public var end: EndRecord?

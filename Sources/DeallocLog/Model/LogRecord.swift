@@ -28,16 +28,16 @@ public enum LogRecord: Sendable, Equatable {
   /// The record's time, when its kind has one (`stack` and `thread` have none).
   public var time: Int64? {
     switch self {
-    case .session(let r): return r.t
-    case .enqueue(let r): return r.t
-    case .drain(let r): return r.t
-    case .release(let r): return r.t
-    case .dealloc(let r): return r.t
-    case .mark(let r): return r.t
-    case .check(let r): return r.t
-    case .end(let r): return r.t
-    case .holders(let r): return r.t
-    case .cut(let r): return r.t
+    case .session(let r): return r.time
+    case .enqueue(let r): return r.time
+    case .drain(let r): return r.time
+    case .release(let r): return r.time
+    case .dealloc(let r): return r.time
+    case .mark(let r): return r.time
+    case .check(let r): return r.time
+    case .end(let r): return r.time
+    case .holders(let r): return r.time
+    case .cut(let r): return r.time
     case .thread, .stack, .unknown: return nil
     }
   }
@@ -59,28 +59,29 @@ public struct Address: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 /// `session`: starts a session.
 public struct SessionRecord: Sendable, Equatable {
-  public var v: Int
-  public var t: Int64
+  public var version: Int
+  public var time: Int64
   public var pid: Int64?
-  public var exe: String?
-  public var wall: String?
-  public var delayMs: Double?
+  public var executable: String?
+  public var wallClock: String?
+  public var delayMilliseconds: Double?
   public var frames: Int?
   /// Whether the recorder scanned for holders in this session (`"holders":true`; absent
   /// means off).
   public var holders: Bool
 
   public init(
-    v: Int, t: Int64 = 0, pid: Int64? = nil, exe: String? = nil, wall: String? = nil,
-    delayMs: Double? = nil, frames: Int? = nil, holders: Bool = false
+    version: Int, time: Int64 = 0, pid: Int64? = nil, executable: String? = nil,
+    wallClock: String? = nil,
+    delayMilliseconds: Double? = nil, frames: Int? = nil, holders: Bool = false
   ) {
     self.holders = holders
-    self.v = v
-    self.t = t
+    self.version = version
+    self.time = time
     self.pid = pid
-    self.exe = exe
-    self.wall = wall
-    self.delayMs = delayMs
+    self.executable = executable
+    self.wallClock = wallClock
+    self.delayMilliseconds = delayMilliseconds
     self.frames = frames
   }
 }
@@ -109,87 +110,87 @@ public struct StackRecord: Sendable, Equatable {
 
 /// `enqueue`: an object was handed to a queue.
 public struct EnqueueRecord: Sendable, Equatable {
-  public var t: Int64
+  public var time: Int64
   public var id: UInt64
-  public var obj: Address
+  public var object: Address
   public var type: String
-  public var q: String
+  public var queue: String
   public var tid: Int64?
   public var depth: Int?
   public var stack: Int64?
-  public var rc: Int?
+  public var retainCount: Int?
 
   public init(
-    t: Int64, id: UInt64, obj: Address, type: String, q: String, tid: Int64? = nil,
-    depth: Int? = nil, stack: Int64? = nil, rc: Int? = nil
+    time: Int64, id: UInt64, object: Address, type: String, queue: String, tid: Int64? = nil,
+    depth: Int? = nil, stack: Int64? = nil, retainCount: Int? = nil
   ) {
-    self.t = t
+    self.time = time
     self.id = id
-    self.obj = obj
+    self.object = object
     self.type = type
-    self.q = q
+    self.queue = queue
     self.tid = tid
     self.depth = depth
     self.stack = stack
-    self.rc = rc
+    self.retainCount = retainCount
   }
 }
 
 /// `drain`: a queue began releasing a batch.
 public struct DrainRecord: Sendable, Equatable {
-  public var t: Int64
-  public var q: String
-  public var n: Int
+  public var time: Int64
+  public var queue: String
+  public var count: Int
   public var tid: Int64?
-  public var why: String?
+  public var reason: String?
 
-  public init(t: Int64, q: String, n: Int, tid: Int64? = nil, why: String? = nil) {
-    self.t = t
-    self.q = q
-    self.n = n
+  public init(time: Int64, queue: String, count: Int, tid: Int64? = nil, reason: String? = nil) {
+    self.time = time
+    self.queue = queue
+    self.count = count
     self.tid = tid
-    self.why = why
+    self.reason = reason
   }
 }
 
 /// `release`: the queue dropped its reference to an object.
 public struct ReleaseRecord: Sendable, Equatable {
-  public var t: Int64
+  public var time: Int64
   public var id: UInt64
   public var tid: Int64?
   /// Exact: whether this release deallocated the object.
   public var freed: Bool
   /// The strong retain count left when the object survived.
-  public var rc: Int?
+  public var retainCount: Int?
 
-  public init(t: Int64, id: UInt64, tid: Int64? = nil, freed: Bool, rc: Int? = nil) {
-    self.t = t
+  public init(time: Int64, id: UInt64, tid: Int64? = nil, freed: Bool, retainCount: Int? = nil) {
+    self.time = time
     self.id = id
     self.tid = tid
     self.freed = freed
-    self.rc = rc
+    self.retainCount = retainCount
   }
 }
 
 /// `dealloc`: a survivor of its release has since been deallocated.
 public struct DeallocRecord: Sendable, Equatable {
-  public var t: Int64
+  public var time: Int64
   public var id: UInt64
 
-  public init(t: Int64, id: UInt64) {
-    self.t = t
+  public init(time: Int64, id: UInt64) {
+    self.time = time
     self.id = id
   }
 }
 
 /// `mark`: a checkpoint the program set.
 public struct MarkRecord: Sendable, Equatable {
-  public var t: Int64
+  public var time: Int64
   public var label: String
   public var tid: Int64?
 
-  public init(t: Int64, label: String, tid: Int64? = nil) {
-    self.t = t
+  public init(time: Int64, label: String, tid: Int64? = nil) {
+    self.time = time
     self.label = label
     self.tid = tid
   }
@@ -197,17 +198,19 @@ public struct MarkRecord: Sendable, Equatable {
 
 /// `check`: a leak assertion looked at an object.
 public struct CheckRecord: Sendable, Equatable {
-  public var t: Int64
-  public var obj: Address
+  public var time: Int64
+  public var object: Address
   public var type: String
   public var alive: Bool
   public var label: String
   /// Present when the tracer knew the object.
   public var id: UInt64?
 
-  public init(t: Int64, obj: Address, type: String, alive: Bool, label: String, id: UInt64? = nil) {
-    self.t = t
-    self.obj = obj
+  public init(
+    time: Int64, object: Address, type: String, alive: Bool, label: String, id: UInt64? = nil
+  ) {
+    self.time = time
+    self.object = object
     self.type = type
     self.alive = alive
     self.label = label
@@ -217,8 +220,8 @@ public struct CheckRecord: Sendable, Equatable {
 
 /// `end`: the session closed cleanly.
 public struct EndRecord: Sendable, Equatable {
-  public var t: Int64
-  public var why: String
+  public var time: Int64
+  public var reason: String
   public var pending: Int
   public var lost: Int
   /// Holder scans made, when holders were on.
@@ -229,13 +232,14 @@ public struct EndRecord: Sendable, Equatable {
   public var unwritten: Int
 
   public init(
-    t: Int64, why: String, pending: Int, lost: Int, unwritten: Int = 0, holderScans: Int? = nil,
+    time: Int64, reason: String, pending: Int, lost: Int, unwritten: Int = 0,
+    holderScans: Int? = nil,
     holderScansSkipped: Int? = nil
   ) {
     self.holderScans = holderScans
     self.holderScansSkipped = holderScansSkipped
-    self.t = t
-    self.why = why
+    self.time = time
+    self.reason = reason
     self.pending = pending
     self.lost = lost
     self.unwritten = unwritten
@@ -245,12 +249,12 @@ public struct EndRecord: Sendable, Equatable {
 /// `cut`: the log reached `DEALLOCTRACE_MAX_SIZE`; from here on the recorder only counted
 /// records (`end`'s `unwritten`), so objects after it have unknown fates.
 public struct CutRecord: Sendable, Equatable {
-  public var t: Int64
+  public var time: Int64
   /// The size limit in bytes, when stated.
   public var maxSize: Int?
 
-  public init(t: Int64, maxSize: Int? = nil) {
-    self.t = t
+  public init(time: Int64, maxSize: Int? = nil) {
+    self.time = time
     self.maxSize = maxSize
   }
 }
@@ -270,22 +274,23 @@ public struct HolderRecord: Sendable, Equatable {
     public static let end = Reason(rawValue: "end")
   }
 
-  public var t: Int64
+  public var time: Int64
   /// The tracer's id, when it knows the object (always for `release` and `end`).
   public var id: UInt64?
-  public var obj: Address
+  public var object: Address
   public var type: String
-  public var why: Reason
+  public var reason: Reason
   public var holders: HolderReport
 
   public init(
-    t: Int64, id: UInt64? = nil, obj: Address, type: String, why: Reason, holders: HolderReport
+    time: Int64, id: UInt64? = nil, object: Address, type: String, reason: Reason,
+    holders: HolderReport
   ) {
-    self.t = t
+    self.time = time
     self.id = id
-    self.obj = obj
+    self.object = object
     self.type = type
-    self.why = why
+    self.reason = reason
     self.holders = holders
   }
 }

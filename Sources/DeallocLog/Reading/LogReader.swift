@@ -138,13 +138,13 @@ public struct LogReader {
         continue
       }
       if case .session(let header) = record {
-        guard Self.supportedVersions.contains(header.v) else {
-          throw .unsupportedVersion(path: file, line: lineNumber, version: String(header.v))
+        guard Self.supportedVersions.contains(header.version) else {
+          throw .unsupportedVersion(path: file, line: lineNumber, version: String(header.version))
         }
         try endSession(&visitor)
         let info = SessionInfo(index: sessionCount, file: file, line: lineNumber, record: header)
         session = SessionEnding(
-          index: sessionCount, lastTime: header.t, end: nil, truncated: false, unknownKinds: [:],
+          index: sessionCount, lastTime: header.time, end: nil, truncated: false, unknownKinds: [:],
           malformedLines: 0, records: 0, lastLine: lineNumber)
         inSession = true
         sessionCount += 1
@@ -205,7 +205,7 @@ public struct LogReader {
     let unwritten = ending.end.map { ", \($0.unwritten) record(s) not written" } ?? ""
     return
       "\(file): session \(ending.index + 1): the log was cut at its size limit\(limit)"
-      + " (DEALLOCTRACE_MAX_SIZE) at \(TimeFormatting.format(cut.t))\(unwritten): objects"
+      + " (DEALLOCTRACE_MAX_SIZE) at \(TimeFormatting.format(cut.time))\(unwritten): objects"
       + " enqueued after the cut are missing, and objects whose release or dealloc came after"
       + " it show as never released, stuck or leaked; their fates are unknown"
   }

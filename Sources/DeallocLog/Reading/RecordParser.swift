@@ -117,19 +117,19 @@ struct RecordParser {
   /// Parses one line (without its newline).
   mutating func parse(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> LogRecord {
     var scanner = JSONScanner(line)
-    var f = Fields()
+    var fields = Fields()
     try scanner.expect(UInt8(ascii: "{"), "a JSON object")
     if !scanner.consume(UInt8(ascii: "}")) {
       repeat {
         let key = try scanner.readKey()
         if scanner.consumeNull() { continue }
-        try readField(key, into: &f, &scanner)
+        try readField(key, into: &fields, from: &scanner)
       } while scanner.consume(UInt8(ascii: ","))
       try scanner.expect(UInt8(ascii: "}"), "',' or '}'")
     }
     scanner.skipWhitespace()
     if !scanner.isAtEnd { throw Failure("unexpected bytes after the JSON object") }
-    return try build(f, scanner)
+    return try build(fields, scanner)
   }
 
   /// `v`, which must be a small integer: anything else (`"1"`, `1.5`, `1e300`, `true`) is a
@@ -151,55 +151,57 @@ struct RecordParser {
     return Int64(value)
   }
 
-  private mutating func readField(_ key: UInt64, into f: inout Fields, _ s: inout JSONScanner)
+  private mutating func readField(
+    _ key: UInt64, into fields: inout Fields, from scanner: inout JSONScanner
+  )
     throws(Failure)
   {
     switch key {
     case Key.ev:
-      let raw = try s.readRawString()
+      let raw = try scanner.readRawString()
       if !raw.escaped && raw.count <= 8 && raw.count > 0 {
-        f.ev = s.packKey(raw.start, raw.count)
+        fields.ev = scanner.packKey(raw.start, raw.count)
       }
-      f.evRaw = raw
-    case Key.t: f.t = try s.readInteger()
-    case Key.id: f.id = try s.readInteger()
-    case Key.obj: f.obj = try s.readHexString()
-    case Key.type: f.type = try internedOrDecoded(s, try s.readRawString())
-    case Key.q: f.q = try internedOrDecoded(s, try s.readRawString())
-    case Key.tid: f.tid = try s.readInteger()
-    case Key.depth: f.depth = try s.readInteger()
-    case Key.stack: f.stack = try s.readInteger()
-    case Key.rc: f.rc = try s.readInteger()
-    case Key.n: f.n = try s.readInteger()
-    case Key.why: f.why = try internedOrDecoded(s, try s.readRawString())
-    case Key.freed: f.freed = try s.readBool()
-    case Key.label: f.label = try internedOrDecoded(s, try s.readRawString())
-    case Key.alive: f.alive = try s.readBool()
-    case Key.v: f.v = try Self.readVersion(&s)
-    case Key.pid: f.pid = try s.readInteger()
-    case Key.exe: f.exe = try s.readString()
-    case Key.wall: f.wall = try s.readString()
-    case Key.delayMs: f.delayMs = try s.readNumber()
+      fields.evRaw = raw
+    case Key.t: fields.t = try scanner.readInteger()
+    case Key.id: fields.id = try scanner.readInteger()
+    case Key.obj: fields.obj = try scanner.readHexString()
+    case Key.type: fields.type = try internedOrDecoded(scanner, try scanner.readRawString())
+    case Key.q: fields.q = try internedOrDecoded(scanner, try scanner.readRawString())
+    case Key.tid: fields.tid = try scanner.readInteger()
+    case Key.depth: fields.depth = try scanner.readInteger()
+    case Key.stack: fields.stack = try scanner.readInteger()
+    case Key.rc: fields.rc = try scanner.readInteger()
+    case Key.n: fields.n = try scanner.readInteger()
+    case Key.why: fields.why = try internedOrDecoded(scanner, try scanner.readRawString())
+    case Key.freed: fields.freed = try scanner.readBool()
+    case Key.label: fields.label = try internedOrDecoded(scanner, try scanner.readRawString())
+    case Key.alive: fields.alive = try scanner.readBool()
+    case Key.v: fields.v = try Self.readVersion(&scanner)
+    case Key.pid: fields.pid = try scanner.readInteger()
+    case Key.exe: fields.exe = try scanner.readString()
+    case Key.wall: fields.wall = try scanner.readString()
+    case Key.delayMs: fields.delayMs = try scanner.readNumber()
     case Key.frames:
-      s.skipWhitespace()
-      if s.peek() == UInt8(ascii: "[") {
-        f.frameList = try readFrames(&s)
+      scanner.skipWhitespace()
+      if scanner.peek() == UInt8(ascii: "[") {
+        fields.frameList = try readFrames(&scanner)
       } else {
-        f.frameCount = try s.readInteger()
+        fields.frameCount = try scanner.readInteger()
       }
-    case Key.name: f.name = try s.readString()
-    case Key.pending: f.pending = try s.readInteger()
-    case Key.lost: f.lost = try s.readInteger()
-    case Key.holders: f.holdersOnAt = try Self.skip(&s)
-    case Key.direct: f.directAt = try Self.skip(&s)
-    case Key.more: f.moreAt = try Self.skip(&s)
-    case Key.paths: f.pathsAt = try Self.skip(&s)
-    case Key.scanUs: f.scanUsAt = try Self.skip(&s)
-    case Key.holderScans: f.holderScansAt = try Self.skip(&s)
-    case Key.holderScansSkipped: f.holderScansSkippedAt = try Self.skip(&s)
-    case Key.maxSize: f.maxSize = try s.readInteger()
-    case Key.unwritten: f.unwritten = try s.readInteger()
-    default: try s.skipValue()
+    case Key.name: fields.name = try scanner.readString()
+    case Key.pending: fields.pending = try scanner.readInteger()
+    case Key.lost: fields.lost = try scanner.readInteger()
+    case Key.holders: fields.holdersOnAt = try Self.skip(&scanner)
+    case Key.direct: fields.directAt = try Self.skip(&scanner)
+    case Key.more: fields.moreAt = try Self.skip(&scanner)
+    case Key.paths: fields.pathsAt = try Self.skip(&scanner)
+    case Key.scanUs: fields.scanUsAt = try Self.skip(&scanner)
+    case Key.holderScans: fields.holderScansAt = try Self.skip(&scanner)
+    case Key.holderScansSkipped: fields.holderScansSkippedAt = try Self.skip(&scanner)
+    case Key.maxSize: fields.maxSize = try scanner.readInteger()
+    case Key.unwritten: fields.unwritten = try scanner.readInteger()
+    default: try scanner.skipValue()
     }
   }
 
@@ -289,23 +291,24 @@ struct RecordParser {
     case Kind.enqueue:
       return .enqueue(
         EnqueueRecord(
-          t: try time(f.t, "enqueue"),
+          time: try time(f.t, "enqueue"),
           id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
-          obj: Address(try need(f.obj, "obj", "enqueue")),
+          object: Address(try need(f.obj, "obj", "enqueue")),
           type: try need(f.type, "type", "enqueue"),
-          q: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
-          stack: f.stack, rc: try count(f.rc, "rc")))
+          queue: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
+          stack: f.stack, retainCount: try count(f.rc, "rc")))
     case Kind.release:
       return .release(
         ReleaseRecord(
-          t: try time(f.t, "release"),
+          time: try time(f.t, "release"),
           id: try unsigned(try need(f.id, "id", "release"), "id"),
-          tid: f.tid, freed: try need(f.freed, "freed", "release"), rc: try count(f.rc, "rc")))
+          tid: f.tid, freed: try need(f.freed, "freed", "release"),
+          retainCount: try count(f.rc, "rc")))
     case Kind.drain:
       return .drain(
         DrainRecord(
-          t: try time(f.t, "drain"), q: try need(f.q, "q", "drain"),
-          n: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, why: f.why))
+          time: try time(f.t, "drain"), queue: try need(f.q, "q", "drain"),
+          count: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, reason: f.why))
     case Kind.stack:
       return .stack(
         StackRecord(
@@ -314,31 +317,34 @@ struct RecordParser {
     case Kind.dealloc:
       return .dealloc(
         DeallocRecord(
-          t: try time(f.t, "dealloc"), id: try unsigned(try need(f.id, "id", "dealloc"), "id"))
+          time: try time(f.t, "dealloc"), id: try unsigned(try need(f.id, "id", "dealloc"), "id"))
       )
     case Kind.check:
       return .check(
         CheckRecord(
-          t: try time(f.t, "check"), obj: Address(try need(f.obj, "obj", "check")),
+          time: try time(f.t, "check"), object: Address(try need(f.obj, "obj", "check")),
           type: try need(f.type, "type", "check"), alive: try need(f.alive, "alive", "check"),
           label: f.label ?? "", id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") })
       )
     case Kind.mark:
-      return .mark(MarkRecord(t: try time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
+      return .mark(MarkRecord(time: try time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
     case Kind.thread:
       return .thread(ThreadRecord(tid: try need(f.tid, "tid", "thread"), name: f.name ?? ""))
     case Kind.session:
       return .session(
         SessionRecord(
-          v: int(try need(f.v, "v", "session"))!, t: try time(f.t ?? 0, "session"), pid: f.pid,
-          exe: f.exe, wall: f.wall, delayMs: f.delayMs, frames: int(f.frameCount),
+          version: int(try need(f.v, "v", "session"))!, time: try time(f.t ?? 0, "session"),
+          pid: f.pid,
+          executable: f.exe, wallClock: f.wall, delayMilliseconds: f.delayMs,
+          frames: int(f.frameCount),
           holders: try Self.value(at: f.holdersOnAt, scanner) { (s) throws(Failure) in
             try s.readBool()
           } ?? false))
     case Kind.end:
       return .end(
         EndRecord(
-          t: try time(f.t, "end"), why: f.why ?? "", pending: try count(f.pending, "pending") ?? 0,
+          time: try time(f.t, "end"), reason: f.why ?? "",
+          pending: try count(f.pending, "pending") ?? 0,
           lost: try count(f.lost, "lost") ?? 0,
           unwritten: try count(f.unwritten, "unwritten") ?? 0,
           holderScans: try Self.value(at: f.holderScansAt, scanner) { (s) throws(Failure) in
@@ -359,17 +365,17 @@ struct RecordParser {
         }, "paths", "holders")
       return .holders(
         HolderRecord(
-          t: try time(f.t, "holders"),
+          time: try time(f.t, "holders"),
           id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") },
-          obj: Address(try need(f.obj, "obj", "holders")),
+          object: Address(try need(f.obj, "obj", "holders")),
           type: try need(f.type, "type", "holders"),
-          why: HolderRecord.Reason(rawValue: try need(f.why, "why", "holders")),
+          reason: HolderRecord.Reason(rawValue: try need(f.why, "why", "holders")),
           holders: HolderReport(
             direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
             more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
             paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us"))))
     case Kind.cut:
-      return .cut(CutRecord(t: try time(f.t, "cut"), maxSize: int(f.maxSize)))
+      return .cut(CutRecord(time: try time(f.t, "cut"), maxSize: int(f.maxSize)))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))

@@ -33,8 +33,8 @@ enum HTMLChecksSection {
                     text: "session \(verdict.session + 1), \(verdict.location)")
                 }
                 row.element(
-                  "td", [("class", "num"), ("data-v", String(verdict.check.t))],
-                  text: TimeFormatting.format(verdict.check.t))
+                  "td", [("class", "num"), ("data-v", String(verdict.check.time))],
+                  text: TimeFormatting.format(verdict.check.time))
                 row.element("td", text: verdict.explanation)
               }
             }

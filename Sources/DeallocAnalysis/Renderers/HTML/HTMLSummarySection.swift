@@ -103,7 +103,7 @@ enum HTMLSummarySection {
             row.element("td", text: "\(session.index + 1)")
             row.element("td") { cell in
               var parts: [String] = []
-              if let exe = session.header.exe { parts.append(exe) }
+              if let exe = session.header.executable { parts.append(exe) }
               if let pid = session.header.pid { parts.append("pid \(pid)") }
               cell.element(
                 "code",
@@ -114,7 +114,7 @@ enum HTMLSummarySection {
               cell.element(
                 "div", [("class", "muted")],
                 text: "\(session.file):\(session.line)"
-                  + (session.header.wall.map { ", started \($0)" } ?? ""))
+                  + (session.header.wallClock.map { ", started \($0)" } ?? ""))
             }
             row.element("td", text: RenderingSupport.ending(session))
             row.element("td", [("class", "num")], text: HTMLFormat.count(session.summary.enqueued))

@@ -116,7 +116,7 @@ struct QueueTimelineChart {
 
   func render(into html: inout HTMLBuffer) {
     typealias C = QueueTimelineChart
-    let lanes = Array(checks.sorted { $0.check.t < $1.check.t }.prefix(limits.lanesPerChart))
+    let lanes = Array(checks.sorted { $0.check.time < $1.check.time }.prefix(limits.lanesPerChart))
     let lanesTop = C.top + C.plotHeight + C.axisHeight + (lanes.isEmpty ? 0 : 6)
     let height = lanesTop + Double(lanes.count) * C.laneHeight + 6
     let end = max(session.lastTime, 1)
@@ -244,7 +244,7 @@ struct QueueTimelineChart {
       // a mark whose label fits on neither keeps its line and its tooltip.
       var rowEnds = [-Double.infinity, -Double.infinity]
       for mark in drawn {
-        let px = x.position(Double(mark.t))
+        let px = x.position(Double(mark.time))
         g.element(
           "line",
           [
@@ -252,7 +252,7 @@ struct QueueTimelineChart {
             ("y1", SVGNumber.format(C.top - 4)), ("y2", SVGNumber.format(bottom)),
           ]
         ) { line in
-          line.element("title", text: "mark \(mark.label) at \(TimeFormatting.format(mark.t))")
+          line.element("title", text: "mark \(mark.label) at \(TimeFormatting.format(mark.time))")
         }
         let label = Self.shortened(mark.label, 24)
         let labelWidth = Double(label.count) * 6.2
@@ -282,7 +282,7 @@ struct QueueTimelineChart {
       for (index, verdict) in lanes.enumerated() {
         let kind = verdict.verdict == .falseLeak ? "false-leak" : "true-leak"
         let centre = top + Double(index) * C.laneHeight + C.laneHeight / 2
-        let checkX = x.position(Double(verdict.check.t))
+        let checkX = x.position(Double(verdict.check.time))
         let lane = String(index)
         g.void(
           "line",
@@ -341,7 +341,7 @@ struct QueueTimelineChart {
             "title",
             text: "\(verdict.verdict == .falseLeak ? "false leak" : "true leak"): check "
               + "\(verdict.check.label) of \(verdict.check.type) at "
-              + "\(TimeFormatting.format(verdict.check.t)). \(verdict.explanation)")
+              + "\(TimeFormatting.format(verdict.check.time)). \(verdict.explanation)")
         }
         let fullLabel =
           verdict.check.type + (verdict.check.label.isEmpty ? "" : " · " + verdict.check.label)
