@@ -4,6 +4,10 @@
 /// names the file (and line, when there is one) so that a user can go straight to the cause.
 /// Problems that leave the input usable (a malformed line, a cut-off tail) are not errors:
 /// they are ``LogWarning``s and the report is still produced.
+///
+/// Not closed: new unusable inputs add cases. A `switch` over it outside this package should
+/// have a `default:`; the CLI switches exhaustively on purpose, so that each new case gets
+/// its exit status.
 public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The input path does not exist.
   case inputNotFound(path: String)

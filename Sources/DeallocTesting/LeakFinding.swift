@@ -6,18 +6,37 @@ import DeallocLog
 /// the enqueue stack is, so that a CI log alone says what leaked and where to look next.
 public struct LeakFinding: Sendable, CustomStringConvertible {
   /// Why the object is still alive, as far as the queues can tell.
-  public enum State: Sendable, Hashable {
+  ///
+  /// A struct with static members rather than an enum: the leak checks learn new ways to
+  /// tell why an object survived, and a client's exhaustive `switch` must not break when
+  /// they do. Compare with `==`, or read ``queues``.
+  public struct State: Sendable, Hashable {
+    /// The queues the state names: those that released it, when known; empty otherwise.
+    public let queues: [String]
+    let cause: Cause
+
+    /// The closed set behind the public values, for this module's own `switch`.
+    enum Cause: Sendable, Hashable {
+      case notQueued, survivedRelease, survivedEarlierRelease
+    }
+
     /// No queue held it at the end of the test and, as far as the trace tells, none
     /// released it earlier: it was never handed to a `DeallocQueue`, a plain leak. With
     /// tracing off, a queue may also have released it earlier; only the trace can tell.
-    case notQueued
+    public static let notQueued = State(queues: [], cause: .notQueued)
+
     /// It waited in the queues named, the leak check drained them, and it survived that
     /// release: something else holds a strong reference (a real leak, not a delayed one).
-    case survivedRelease(queues: [String])
+    public static func survivedRelease(queues: [String]) -> State {
+      State(queues: queues, cause: .survivedRelease)
+    }
+
     /// A queue let it go before the leak check looked (the queue's own timer, or a drain by
     /// someone else) and it survived that release: a real leak, found by the tracer, which
     /// watches every survivor. `queue` is the queue's label, when the trace log gave it.
-    case survivedEarlierRelease(queue: String?)
+    public static func survivedEarlierRelease(queue: String?) -> State {
+      State(queues: queue.map { [$0] } ?? [], cause: .survivedEarlierRelease)
+    }
   }
 
   /// The fully qualified type name, `String(reflecting:)`.
@@ -88,20 +107,20 @@ public struct LeakFinding: Sendable, CustomStringConvertible {
   }
 
   private var stateDescription: String {
-    switch state {
+    switch state.cause {
     case .notQueued where traceLog == nil:
       "leaked: it waits in no DeallocQueue (never handed to one, or released by one earlier) "
         + "and \(references)"
     case .notQueued:
       "leaked: it waits in no DeallocQueue and the trace shows no queue releasing it "
         + "(a plain leak), and \(references)"
-    case .survivedEarlierRelease(let queue):
+    case .survivedEarlierRelease:
       "survived its release by "
-        + (queue.map { "DeallocQueue \"\($0)\"" } ?? "a DeallocQueue")
+        + (state.queues.first.map { "DeallocQueue \"\($0)\"" } ?? "a DeallocQueue")
         + ": the queue let it go before the leak check looked, and \(references)"
-    case .survivedRelease(let queues):
+    case .survivedRelease:
       "survived its release: DeallocQueue "
-        + queues.map { "\"\($0)\"" }.joined(separator: ", ")
+        + state.queues.map { "\"\($0)\"" }.joined(separator: ", ")
         + " let it go when the leak check drained it, and \(references)"
     }
   }

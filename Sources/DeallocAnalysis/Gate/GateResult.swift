@@ -77,6 +77,8 @@ public struct GateResult: Sendable, Equatable {
   }
 
   /// What a baseline says about a finding the gate counts.
+  ///
+  /// Closed: a finding is absent from the baseline, or in it with as many members or fewer.
   public enum BaselineStatus: Sendable, Equatable {
     /// Its id is not in the baseline.
     case new

@@ -5,6 +5,8 @@
 /// end, usually harmless at exit, so it is counted and shown but unlimited unless asked.
 public struct GateThresholds: Sendable, Equatable {
   /// One threshold: the option that sets it and the findings it counts.
+  ///
+  /// Closed: one threshold per ``Finding/Kind``, which is closed.
   public enum Threshold: String, Sendable, CaseIterable, Codable {
     case leaked
     case stuck

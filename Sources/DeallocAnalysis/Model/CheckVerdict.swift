@@ -3,6 +3,8 @@ import DeallocLog
 /// The verdict on one `check` that saw its object alive: a false leak (the object was waiting
 /// in a queue, a delayed dealloc) or a true leak.
 public struct CheckVerdict: Sendable, Equatable {
+  ///
+  /// Closed: an object a check saw alive was either waiting in a queue or not.
   public enum Verdict: String, Sendable, Codable {
     /// The object was in a queue at the check's time: its dealloc was only delayed.
     case falseLeak

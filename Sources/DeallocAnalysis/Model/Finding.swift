@@ -5,6 +5,9 @@ import Foundation
 /// counts and a suppression matches.
 public struct Finding: Sendable, Equatable {
   /// What is wrong, most serious first (the order findings are reported in).
+  ///
+  /// Closed: each kind is a gate threshold (`--max-…`), a ``Summary`` counter and a section of
+  /// every report, so a new kind is a new report format that clients see anyway.
   public enum Kind: String, Sendable, CaseIterable, Codable, Comparable {
     /// Released by the queue but still alive at the end of the session: someone else holds it.
     case leaked

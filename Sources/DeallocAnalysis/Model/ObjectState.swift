@@ -1,4 +1,6 @@
 /// The state every enqueued object ends in, exactly as the log contract defines it.
+///
+/// Closed: the log contract (v1) defines these states; another state is another log version.
 public enum ObjectState: String, Sendable, CaseIterable, Codable, Comparable {
   /// Released with `freed: true`.
   case freed

@@ -40,6 +40,8 @@ public enum BoundedChild {
   }
 
   /// How a run ended.
+  ///
+  /// Closed: a run ends with output, a failure or the deadline.
   public enum Outcome: Sendable, Equatable {
     /// The tool exited with status 0; its standard output.
     case output(String)
