@@ -203,6 +203,7 @@ public struct JSONRenderer: ReportRenderer {
       ("state", .optional(verdict.object?.state?.rawValue)),
       ("explanation", .string(verdict.explanation)),
       ("location", location(verdict.location)),
+      ("holders", verdict.holders.map(holders) ?? .null),
     ])
   }
 
