@@ -9,7 +9,7 @@ final class ProbeRunTests: XCTestCase {
     for stream in ["", ">&2"] {
       // `exec`: one process holds the pipe, so the timeout's kill closes it.
       let run = try ProbeRun.run(
-        ["-c", "exec head -c 200000 /dev/zero \(stream)"], timeout: 20,
+        ["-c", "exec head -c 200000 /dev/zero \(stream)"], timeout: .seconds(20),
         executable: URL(fileURLWithPath: "/bin/sh"))
       let (written, other) =
         stream.isEmpty
