@@ -20,4 +20,16 @@ final class ProbeRunTests: XCTestCase {
       XCTAssertEqual(other, "", stream)
     }
   }
+
+  /// A child killed by a signal is not mistaken for one that exited with that number.
+  func testASignalIsReportedApartFromAnExitStatus() throws {
+    let shell = URL(fileURLWithPath: "/bin/sh")
+    let killed = try ProbeRun.run(["-c", "kill -9 $$"], timeout: .seconds(20), executable: shell)
+    XCTAssertEqual(killed.signal, SIGKILL)
+    XCTAssertNil(killed.exitStatus)
+    XCTAssertEqual(killed.status, 128 + SIGKILL)
+    let exited = try ProbeRun.run(["-c", "exit 9"], timeout: .seconds(20), executable: shell)
+    XCTAssertEqual(exited.exitStatus, 9)
+    XCTAssertNil(exited.signal)
+  }
 }

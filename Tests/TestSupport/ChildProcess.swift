@@ -82,6 +82,10 @@ public struct ChildProcess: Sendable {
     if let directory {
       _ = GNU.addChdir(&actions, directory.path)
     }
+    // Nothing else of this process reaches the child: a descriptor that another test opened
+    // without close-on-exec (a script it is writing, say) would otherwise live on in the
+    // child, and that test's exec of its script would fail with ETXTBSY.
+    _ = GNU.addCloseFrom(&actions, 3)
 
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -180,6 +184,8 @@ private enum InputFeeder {
 /// is built without `_GNU_SOURCE`): looked up once by name.
 private enum GNU {
   typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+  typealias AddCloseFrom =
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
   typealias AddChdir =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) ->
     Int32
@@ -190,6 +196,9 @@ private enum GNU {
   /// `posix_spawn_file_actions_addchdir_np(3)` (glibc 2.29).
   static let addChdir = unsafeBitCast(
     symbol("posix_spawn_file_actions_addchdir_np"), to: AddChdir.self)
+  /// `posix_spawn_file_actions_addclosefrom_np(3)` (glibc 2.34).
+  static let addCloseFrom = unsafeBitCast(
+    symbol("posix_spawn_file_actions_addclosefrom_np"), to: AddCloseFrom.self)
 
   private static func symbol(_ name: String) -> UnsafeMutableRawPointer {
     guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
