@@ -1,4 +1,4 @@
-import DeallocTrace
+import DeallocHooks
 import Dispatch
 import Synchronization
 
@@ -102,18 +102,18 @@ public final class DeallocQueue: Sendable {
   private func enqueue<T: AnyObject>(_ object: inout T?, hooked: Bool) {
     guard let taken = object.take() else { return }
     let traced = hooked && QueueTracing.isRecording
-    let pending = traced ? QueueTracing.prepareEnqueue(taken) : QueueTracing.PendingEnqueue(id: 0)
+    let id = traced ? QueueTracing.prepareEnqueue(taken) : 0
     // Moved, never copied, into the queue: a copy left in this frame would keep the object
     // alive until `enqueue` returns, and a drain on another thread in that window would
     // release a "survivor" that nothing but this frame held.
-    var entry: Entry? = Entry(object: consume taken, traceID: pending.id)
+    var entry: Entry? = Entry(object: consume taken, traceID: id)
     let drains = state.withLock { state -> BatchDrains in
       state.entries.append(entry.take()!)
       if traced {
-        if pending.id != 0 {
+        if id != 0 {
           state.tracedEntries += 1
         }
-        QueueTracing.commitEnqueue(pending, queue: label, depth: state.entries.count)
+        QueueTracing.commitEnqueue(id: id, queue: label, depth: state.entries.count)
       }
       var drains = BatchDrains()
       if state.entries.count == 1 {
@@ -280,7 +280,7 @@ public final class DeallocQueue: Sendable {
   /// Never inlined: its frame, which held the objects, is gone when the caller lets the
   /// recorder scrub the dead stack (`QueueTracing.drainDidFinish`).
   @inline(never)
-  private func drain(why: QueueTracing.DrainReason, onlyBatch: UInt64? = nil) {
+  private func drain(why: DrainReason, onlyBatch: UInt64? = nil) {
     // Bound once, by `guard var`: a second binding would be another holder of the array,
     // and the objects would be released when it goes, not where this function says.
     guard var batch = takeBatch(onlyBatch) else { return }
@@ -315,7 +315,7 @@ public final class DeallocQueue: Sendable {
   }
 
   private func releaseTraced(
-    _ entries: consuming [Entry], traced: Int, why: QueueTracing.DrainReason
+    _ entries: consuming [Entry], traced: Int, why: DrainReason
   ) {
     // `n` counts the objects that have `enqueue` records, the ones a reader can match.
     QueueTracing.recordDrain(queue: label, count: traced, why: why)

@@ -1,4 +1,5 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Glibc
 
 /// The log's file descriptor, claimed so that two processes never interleave records.
@@ -38,14 +39,14 @@ struct LogFile: Sendable {
 
   static func claim(_ requested: String, pid: Int32) throws(DeallocTraceError) -> LogFile {
     let (descriptor, created) = try open(requested)
-    guard cunwind_is_regular_file(descriptor) == 1 else {
+    guard ctrace_is_regular_file(descriptor) == 1 else {
       return LogFile(path: requested, descriptor: descriptor, identity: nil)
     }
     if !created {
       try refuseUnlessOwnLog(descriptor, path: requested)
     }
     let identity = FileIdentity(of: descriptor, pid: pid)
-    if cunwind_try_lock(descriptor) != 0 {
+    if ctrace_try_lock(descriptor) != 0 {
       return held(requested, descriptor: descriptor, identity: identity)
     }
     if let identity, HeldFiles.contains(identity) {
@@ -55,16 +56,16 @@ struct LogFile: Sendable {
     // Our own closing session may have let go between the lock and the look at the list
     // (it unlocks first, then leaves the list): one more try tells that from another process,
     // since no new session of ours can claim the file while `start` holds `control`.
-    if cunwind_try_lock(descriptor) != 0 {
+    if ctrace_try_lock(descriptor) != 0 {
       return held(requested, descriptor: descriptor, identity: identity)
     }
     Glibc.close(descriptor)
     let alternative = fallbackPath(for: requested, pid: pid)
     let (fallback, createdFallback) = try open(alternative)
-    if !createdFallback && cunwind_is_regular_file(fallback) == 1 {
+    if !createdFallback && ctrace_is_regular_file(fallback) == 1 {
       try refuseUnlessOwnLog(fallback, path: alternative)
     }
-    _ = cunwind_try_lock(fallback)
+    _ = ctrace_try_lock(fallback)
     StandardError.write(
       "dealloctrace: \(escaped: requested) is in use by another process; pid \(pid) writes its"
         + " log to \(escaped: alternative)")
@@ -83,11 +84,11 @@ struct LogFile: Sendable {
   }
 
   /// Appends `bytes`, all or nothing from the caller's view. A file size limit or a pipe
-  /// without a reader is an error (`EFBIG`, `EPIPE`), never a signal (`cunwind_write_log`).
+  /// without a reader is an error (`EFBIG`, `EPIPE`), never a signal (`ctrace_write_log`).
   func write(_ bytes: [UInt8]) throws(DeallocTraceError) {
-    let status = bytes.withUnsafeBytes { cunwind_write_log(descriptor, $0.baseAddress, $0.count) }
+    let status = bytes.withUnsafeBytes { ctrace_write_log(descriptor, $0.baseAddress, $0.count) }
     if status != 0 {
-      throw .writeFailed(path: path, errno: cunwind_errno())
+      throw .writeFailed(path: path, errno: ctrace_errno())
     }
   }
 
@@ -124,11 +125,11 @@ struct LogFile: Sendable {
   /// Opens `path` for appending: created here (`O_EXCL`) when it did not exist, so that only a
   /// file the recorder made skips the ownership checks.
   private static func open(_ path: String) throws(DeallocTraceError) -> (Int32, created: Bool) {
-    let created = cunwind_open_log(path, 1)
+    let created = ctrace_open_log(path, 1)
     if created >= 0 { return (created, true) }
-    guard cunwind_errno() == EEXIST else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
-    let existing = cunwind_open_log(path, 0)
-    guard existing >= 0 else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
+    guard ctrace_errno() == EEXIST else { throw .cannotOpen(path: path, errno: ctrace_errno()) }
+    let existing = ctrace_open_log(path, 0)
+    guard existing >= 0 else { throw .cannotOpen(path: path, errno: ctrace_errno()) }
     return (existing, false)
   }
 
@@ -220,6 +221,6 @@ enum HeldFiles {
 enum StandardError {
   static func write(_ line: String) {
     let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { cunwind_write_log(2, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeBytes { ctrace_write_log(2, $0.baseAddress, $0.count) }
   }
 }

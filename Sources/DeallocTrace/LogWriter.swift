@@ -1,4 +1,5 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Dispatch
 import Glibc
 
@@ -57,7 +58,7 @@ final class LogWriter: @unchecked Sendable {
         // On this thread only: a write past a file size limit or into a pipe nobody reads
         // then fails with EFBIG or EPIPE instead of killing the host (the mask is the
         // thread's own; the host's dispositions are untouched).
-        cunwind_block_write_signals()
+        ctrace_block_write_signals()
         writer.run()
         return nil
       }, writer.toOpaque())
@@ -69,8 +70,8 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func run() {
-    cunwind_set_writer_thread(1)
-    cunwind_set_thread_name("dealloctrace")
+    ctrace_set_writer_thread(1)
+    ctrace_set_thread_name("dealloctrace")
     var batch: [TraceEvent] = []
     var frames: [UInt] = []
     bytesInFile = session.file.currentSize()
@@ -164,9 +165,9 @@ final class LogWriter: @unchecked Sendable {
   /// record, which the closed buffer refuses and counts, so that `lost` and `pending` in
   /// `end` see them. Polled: this runs once per session.
   private func waitForReleasesUnderWay() {
-    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    let deadline = ctrace_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while session.releasesUnderWay.load(ordering: .sequentiallyConsistent) > 0
-      && cunwind_monotonic_ns() < deadline
+      && ctrace_monotonic_ns() < deadline
     {
       usleep(1_000)
     }
@@ -211,105 +212,110 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func format(_ event: TraceEvent, frames: [UInt]) {
-    switch event.kind {
-    case .thread:
+    switch event.payload {
+    case .thread(let name):
       line.begin("thread")
       line.field("tid", event.threadID)
-      line.field("name", event.text)
+      line.field("name", name)
       line.end()
-    case .enqueue:
-      var stackID: Int?
-      if event.frameCount > 0 {
-        let slice = frames[event.frameStart..<event.frameStart + event.frameCount]
-        let interned = stacks.intern(slice)
-        if interned.isNew {
-          writeStack(interned.id, slice)
-          symbolizedSinceLastLook = true
-        }
-        stackID = interned.id
-      }
-      enqueued += 1
-      session.holderBudget?.noteEnqueue(id: event.objectID, stack: stackID ?? 0)
-      line.begin("enqueue")
-      line.field("t", event.time)
-      line.field("id", event.objectID)
-      line.field("obj", hiddenHex: event.hiddenAddress)
-      line.field("type", typeName(of: event))
-      line.field("q", event.text)
-      line.field("tid", event.threadID)
-      line.field("depth", event.count)
-      if let stackID { line.field("stack", stackID) }
-      line.field("rc", event.retainCount)
-      line.end()
-    case .drain:
+    case .enqueue(let enqueue):
+      formatEnqueue(enqueue, of: event, frames: frames)
+    case .drain(let queue, let count, let why):
       line.begin("drain")
       line.field("t", event.time)
-      line.field("q", event.text)
-      line.field("n", event.count)
+      line.field("q", queue)
+      line.field("n", count)
       line.field("tid", event.threadID)
-      line.field("why", QueueTracing.DrainReason(traceCode: event.retainCount).rawValue)
+      line.field("why", why.rawValue)
       line.end()
-    case .release:
-      released += 1
-      if event.flag { session.holderBudget?.forget(id: event.objectID) }
-      line.begin("release")
-      line.field("t", event.time)
-      line.field("id", event.objectID)
-      line.field("tid", event.threadID)
-      line.field("freed", event.flag)
-      if !event.flag { line.field("rc", event.count) }
-      line.end()
-    case .dealloc:
-      session.holderBudget?.forget(id: event.objectID)
+    case .release(let objectID, let outcome):
+      formatRelease(objectID: objectID, outcome: outcome, of: event)
+    case .dealloc(let objectID):
+      session.holderBudget?.forget(id: objectID)
       line.begin("dealloc")
       line.field("t", event.time)
-      line.field("id", event.objectID)
+      line.field("id", objectID)
       line.end()
-    case .mark:
+    case .mark(let label):
       line.begin("mark")
       line.field("t", event.time)
-      line.field("label", event.text)
-      line.field("tid", event.threadID)
-      line.end()
-    case .check:
-      line.begin("check")
-      line.field("t", event.time)
-      line.field("obj", hiddenHex: event.hiddenAddress)
-      var label = event.text
-      if event.metatype == nil, let split = label.utf8.firstIndex(of: 0) {
-        line.field("type", String(label[..<split]))
-        label = String(label[label.utf8.index(after: split)...])
-      } else {
-        line.field("type", typeName(of: event))
-      }
-      line.field("alive", event.flag)
       line.field("label", label)
-      if event.objectID != 0 { line.field("id", event.objectID) }
       line.field("tid", event.threadID)
       line.end()
-    case .holders:
-      formatHolders(event)
+    case .check(let check):
+      formatCheck(check, of: event)
+    case .holders(let scan):
+      formatHolders(scan, at: event.time)
     }
+  }
+
+  private func formatEnqueue(_ enqueue: TraceEvent.Enqueue, of event: TraceEvent, frames: [UInt]) {
+    var stackID: Int?
+    if event.frameCount > 0 {
+      let slice = frames[event.frameStart..<event.frameStart + event.frameCount]
+      let interned = stacks.intern(slice)
+      if interned.isNew {
+        writeStack(interned.id, slice)
+        symbolizedSinceLastLook = true
+      }
+      stackID = interned.id
+    }
+    enqueued += 1
+    session.holderBudget?.noteEnqueue(id: enqueue.objectID, stack: stackID ?? 0)
+    line.begin("enqueue")
+    line.field("t", event.time)
+    line.field("id", enqueue.objectID)
+    line.field("obj", hiddenHex: enqueue.hiddenAddress)
+    line.field("type", typeName(of: .metatype(enqueue.metatype)))
+    line.field("q", enqueue.queue)
+    line.field("tid", event.threadID)
+    line.field("depth", enqueue.depth)
+    if let stackID { line.field("stack", stackID) }
+    line.field("rc", enqueue.retainCount)
+    line.end()
+  }
+
+  private func formatRelease(
+    objectID: UInt64, outcome: TraceEvent.ReleaseOutcome, of event: TraceEvent
+  ) {
+    released += 1
+    line.begin("release")
+    line.field("t", event.time)
+    line.field("id", objectID)
+    line.field("tid", event.threadID)
+    switch outcome {
+    case .freed:
+      session.holderBudget?.forget(id: objectID)
+      line.field("freed", true)
+    case .survived(let retainCount):
+      line.field("freed", false)
+      line.field("rc", retainCount)
+    }
+    line.end()
+  }
+
+  private func formatCheck(_ check: TraceEvent.Check, of event: TraceEvent) {
+    line.begin("check")
+    line.field("t", event.time)
+    line.field("obj", hiddenHex: check.hiddenAddress)
+    line.field("type", typeName(of: check.type))
+    line.field("alive", check.alive)
+    line.field("label", check.label)
+    if check.objectID != 0 { line.field("id", check.objectID) }
+    line.field("tid", event.threadID)
+    line.end()
   }
 
   /// `{"ev":"holders","t":…,"id":…,"obj":…,"type":…,"why":…,` then the scanner's
   /// HOLDERS-VALUE members (`direct`, `more`, `paths`, `scan_us`) `}`.
-  private func formatHolders(_ event: TraceEvent) {
-    var value = event.text
-    var type = ""
-    if event.metatype == nil, let split = value.utf8.firstIndex(of: 0) {
-      type = String(value[..<split])
-      value = String(value[value.utf8.index(after: split)...])
-    } else {
-      type = typeName(of: event)
-    }
+  private func formatHolders(_ scan: TraceEvent.HolderScan, at time: UInt64) {
     line.begin("holders")
-    line.field("t", event.time)
-    if event.objectID != 0 { line.field("id", event.objectID) }
-    line.field("obj", hiddenHex: event.hiddenAddress)
-    line.field("type", type)
-    line.field("why", (HolderScanReason(rawValue: event.count) ?? .release).name)
-    line.members(ofObject: value)
+    line.field("t", time)
+    if scan.objectID != 0 { line.field("id", scan.objectID) }
+    line.field("obj", hiddenHex: scan.hiddenAddress)
+    line.field("type", typeName(of: scan.type))
+    line.field("why", scan.why.name)
+    line.members(ofObject: scan.holders)
     line.end()
   }
 
@@ -334,11 +340,15 @@ final class LogWriter: @unchecked Sendable {
     line.end()
   }
 
-  private func typeName(of event: TraceEvent) -> String {
-    guard let metatype = event.metatype else { return "" }
-    if let known = typeNames[metatype] { return known }
-    let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
-    typeNames[metatype] = name
-    return name
+  private func typeName(of type: TraceEvent.RecordedType) -> String {
+    switch type {
+    case .name(let name):
+      return name
+    case .metatype(let metatype):
+      if let known = typeNames[metatype] { return known }
+      let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
+      typeNames[metatype] = name
+      return name
+    }
   }
 }
