@@ -13,7 +13,8 @@ import CDeallocHooks
 package struct QueueHooks: Sendable {
   /// Takes the object's id and its enqueue stack on the caller's thread, before the queue's
   /// lock; returns the id, or 0 when nothing is recorded.
-  package var prepareEnqueue: @Sendable (_ address: UnsafeRawPointer, _ metatype: UnsafeRawPointer) -> UInt64
+  package var prepareEnqueue:
+    @Sendable (_ address: UnsafeRawPointer, _ metatype: UnsafeRawPointer) -> UInt64
   /// Hands over the prepared enqueue record, under the queue's lock (never waits).
   package var commitEnqueue: @Sendable (_ id: UInt64, _ queue: String, _ depth: Int) -> Void
   /// Records that a drain began; `count` is how many of its entries carry an id.

@@ -10,25 +10,18 @@ import Synchronization
 
 /// A queue that releases objects on a background thread, some time after the caller let go.
 ///
-/// Tearing down a large object graph (a screen's view models, caches, thousands of nodes)
-/// can take milliseconds on the thread that drops the last reference. `DeallocQueue` takes
-/// that last reference from the caller, keeps it for `delay`, and then releases the whole
-/// batch on `target`, so the calling thread (usually the main thread) pays only for a push
-/// under a lock.
+/// Why: tearing down a large object graph can take milliseconds on the thread that drops
+/// the last reference. The queue takes that reference, keeps it for `delay`, and releases
+/// the whole batch on `target`; the caller pays for a push under a lock.
 ///
-/// The trade-off: every object outlives its last user by up to `delay`. A leak check that
-/// looks during that window (a weak-reference assertion at the end of a test, a heap
-/// snapshot) sees the object alive and reports a leak that is only a *delayed dealloc*.
-/// The queue also holds memory that no leak tool attributes to anyone; a burst of enqueues
-/// can hold many graphs at once. Use `DeallocTrace` to record what the queue does and the
-/// `dealloctrace` tool to tell delayed deallocs from real leaks.
-///
-/// This is a port of Texture's `ASDeallocQueue`: one timer per batch (scheduled when an
-/// entry arrives at an empty queue), a swap of the whole batch under the lock, and the
-/// releases after unlocking. Objects' `deinit`s therefore run on a background thread and
-/// must not assume the main thread.
+/// The trade-off: every object outlives its last user by up to `delay`, so a leak check in
+/// that window sees a *delayed dealloc* as a leak, and a burst of enqueues holds memory no
+/// leak tool attributes to anyone. `DeallocTrace` records what the queue does, and the
+/// `dealloctrace` tool tells delayed deallocs from real leaks. A port of Texture's
+/// `ASDeallocQueue` (one timer per batch, the batch swapped out under the lock, released
+/// after it): `deinit`s run on a background thread.
 public final class DeallocQueue: Sendable {
-  /// The process-wide queue, with the default 100 ms delay on the global dispatch queue.
+  /// The process-wide queue, with the default delay on the global dispatch queue.
   public static let shared = DeallocQueue(label: "shared", delay: QueueTracing.sharedQueueDelay)
 
   /// The name reports use for this queue.

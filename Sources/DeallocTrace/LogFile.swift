@@ -4,29 +4,18 @@ import Glibc
 
 /// The log's file descriptor, claimed so that two processes never interleave records.
 ///
-/// The file is opened for appending (a file holds sessions one after the other),
-/// `O_CLOEXEC | O_NOFOLLOW`, created with mode 0600, and claimed with an exclusive `flock`.
-/// When another process already holds `path` (a second test process given the same path,
-/// an exec'd child that inherited the variable), this one writes to a file of its own
-/// instead (`fallbackPath`, still a `*.jsonl` for directory inputs) and says so once on
-/// stderr. A forked child shares the parent's open file and lock, so the lock can't tell
-/// them apart; the fork handler switches tracing off in the child instead. A lock held by
-/// this process's own earlier session (its writer still closing) is not another process:
-/// `Tracer.start` waits for that session first, and a lock still held after the wait is
-/// reported as this process's, never answered with a fallback file.
+/// Why each rule: a regular file is appended to (sessions follow one another), created
+/// 0600 and claimed with an exclusive `flock`; when another process holds it, this one
+/// writes `fallbackPath` beside it and says so once. A forked child shares the parent's
+/// lock, so the fork handler switches its tracing off instead, and a lock held by this
+/// process's own closing session is waited for (`Tracer.start`), never answered with a
+/// fallback. An existing file is appended to only when it is this user's log (owned by the
+/// effective user, writable by no one else, empty or starting with `session`); anything
+/// else is refused with one line, and nothing is ever chmodded.
 ///
-/// An existing regular file is appended to only when it is a log this user owns: owned by
-/// the effective user, writable by no one else, and empty or starting with a `session`
-/// record. Anything else (another user's file, a world-writable file, a script) is refused
-/// with one line saying why, and its mode is never changed: the recorder chmods nothing,
-/// files it creates get 0600 from `open`.
-///
-/// That rule is for regular files only. A character device (`/dev/null`, a terminal) or a
-/// FIFO is written as it is, unlocked and with no fallback: there is no file whose records
-/// could interleave, and a fallback beside a device would be a stray file (as root, a real
-/// `/dev/full.<pid>.jsonl`), beside a FIFO a file nobody reads. Two processes writing one
-/// FIFO do interleave their writes; a reader of a shared FIFO gets what it asked for. A
-/// FIFO that nobody has open for reading fails at once (`ENXIO`) rather than hang the host.
+/// The trade-off for devices and FIFOs: written as they are, unlocked and with no fallback
+/// (a fallback beside a device would be a stray file, beside a FIFO one nobody reads), so
+/// two processes sharing a FIFO interleave. A FIFO nobody reads fails at once (`ENXIO`).
 struct LogFile: Sendable {
   let path: String
   let descriptor: Int32

@@ -5,16 +5,13 @@ import Glibc
 
 /// The writer thread: formats the recorded events as JSON lines and writes them.
 ///
-/// It wakes when the buffer is half full and at least every 50 ms, and writes what it has
-/// formatted whenever 40 ms of formatting have passed and at the end of each batch. So a
-/// record reaches the file (the kernel, which keeps it if the process is killed) at most
-/// about 90 ms after it was recorded, while the writer keeps up; the documented bound is
-/// 100 ms (`docs/log-format.md`). What can stretch it: one new stack's symbols, when the
-/// first address in a large library reads its symbol tables (milliseconds, once per
-/// library), and a backlog, which back-pressure keeps to one buffer (8192 events). Type
-/// names, stack interning and symbols are resolved here, once each, so the recording
-/// threads never pay for them. On an I/O error it says so once on stderr and stops the
-/// session; the host program carries on.
+/// Type names, stacks and symbols are resolved here, once each, so that recording threads
+/// never pay for them. A record reaches the kernel (which keeps it if the process is
+/// killed) within `flushIntervalNanoseconds` plus `formattingBudgetNanoseconds` while the
+/// writer keeps up, inside the bound `docs/log-format.md` documents. What can stretch it:
+/// a new stack's first address in a large library (its symbol tables are read once), and
+/// a backlog, which back-pressure caps at one buffer (`TraceSession.bufferCapacity`). On an
+/// I/O error it says so once on stderr and stops the session; the host carries on.
 final class LogWriter: @unchecked Sendable {
   private let session: TraceSession
   private let clock: WriterClock
@@ -34,10 +31,13 @@ final class LogWriter: @unchecked Sendable {
   private var isCut = false
   private var unwritten = 0
 
-  /// How long the writer sleeps when nothing arrives.
+  /// How long the writer sleeps when nothing arrives (it also wakes at a half-full buffer).
   static let flushIntervalNanoseconds: UInt64 = 50_000_000
-  /// How long the writer formats before it writes out what it has so far.
+  /// How long the writer formats before it writes out what it has so far (and it writes at
+  /// the end of each batch).
   static let formattingBudgetNanoseconds: UInt64 = 40_000_000
+  /// How often the writer has survivors looked at while any are watched.
+  static let survivorCheckIntervalNanoseconds: UInt64 = 100_000_000
   /// Room kept below `DEALLOCTRACE_MAX_SIZE` for the `cut` and `end` records (each under a
   /// hundred bytes), so that a cut log still ends within its limit.
   static let cutReserveBytes: UInt64 = 512
@@ -183,7 +183,7 @@ final class LogWriter: @unchecked Sendable {
   private func scheduleSurvivorCheckIfDue() {
     guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
     let now = session.now()
-    guard now &- lastSurvivorCheck >= 100_000_000 else { return }
+    guard now &- lastSurvivorCheck >= Self.survivorCheckIntervalNanoseconds else { return }
     lastSurvivorCheck = now
     let session = self.session
     DispatchQueue.global().async { Tracer.checkSurvivors(session) }

@@ -27,8 +27,7 @@ package func startFromEnvironment() {
 /// A function, not a closure or a method, so that the hook calls it with no thunk frame in
 /// between: the backtrace cut is one frame above this one (`QueueTracing.prepareEnqueue`).
 @inline(never)
-private func prepareTracedEnqueue(address: UnsafeRawPointer, metatype: UnsafeRawPointer) -> UInt64
-{
+private func prepareTracedEnqueue(address: UnsafeRawPointer, metatype: UnsafeRawPointer) -> UInt64 {
   // The published session is retained for the life of the process (`Tracer.Current`), so
   // the hot path borrows it without a retain/release pair.
   guard let published = ctrace_current_session(), QueueTracing.isRecording else { return 0 }
@@ -93,23 +92,16 @@ private func recordDrain(queue: String, count: Int, why: DrainReason) {
 
 /// Drops the queue's reference to `object` and records whether that release freed it.
 ///
-/// `freed` is observed, not inferred from a retain count: a weak reference is taken
-/// before the release and loaded after it. The runtime marks an object as deiniting in
-/// the same atomic operation that drops its last strong reference, and from then on weak
-/// loads give nil; before our release we hold a strong reference, so the object cannot be
-/// deiniting yet. Hence a nil load means the last strong reference went away at our
-/// release or after it; a non-nil load means the object outlived our release (someone
-/// else holds it): `freed: false`, a survivor, watched until it dies.
-///
-/// The one window: another thread that held the object and drops it in the few
-/// nanoseconds between our release and our load makes the object look freed by us. Its
-/// reference existed at our release, so strictly that is a survivor that died at once;
-/// no API short of hooking `swift_release` tells the two apart. The report treats both
-/// outcomes as "freed on time", which is what they are.
+/// `freed` is observed, not inferred from a retain count: a weak reference taken before
+/// the release loads nil after it exactly when the last strong reference went away at our
+/// release or later (the runtime marks the object deiniting as it drops that reference);
+/// otherwise the object is a survivor, watched until it dies. The one window: a holder that
+/// lets go between our release and our load makes a survivor look freed by us; the report
+/// calls both "freed on time", which is what they are.
 ///
 /// The session is found by the object's id, not as the current one: a release racing
-/// `finish()` (or exit) is offered to the closing session, which refuses it and counts it
-/// in `end`'s `lost`, instead of leaving the object counted as `pending`.
+/// `finish()` is offered to the closing session, which refuses it and counts it in `end`'s
+/// `lost`, instead of leaving the object counted as `pending`.
 private func releaseTraced(_ object: consuming AnyObject, id: UInt64) {
   let session = Tracer.session(owning: id)
   // Counted before the `deinit` can run (at the `consume`), so that the writer can wait

@@ -55,6 +55,10 @@ final class TraceSession: @unchecked Sendable {
   /// price of a complete `lost` count is paid by `finish()` and exit, and stays bounded.
   static let releaseWaitNanoseconds: UInt64 = 250_000_000
 
+  /// How many events wait for the writer before recording threads wait for it instead:
+  /// the most a backlog holds, and the memory a session keeps for events.
+  static let bufferCapacity = 8192
+
   init(
     file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
     maxSize: UInt64? = nil, holders: Bool = false
@@ -67,7 +71,7 @@ final class TraceSession: @unchecked Sendable {
     self.firstID = firstID
     self.holderBudget = holders ? HolderBudget() : nil
     self.startNanoseconds = ctrace_monotonic_ns()
-    self.buffer = EventBuffer(capacity: 8192, maxFrames: frames)
+    self.buffer = EventBuffer(capacity: Self.bufferCapacity, maxFrames: frames)
   }
 
   /// Nanoseconds since the session started.

@@ -145,8 +145,12 @@ enum Tracer {
     }
   }
 
-  /// Ends the current session: `end` is written, the file closed. Waits for the writer at
-  /// most two seconds, so that a stuck disk never holds up the host's exit.
+  /// How long `finish()` waits for the writer to write `end`: bounded, so that a stuck disk
+  /// never holds up the host's exit.
+  static let writerWait = DispatchTimeInterval.seconds(2)
+
+  /// Ends the current session: `end` is written, the file closed, the writer waited for at
+  /// most `writerWait`.
   static func finish(why: TraceSession.EndReason) {
     let session = control.withLock { _ -> TraceSession? in
       guard let session = Current.load() else {
@@ -164,7 +168,7 @@ enum Tracer {
     // reader doesn't call them leaked; the buffer closes in the same critical section, so
     // no other look can be half done (its `dealloc`s would be refused) or start later.
     lookLastAndClose(session)
-    _ = session.writerFinished.wait(timeout: DispatchTime.now() + DispatchTimeInterval.seconds(2))
+    _ = session.writerFinished.wait(timeout: DispatchTime.now() + writerWait)
   }
 
   /// Stops `session` after an I/O failure: one line on stderr, tracing off, waiting
