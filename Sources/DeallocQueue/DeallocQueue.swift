@@ -193,21 +193,15 @@ public final class DeallocQueue: Sendable {
   /// Blocks until every drain of this queue that another thread began before this call has
   /// released its whole batch; returns `false` if `timeout` passed first.
   ///
-  /// Why: a drain swaps its batch out before releasing it, so for that whole time its
-  /// objects are neither pending (`isPending` is false) nor freed. A leak assertion that
-  /// looks then must wait for the drain itself, not guess with a time limit: a batch of
-  /// big graphs can take longer than any guess. The wait is on a semaphore that the drain
-  /// signals when it finishes; nothing polls.
+  /// Why: while a drain releases its swapped-out batch, its objects are neither pending nor
+  /// freed, and a leak assertion must wait for the drain itself rather than guess a time
+  /// (the drain signals a semaphore; nothing polls). Drains on the calling thread (below it
+  /// on its stack) and drains that begin later are not waited for, so a busy queue cannot
+  /// starve the caller.
   ///
-  /// Drains running on the calling thread are not waited for: they are below the caller on
-  /// its own stack (a `deinit` in a drain that calls a leak assertion) and cannot finish
-  /// until it returns. Drains that begin after the call are not waited for either, so a
-  /// busy queue cannot starve the caller.
-  ///
-  /// The trade-off of waiting without `timeout`: a `deinit` that never returns blocks the
-  /// caller too. And two threads that each wait from inside a drain (a leak assertion in a
-  /// `deinit` on each) would wait for each other forever; a caller running inside a drain
-  /// (see `isDrainingOnCallingThread`) must pass a `timeout`.
+  /// The trade-off of no `timeout`: a `deinit` that never returns blocks the caller too, and
+  /// two threads waiting from inside drains would wait for each other forever; a caller
+  /// inside a drain (`isDrainingOnCallingThread`) must pass a `timeout`.
   @discardableResult
   package func waitForDrainsInFlight(timeout: Duration? = nil) -> Bool {
     let waiter = state.withLock { state -> DrainWaiter? in
