@@ -85,7 +85,7 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
     .testTarget(name: "DeallocTestingTests", dependencies: ["DeallocTesting", "TestSupport"]),
-    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis"]),
+    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis", "TestSupport"]),
     .testTarget(name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "GoldenFiles"]),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(
@@ -95,7 +95,7 @@ let package = Package(
       ]
     ),
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
-    .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
+    .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe", "TestSupport"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests", dependencies: ["DeallocAnalysis", "StressChild", "TestSupport"]

@@ -2,6 +2,7 @@ import CUnwind
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 @testable import DeallocTrace
@@ -21,7 +22,7 @@ final class WriterFlushTests: XCTestCase {
   private static let step: UInt64 = 5_000_000
 
   func testABatchOfNewStacksReachesTheFileInPiecesNoFurtherApartThanTheBound() throws {
-    let directory = try makeScratchDirectory()
+    let directory = try ScratchDirectory("trace").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("writer.jsonl").path
     let session = TraceSession(
