@@ -96,10 +96,10 @@ public struct Analyzer: LogVisitor {
       for problem in problems { warn(LogWarning(.symbolization, at: nil, problem)) }
     }
     let rows = types.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
+    let sortedFindings = FindingCollector.sorted(findings.explained())
     return Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
-      omittedSessions: omittedSessions, findings: FindingCollector.sorted(findings.explained()),
-      checks: checks,
+      omittedSessions: omittedSessions, findings: sortedFindings, checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
       peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders,
       lateHeld: lateHeld.sorted(), omittedLateHeld: lateHeld.omitted)
@@ -438,8 +438,8 @@ public struct Analyzer: LogVisitor {
     let end = EndOfSession(ending, stuckAfter: options.stuckAfter)
 
     // Survivors never deallocated: leaked.
-    for (id, survivor) in state.survivors.entries.sorted(by: { $0.survivor.line < $1.survivor.line }
-    ) {
+    let survivors = state.survivors.entries.sorted { $0.survivor.line < $1.survivor.line }
+    for (id, survivor) in survivors {
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
       let type = typeName(survivor.live)
