@@ -21,7 +21,6 @@
 #define _GNU_SOURCE
 
 #include <dlfcn.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,16 +108,20 @@ static inline void note_release(uintptr_t object, uint32_t n) {
   if (extra + 1 <= n) ch_registry_remove(object);
 }
 
+/// The last metadata this thread registered, so that a run of same-typed allocations
+/// skips the metadata set.
+static __thread uintptr_t last_metadata __attribute__((tls_model("initial-exec")));
+
 static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) {
   uintptr_t object = original_alloc(metadata, size, align_mask);
   if (object && !ch_in_tool) {
-    ch_in_tool = 1;
-    // Tail-allocated storage (arrays, ManagedBuffer) grows into the whole malloc block:
-    // the stdlib asks malloc for the usable size and uses it as capacity, so the block's
-    // usable size, not requiredSize, bounds the object.
-    size_t usable = malloc_usable_size((void *)object);
-    ch_registry_insert(object, metadata, usable > size ? usable : size);
-    ch_in_tool = 0;
+    if (metadata != last_metadata) {
+      ch_in_tool = 1;
+      ch_metadata_note(metadata);
+      ch_in_tool = 0;
+      last_metadata = metadata;
+    }
+    ch_registry_insert(object);
   }
   return object;
 }
@@ -197,6 +200,14 @@ static int enable_locked(void) {
     return refuse("this process runs under a sanitizer (ThreadSanitizer or AddressSanitizer), "
                   "whose shadow memory no reference scan can read in reasonable time");
   }
+  // The scan reads an object's extent from glibc's chunk header (registry.c).
+  Dl_info malloc_info;
+  void *malloc_symbol = dlsym(RTLD_DEFAULT, "malloc");
+  if (malloc_symbol == NULL || dladdr(malloc_symbol, &malloc_info) == 0 ||
+      malloc_info.dli_fname == NULL || strstr(malloc_info.dli_fname, "/libc.so") == NULL) {
+    return refuse("malloc in this process is not glibc's, whose chunk headers the reference "
+                  "scan reads (a preloaded allocator, or valgrind)");
+  }
   alloc_hook = dlsym(RTLD_DEFAULT, "_swift_allocObject");
   retain_hook = dlsym(RTLD_DEFAULT, "_swift_retain");
   release_hook = dlsym(RTLD_DEFAULT, "_swift_release");
@@ -224,7 +235,7 @@ static int enable_locked(void) {
     // Fixed before anything can set the flag; never restored (other threads may be inside).
     __atomic_store_n(adapter_pointer, fixed_retain_adapter, __ATOMIC_RELEASE);
   }
-  ch_registry_install_fork_handlers();
+  if (!ch_registry_start()) return refuse("cannot map memory for the live-object registry");
   // Release hooks first, so that no object is registered whose final release goes unseen;
   // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);

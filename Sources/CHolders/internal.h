@@ -27,18 +27,24 @@ void *ch_bump_alloc(ch_bump *bump, size_t size);
 void ch_bump_reset(ch_bump *bump);
 
 // ---- registry.c --------------------------------------------------------------------------
+/// One snapshot row: the registry gives the address; the scan fills in the metadata and
+/// the extent from the memory it reads (0 until then, and for an object that fails that).
 typedef struct {
   uintptr_t address;
   uintptr_t metadata;
   uint64_t size;
 } ch_entry;
 
-void ch_registry_insert(uintptr_t address, uintptr_t metadata, uint64_t size);
+/// Maps the registry's tables; 0 when memory ran out.
+int ch_registry_start(void);
+void ch_registry_insert(uintptr_t address);
 void ch_registry_remove(uintptr_t address);
+/// Remembers a metadata pointer that an allocation used (lock-free, idempotent).
+void ch_metadata_note(uintptr_t metadata);
+/// Whether an allocation used `metadata`: a header holding it is a live object's.
+int ch_metadata_known(uintptr_t metadata);
 uint64_t ch_registry_count(void);
-/// Takes every stripe lock around fork() (pthread_atfork), once.
-void ch_registry_install_fork_handlers(void);
-/// Copies all entries into `bump` memory, sorted by address. Returns the count.
+/// Copies all registered addresses into `bump` memory, ascending. Returns the count.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
 
 // ---- elf.c -------------------------------------------------------------------------------

@@ -1,228 +1,205 @@
-// The registry of live Swift objects: address -> (metadata, size), fed by the allocation
-// hook and pruned by the release hook.
+// The registry of live Swift objects: one bit per 16-byte granule of address space, set by
+// the allocation hook and cleared by the release hook, plus the set of metadata pointers
+// those allocations used.
 //
-// Design: 256 independent open-addressing tables (linear probing, backward-shift deletion,
-// no tombstones), each behind its own spinlock and chosen by the address hash. Why: the
-// hooks run on every allocation and final release in the process, so the common case must be
-// one uncontended atomic exchange and one or two cache lines; striping keeps threads from
-// meeting on one lock, and a per-table resize stalls only 1/256 of the keys. Keyed by
-// address, an insert simply replaces a stale entry whose object died unseen (a
-// `swift_nonatomic_release`, two racing final releases), so stale entries never accumulate
-// beyond freed-but-not-reused addresses, and the scan re-validates every entry by its header.
-// The trade-off: 24 bytes per entry at a load of 25-50 % (about 20-40 MB for 450k objects),
-// in the tool's own mmap'ed memory.
+// Why a bitmap: the hooks run on every allocation and final release in the process. A hash
+// table keyed by address sends each of them to a random cache line of a table as large as
+// the heap's object count (tens of MB), which cost about 140 ns per operation on this VM:
+// the hooks then doubled an allocation-heavy program's time. A bit at `address / 16` sits
+// next to the bits of the objects malloc placed beside it, so consecutive allocations and
+// frees touch the same line; setting it is one atomic OR, with no lock.
+//
+// The trade-off: the registry knows addresses only. The scan reads each object's type from
+// its header and its extent from glibc's chunk header in memory it reads anyway, and takes
+// a header as a live object's only when its metadata pointer is one an allocation used
+// (so a stale bit over reused memory reads as nothing). That ties the registry to glibc's
+// malloc, which hooks.c checks before it installs anything.
+//
+// Layout: a level-1 table of 2^21 pointers (one per 64 MiB of the 47-bit user address
+// space) to bitmaps of 512 KiB, all in the tool's own mmap'ed memory, touched (and so
+// committed) only where objects live. Addresses beyond 47 bits are not registered.
 #define _GNU_SOURCE
 
-#include <pthread.h>
-#include <sched.h>
 #include <string.h>
 
 #include "internal.h"
 
-#define STRIPES 256
-#define INITIAL_CAPACITY 512
+#define GRANULE_SHIFT 4  // objects are 16-byte aligned
+#define SPAN_SHIFT 26  // each bitmap covers 64 MiB
+#define ADDRESS_BITS 47
+#define SPANS (1ull << (ADDRESS_BITS - SPAN_SHIFT))
+#define BITMAP_WORDS ((1ull << (SPAN_SHIFT - GRANULE_SHIFT)) / 64)
+#define BITMAPS_PER_SLAB 16
+#define MAX_SPANS_LISTED 8192
+#define METADATA_SLOTS (1u << 16)
 
-typedef struct {
-  int lock;
-  uint32_t count;
-  uint64_t mask;  // capacity - 1
-  ch_entry *table;
-  char pad[64 - sizeof(int) - sizeof(uint32_t) - sizeof(uint64_t) - sizeof(ch_entry *)];
-} stripe;
+static uint64_t **spans;  // level 1: SPANS entries, NULL where no object ever lived
+// The spans that have a bitmap, in installation order, for the snapshot (span indexes are
+// small integers, never object addresses, so this static array is no holder).
+static uint32_t listed_spans[MAX_SPANS_LISTED];
+static uint32_t listed_count;
+static int listing_overflowed;
+static uint64_t *slab;  // bitmaps not handed out yet
+static uint32_t slab_left;
+static int slab_lock;
 
-static stripe stripes[STRIPES] __attribute__((aligned(64)));
-static uint64_t live_total;
+static uintptr_t *metadata_set;  // open addressing, 0 = empty
+static uint32_t metadata_count;
 
-static inline uint64_t hash(uintptr_t address) {
-  return (uint64_t)(address >> 4) * 0x9E3779B97F4A7C15ull;
+int ch_registry_start(void) {
+  if (spans) return 1;
+  spans = ch_map(SPANS * sizeof(uint64_t *));
+  metadata_set = ch_map(METADATA_SLOTS * sizeof(uintptr_t));
+  return spans != NULL && metadata_set != NULL;
 }
 
-static inline void lock(stripe *s) {
-  unsigned spins = 0;
-  while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
-    while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
-      if (++spins > 1000) {
-        sched_yield();
-        spins = 0;
+/// The bitmap of `span`, created on first use. NULL when memory ran out (the object is then
+/// unknown to the scan, which is better than failing an allocation).
+static uint64_t *bitmap_of(uint64_t span) {
+  uint64_t *bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
+  if (bitmap) return bitmap;
+  while (__atomic_exchange_n(&slab_lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+  bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
+  if (bitmap == NULL) {
+    if (slab_left == 0) {
+      slab = ch_map(BITMAPS_PER_SLAB * BITMAP_WORDS * sizeof(uint64_t));
+      slab_left = slab ? BITMAPS_PER_SLAB : 0;
+    }
+    if (slab_left > 0) {
+      bitmap = slab;
+      slab += BITMAP_WORDS;
+      slab_left--;
+      if (listed_count < MAX_SPANS_LISTED) {
+        listed_spans[listed_count] = (uint32_t)span;
+        __atomic_store_n(&listed_count, listed_count + 1, __ATOMIC_RELEASE);
       } else {
-        __builtin_ia32_pause();
+        listing_overflowed = 1;
       }
+      __atomic_store_n(&spans[span], bitmap, __ATOMIC_RELEASE);
     }
   }
-}
-static inline void unlock(stripe *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
-
-/// Places an entry known to be absent (used by resize).
-static void place(ch_entry *table, uint64_t mask, const ch_entry *entry) {
-  uint64_t i = hash(entry->address) & mask;
-  while (table[i].address) i = (i + 1) & mask;
-  table[i] = *entry;
+  __atomic_store_n(&slab_lock, 0, __ATOMIC_RELEASE);
+  return bitmap;
 }
 
-/// Doubles the table (or creates it). 0 when memory ran out (the entry is then dropped:
-/// an unknown object is named nowhere, which is better than failing an allocation).
-static int grow(stripe *s) {
-  uint64_t capacity = s->table ? (s->mask + 1) * 2 : INITIAL_CAPACITY;
-  ch_entry *table = ch_map(capacity * sizeof(ch_entry));
-  if (table == NULL) return 0;
-  uint64_t mask = capacity - 1;
-  if (s->table) {
-    for (uint64_t i = 0; i <= s->mask; i++) {
-      if (s->table[i].address) place(table, mask, &s->table[i]);
-    }
-    ch_unmap(s->table, (s->mask + 1) * sizeof(ch_entry));
-  }
-  s->table = table;
-  s->mask = mask;
-  return 1;
-}
-
-void ch_registry_insert(uintptr_t address, uintptr_t metadata, uint64_t size) {
-  if (address == 0) return;
-  uint64_t h = hash(address);
-  stripe *s = &stripes[h >> 56];
-  lock(s);
-  if (s->table == NULL || (uint64_t)(s->count + 1) * 2 > s->mask + 1) {
-    if (!grow(s)) {
-      unlock(s);
-      return;
-    }
-  }
-  uint64_t i = h & s->mask;
-  while (s->table[i].address && s->table[i].address != address) i = (i + 1) & s->mask;
-  if (s->table[i].address == 0) {
-    s->count++;
-    __atomic_add_fetch(&live_total, 1, __ATOMIC_RELAXED);
-  }
-  s->table[i].address = address;
-  s->table[i].metadata = metadata;
-  s->table[i].size = size;
-  unlock(s);
+void ch_registry_insert(uintptr_t address) {
+  uint64_t span = address >> SPAN_SHIFT;
+  if (span >= SPANS) return;
+  uint64_t *bitmap = bitmap_of(span);
+  if (bitmap == NULL) return;
+  uint64_t bit = (address >> GRANULE_SHIFT) & (BITMAP_WORDS * 64 - 1);
+  __atomic_fetch_or(&bitmap[bit >> 6], 1ull << (bit & 63), __ATOMIC_RELAXED);
 }
 
 void ch_registry_remove(uintptr_t address) {
-  uint64_t h = hash(address);
-  stripe *s = &stripes[h >> 56];
-  lock(s);
-  if (s->table == NULL) {
-    unlock(s);
-    return;
-  }
-  uint64_t mask = s->mask;
-  uint64_t i = h & mask;
-  while (s->table[i].address != address) {
-    if (s->table[i].address == 0) {
-      unlock(s);
-      return;
-    }
-    i = (i + 1) & mask;
-  }
-  // Backward-shift deletion: pull later members of the probe run into the hole, so lookups
-  // never need tombstones.
-  uint64_t hole = i;
-  uint64_t j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (s->table[j].address == 0) break;
-    uint64_t home = hash(s->table[j].address) & mask;
-    // Move j into the hole when its home is not cyclically inside (hole, j].
-    int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (!between) {
-      s->table[hole] = s->table[j];
-      hole = j;
-    }
-  }
-  s->table[hole].address = 0;
-  s->count--;
-  __atomic_sub_fetch(&live_total, 1, __ATOMIC_RELAXED);
-  unlock(s);
+  uint64_t span = address >> SPAN_SHIFT;
+  if (span >= SPANS) return;
+  uint64_t *bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
+  if (bitmap == NULL) return;
+  uint64_t bit = (address >> GRANULE_SHIFT) & (BITMAP_WORDS * 64 - 1);
+  __atomic_fetch_and(&bitmap[bit >> 6], ~(1ull << (bit & 63)), __ATOMIC_RELAXED);
 }
 
-// fork() while another thread holds a stripe lock would leave the child's next allocation
-// spinning forever: the stripes are taken around fork and released on both sides.
-static void before_fork(void) {
-  for (int k = 0; k < STRIPES; k++) lock(&stripes[k]);
-}
-static void after_fork(void) {
-  for (int k = STRIPES; k-- > 0;) unlock(&stripes[k]);
+static inline uint32_t metadata_slot(uintptr_t metadata) {
+  return (uint32_t)(((uint64_t)(metadata >> 3) * 0x9E3779B97F4A7C15ull) >> 48);
 }
 
-void ch_registry_install_fork_handlers(void) {
-  static int installed;
-  if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return;
-  pthread_atfork(before_fork, after_fork, after_fork);
+void ch_metadata_note(uintptr_t metadata) {
+  uint32_t slot = metadata_slot(metadata);
+  for (uint32_t probes = 0; probes < METADATA_SLOTS; probes++) {
+    uintptr_t seen = __atomic_load_n(&metadata_set[slot], __ATOMIC_ACQUIRE);
+    if (seen == metadata) return;
+    if (seen == 0) {
+      // Past three quarters full, new types go unnamed rather than slowing every probe.
+      if (__atomic_load_n(&metadata_count, __ATOMIC_RELAXED) >= METADATA_SLOTS / 4 * 3) return;
+      if (__atomic_compare_exchange_n(&metadata_set[slot], &seen, metadata, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        __atomic_add_fetch(&metadata_count, 1, __ATOMIC_RELAXED);
+        return;
+      }
+      if (seen == metadata) return;
+    }
+    slot = (slot + 1) & (METADATA_SLOTS - 1);
+  }
 }
 
-uint64_t ch_registry_count(void) { return __atomic_load_n(&live_total, __ATOMIC_RELAXED); }
+int ch_metadata_known(uintptr_t metadata) {
+  if (metadata == 0 || metadata_set == NULL) return 0;
+  uint32_t slot = metadata_slot(metadata);
+  for (uint32_t probes = 0; probes < METADATA_SLOTS; probes++) {
+    uintptr_t seen = __atomic_load_n(&metadata_set[slot], __ATOMIC_ACQUIRE);
+    if (seen == metadata) return 1;
+    if (seen == 0) return 0;
+    slot = (slot + 1) & (METADATA_SLOTS - 1);
+  }
+  return 0;
+}
 
-/// LSD radix sort on address bits 4..58 (objects are 16-byte aligned): five 11-bit digits,
-/// all counted in one read, and a digit that every row shares (the high ones, mostly) is
-/// skipped. 2048 buckets keep the scatter's write streams within the caches, which 65536
-/// did not (that sort was half of a 450k-object scan). Why not qsort: it mallocs a
-/// temporary copy of the rows, which would then hold every object, and n log n comparisons
-/// of 450k rows cost tens of milliseconds.
-#define DIGIT_BITS 11
-#define DIGITS 5
-#define BUCKETS (1u << DIGIT_BITS)
+/// The spans with a bitmap, ascending; all of them when the list overflowed.
+static size_t sorted_spans(ch_bump *bump, uint32_t **out) {
+  if (__atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE)) {
+    size_t n = 0;
+    for (uint64_t span = 0; span < SPANS; span++) n += spans[span] != NULL;
+    uint32_t *all = ch_bump_alloc(bump, (n + 1) * sizeof(uint32_t));
+    if (all == NULL) return 0;
+    size_t k = 0;
+    for (uint64_t span = 0; span < SPANS && k < n; span++) {
+      if (spans[span]) all[k++] = (uint32_t)span;
+    }
+    *out = all;
+    return k;
+  }
+  uint32_t n = __atomic_load_n(&listed_count, __ATOMIC_ACQUIRE);
+  uint32_t *list = ch_bump_alloc(bump, (n + 1) * sizeof(uint32_t));
+  if (list == NULL) return 0;
+  memcpy(list, listed_spans, n * sizeof(uint32_t));
+  for (uint32_t i = 1; i < n; i++) {  // insertion sort: a handful of spans
+    uint32_t value = list[i];
+    uint32_t j = i;
+    for (; j > 0 && list[j - 1] > value; j--) list[j] = list[j - 1];
+    list[j] = value;
+  }
+  *out = list;
+  return n;
+}
 
-static void radix_sort(ch_entry *rows, ch_entry *scratch, size_t n, uint32_t *counts) {
-  memset(counts, 0, DIGITS * BUCKETS * sizeof(uint32_t));
-  for (size_t i = 0; i < n; i++) {
-    uintptr_t key = rows[i].address >> 4;
-    for (int d = 0; d < DIGITS; d++) {
-      counts[d * BUCKETS + ((key >> (d * DIGIT_BITS)) & (BUCKETS - 1))]++;
+uint64_t ch_registry_count(void) {
+  if (spans == NULL) return 0;
+  uint64_t total = 0;
+  uint32_t n = __atomic_load_n(&listed_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; i++) {
+    const uint64_t *bitmap = __atomic_load_n(&spans[listed_spans[i]], __ATOMIC_ACQUIRE);
+    for (uint64_t w = 0; w < BITMAP_WORDS; w++) {
+      total += (uint64_t)__builtin_popcountll(__atomic_load_n(&bitmap[w], __ATOMIC_RELAXED));
     }
   }
-  ch_entry *from = rows, *to = scratch;
-  for (int d = 0; d < DIGITS; d++) {
-    uint32_t *count = counts + d * BUCKETS;
-    int trivial = 0;
-    for (size_t b = 0; b < BUCKETS; b++) {
-      if (count[b] == n) trivial = 1;
-      if (count[b]) break;
-    }
-    if (trivial || n == 0) continue;
-    uint32_t sum = 0;
-    for (size_t b = 0; b < BUCKETS; b++) {
-      uint32_t c = count[b];
-      count[b] = sum;
-      sum += c;
-    }
-    int shift = 4 + d * DIGIT_BITS;
-    for (size_t i = 0; i < n; i++) {
-      to[count[(from[i].address >> shift) & (BUCKETS - 1)]++] = from[i];
-    }
-    ch_entry *t = from;
-    from = to;
-    to = t;
-  }
-  if (from != rows) memcpy(rows, from, n * sizeof(ch_entry));
+  return total;
 }
 
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out) {
-  // Sized with slack for allocations that happen while copying; a stripe that outgrew
-  // the estimate is copied up to the room left.
+  *out = NULL;
+  if (spans == NULL) return 0;
+  uint32_t *list = NULL;
+  size_t span_count = sorted_spans(bump, &list);
+  // Sized with slack for allocations that happen while copying; bits set past the room are
+  // left out (those objects are newer than the scan's question).
   size_t room = (size_t)ch_registry_count() + 4096;
   room += room / 8;
   ch_entry *rows = ch_bump_alloc(bump, room * sizeof(ch_entry));
-  ch_entry *scratch = ch_bump_alloc(bump, room * sizeof(ch_entry));
-  uint32_t *counts = ch_bump_alloc(bump, DIGITS * BUCKETS * sizeof(uint32_t));
-  if (rows == NULL || scratch == NULL || counts == NULL) {
-    *out = NULL;
-    return 0;
-  }
+  if (rows == NULL) return 0;
   size_t n = 0;
-  for (int k = 0; k < STRIPES; k++) {
-    stripe *s = &stripes[k];
-    lock(s);
-    if (s->table) {
-      for (uint64_t i = 0; i <= s->mask && n < room; i++) {
-        if (s->table[i].address) rows[n++] = s->table[i];
+  for (size_t i = 0; i < span_count && n < room; i++) {
+    const uint64_t *bitmap = __atomic_load_n(&spans[list[i]], __ATOMIC_ACQUIRE);
+    uintptr_t base = (uintptr_t)list[i] << SPAN_SHIFT;
+    for (uint64_t w = 0; w < BITMAP_WORDS && n < room; w++) {
+      uint64_t bits = __atomic_load_n(&bitmap[w], __ATOMIC_RELAXED);
+      while (bits && n < room) {
+        uint64_t bit = w * 64 + (uint64_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        rows[n++] = (ch_entry){base + (bit << GRANULE_SHIFT), 0, 0};
       }
     }
-    unlock(s);
   }
-  radix_sort(rows, scratch, n, counts);
   *out = rows;
   return n;
 }

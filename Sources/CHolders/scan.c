@@ -135,9 +135,38 @@ static ptrdiff_t enclosing_row(const scan *s, uintptr_t address) {
   return address < row->address + row->size ? (ptrdiff_t)(low - 1) : -1;
 }
 
+/// The snapshot row of the object at `address` (its extent may not be known yet), or -1.
 static ptrdiff_t exact_row(const scan *s, uintptr_t address) {
-  ptrdiff_t row = enclosing_row(s, address);
-  return row >= 0 && s->rows[row].address == address ? row : -1;
+  size_t low = 0, high = s->row_count;
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    if (s->rows[middle].address < address) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low < s->row_count && s->rows[low].address == address ? (ptrdiff_t)low : -1;
+}
+
+/// Fills in a row from the memory the first pass read: `header` holds the object's first
+/// two words and `chunk_size_word` the glibc chunk header word before it. The row is a live
+/// object's when an allocation used its metadata, it is not deiniting, and the chunk holds
+/// it within `region_end`; then its extent is the chunk's usable size, which is what
+/// tail-allocated storage (arrays, ManagedBuffer) grows into.
+static int adopt_row(ch_entry *row, const uint64_t *header, uint64_t chunk_size_word,
+                     uintptr_t region_end) {
+  uint64_t refcounts = header[1];
+  int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
+  if (deiniting || !ch_metadata_known(header[0])) return 0;
+  // glibc: size in the bits above 3; bit 1 marks an mmap'ed chunk, whose header is two
+  // words instead of one borrowed from the next chunk.
+  uint64_t chunk_size = chunk_size_word & ~(uint64_t)7;
+  uint64_t overhead = (chunk_size_word & 2) ? 16 : 8;
+  if (chunk_size < 32 || chunk_size - overhead > region_end - row->address) return 0;
+  row->metadata = header[0];
+  row->size = chunk_size - overhead;
+  return 1;
 }
 
 static ptrdiff_t region_of(const scan *s, uintptr_t address) {
@@ -300,11 +329,15 @@ static size_t first_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
       uintptr_t end = at + got;
       while (next_row < s->row_count && s->rows[next_row].address < at) next_row++;
       for (; next_row < s->row_count && s->rows[next_row].address + 16 <= end; next_row++) {
-        const ch_entry *row = &s->rows[next_row];
+        ch_entry *row = &s->rows[next_row];
         const uint64_t *header = &s->buffer[(row->address - at) / 8];
-        uint64_t refcounts = header[1];
-        int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
-        s->valid[next_row] = header[0] == row->metadata && !deiniting;
+        uint64_t chunk_size_word = 0;
+        if (row->address - 8 >= at) {
+          chunk_size_word = header[-1];
+        } else {
+          ch_read(&chunk_size_word, row->address - 8, 8);
+        }
+        s->valid[next_row] = (uint8_t)adopt_row(row, header, chunk_size_word, region->end);
       }
       at += got;
     }

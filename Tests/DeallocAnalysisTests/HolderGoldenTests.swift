@@ -2,7 +2,7 @@ import DeallocAnalysis
 import Testing
 
 /// `fixtures/holders.jsonl` (a session recorded with holders on, written by hand to the
-/// contract of /work/plan/holders-spec.md) through every renderer of this module, against
+/// `holders` record of docs/log-format.md) through every renderer of this module, against
 /// `fixtures/expected/holders*`. Its objects: two thumbnails held by a global array cache
 /// (one finding, ×2), a closure that captures `self` only, a closure context with two
 /// captures, a global → property → object chain (first seen from a stale stack slot, then

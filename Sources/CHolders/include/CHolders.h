@@ -3,8 +3,8 @@
 
 // Who still holds a Swift object: a registry of live Swift objects fed by libswiftCore's
 // allocation and release hooks, and a reference scan over the process's writable memory
-// that names each holder from the runtime's own metadata (issue 10). The contract with
-// the Swift side is /work/plan/holders-spec.md; keep this header exactly as stated there.
+// that names each holder from the runtime's own metadata. The JSON a scan returns is the
+// `holders` record's value, defined in docs/log-format.md.
 
 #include <stddef.h>
 #include <stdint.h>

@@ -555,6 +555,7 @@ public struct Analyzer: LogVisitor {
       location: LogLocation(file: state.info.file, line: entry.line), object: facts,
       explanation: Explanations.check(
         entry.verdict, entry.check, facts, sessionEnd: lastTime, ended: ended,
-        neverEnqueued: entry.neverEnqueued))
+        neverEnqueued: entry.neverEnqueued),
+      holders: entry.holders)
   }
 }

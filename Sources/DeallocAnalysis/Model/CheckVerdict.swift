@@ -16,6 +16,9 @@ public struct CheckVerdict: Sendable, Equatable {
   public var object: ObjectFacts?
   /// One or two plain sentences that say what happened.
   public var explanation: String
+  /// Who held the object, from the `holders` record that followed a true-leak check in a
+  /// session recorded with holders; `nil` otherwise.
+  public var holders: HolderReport? = nil
 }
 
 /// What the log says about one enqueued object, as far as the analyzer followed it.

@@ -201,6 +201,7 @@ public struct JSONRenderer: ReportRenderer {
       ("state", .optional(verdict.object?.state?.rawValue)),
       ("explanation", .string(verdict.explanation)),
       ("location", location(verdict.location)),
+      ("holders", verdict.holders.map(holders) ?? .null),
     ])
   }
 
