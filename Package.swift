@@ -19,16 +19,25 @@ let package = Package(
     // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
     // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
     .target(name: "CUnwind"),
+    // The recorder's C state: session pointers, per-thread state, ids, the fork handler and
+    // the log file's system calls.
+    .target(name: "CTraceRuntime", dependencies: ["CDeallocHooks"]),
     // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
     .target(name: "CSanitizer"),
+    // The seam between the queue and the recorder: the hooks the queue calls, the tracing
+    // switch, and the utilities both share. The queue needs only this, never the recorder.
+    .target(name: "CDeallocHooks"),
+    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
-    .target(name: "DeallocTrace", dependencies: ["CUnwind", "CSanitizer", "CHolders"]),
-    .target(name: "DeallocQueue", dependencies: ["DeallocTrace"]),
+    .target(
+      name: "DeallocTrace", dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders"]
+    ),
+    .target(name: "DeallocQueue", dependencies: ["DeallocHooks"]),
     .target(
       name: "DeallocTesting",
-      dependencies: ["DeallocQueue", "DeallocTrace", "DeallocLog"]
+      dependencies: ["DeallocHooks", "DeallocQueue", "DeallocTrace", "DeallocLog"]
     ),
 
     // Analysis half.
@@ -45,7 +54,8 @@ let package = Package(
     .executableTarget(
       name: "dealloctrace-bench",
       dependencies: [
-        "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "CUnwind", "CHolders",
+        "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "CUnwind",
+        "CTraceRuntime", "CHolders",
       ]
     ),
     .executableTarget(
@@ -82,7 +92,7 @@ let package = Package(
     .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
     .testTarget(
       name: "DeallocTraceTests",
-      dependencies: ["DeallocTrace", "DeallocQueue", "TraceProbe", "TestSupport"]
+      dependencies: ["DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport"]
     ),
     // Golden-file comparison shared by the test targets.
     .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
@@ -95,7 +105,9 @@ let package = Package(
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
     ),
-    .testTarget(name: "DeallocVisualTests", dependencies: ["DeallocAnalysis", "DeallocLog"]),
+    .testTarget(
+      name: "DeallocVisualTests", dependencies: ["DeallocAnalysis", "DeallocLog", "TestSupport"]
+    ),
     .testTarget(
       name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "DeallocLog", "GoldenFiles"]
     ),
@@ -108,7 +120,7 @@ let package = Package(
       ]
     ),
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
-    .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe"]),
+    .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe", "TestSupport"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

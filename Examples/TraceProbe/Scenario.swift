@@ -1,4 +1,4 @@
-import CUnwind
+import CTraceRuntime
 import DeallocQueue
 import DeallocTrace
 import Foundation
@@ -65,7 +65,7 @@ func runScenario() {
   // An enqueue from a named thread.
   let worker = Thread {
     // pthread_setname_np, directly: Foundation's setter does not always reach the OS name.
-    cunwind_set_thread_name("probe-worker")
+    ctrace_set_thread_name("probe-worker")
     var fromWorker: FeedController? = FeedController()
     DeallocQueue.shared.releaseInBackground(&fromWorker)
   }

@@ -1,4 +1,4 @@
-import DeallocTrace
+import DeallocHooks
 import Dispatch
 import Synchronization
 
@@ -10,25 +10,18 @@ import Synchronization
 
 /// A queue that releases objects on a background thread, some time after the caller let go.
 ///
-/// Tearing down a large object graph (a screen's view models, caches, thousands of nodes)
-/// can take milliseconds on the thread that drops the last reference. `DeallocQueue` takes
-/// that last reference from the caller, keeps it for `delay`, and then releases the whole
-/// batch on `target`, so the calling thread (usually the main thread) pays only for a push
-/// under a lock.
+/// Why: tearing down a large object graph can take milliseconds on the thread that drops
+/// the last reference. The queue takes that reference, keeps it for `delay`, and releases
+/// the whole batch on `target`; the caller pays for a push under a lock.
 ///
-/// The trade-off: every object outlives its last user by up to `delay`. A leak check that
-/// looks during that window (a weak-reference assertion at the end of a test, a heap
-/// snapshot) sees the object alive and reports a leak that is only a *delayed dealloc*.
-/// The queue also holds memory that no leak tool attributes to anyone; a burst of enqueues
-/// can hold many graphs at once. Use `DeallocTrace` to record what the queue does and the
-/// `dealloctrace` tool to tell delayed deallocs from real leaks.
-///
-/// This is a port of Texture's `ASDeallocQueue`: one timer per batch (scheduled when an
-/// entry arrives at an empty queue), a swap of the whole batch under the lock, and the
-/// releases after unlocking. Objects' `deinit`s therefore run on a background thread and
-/// must not assume the main thread.
+/// The trade-off: every object outlives its last user by up to `delay`, so a leak check in
+/// that window sees a *delayed dealloc* as a leak, and a burst of enqueues holds memory no
+/// leak tool attributes to anyone. `DeallocTrace` records what the queue does, and the
+/// `dealloctrace` tool tells delayed deallocs from real leaks. A port of Texture's
+/// `ASDeallocQueue` (one timer per batch, the batch swapped out under the lock, released
+/// after it): `deinit`s run on a background thread.
 public final class DeallocQueue: Sendable {
-  /// The process-wide queue, with the default 100 ms delay on the global dispatch queue.
+  /// The process-wide queue, with the default delay on the global dispatch queue.
   public static let shared = DeallocQueue(label: "shared", delay: QueueTracing.sharedQueueDelay)
 
   /// The name reports use for this queue.
@@ -102,18 +95,18 @@ public final class DeallocQueue: Sendable {
   private func enqueue<T: AnyObject>(_ object: inout T?, hooked: Bool) {
     guard let taken = object.take() else { return }
     let traced = hooked && QueueTracing.isRecording
-    let pending = traced ? QueueTracing.prepareEnqueue(taken) : QueueTracing.PendingEnqueue(id: 0)
+    let id = traced ? QueueTracing.prepareEnqueue(taken) : 0
     // Moved, never copied, into the queue: a copy left in this frame would keep the object
     // alive until `enqueue` returns, and a drain on another thread in that window would
     // release a "survivor" that nothing but this frame held.
-    var entry: Entry? = Entry(object: consume taken, traceID: pending.id)
+    var entry: Entry? = Entry(object: consume taken, traceID: id)
     let drains = state.withLock { state -> BatchDrains in
       state.entries.append(entry.take()!)
       if traced {
-        if pending.id != 0 {
+        if id != 0 {
           state.tracedEntries += 1
         }
-        QueueTracing.commitEnqueue(pending, queue: label, depth: state.entries.count)
+        QueueTracing.commitEnqueue(id: id, queue: label, depth: state.entries.count)
       }
       var drains = BatchDrains()
       if state.entries.count == 1 {
@@ -200,21 +193,15 @@ public final class DeallocQueue: Sendable {
   /// Blocks until every drain of this queue that another thread began before this call has
   /// released its whole batch; returns `false` if `timeout` passed first.
   ///
-  /// Why: a drain swaps its batch out before releasing it, so for that whole time its
-  /// objects are neither pending (`isPending` is false) nor freed. A leak assertion that
-  /// looks then must wait for the drain itself, not guess with a time limit: a batch of
-  /// big graphs can take longer than any guess. The wait is on a semaphore that the drain
-  /// signals when it finishes; nothing polls.
+  /// Why: while a drain releases its swapped-out batch, its objects are neither pending nor
+  /// freed, and a leak assertion must wait for the drain itself rather than guess a time
+  /// (the drain signals a semaphore; nothing polls). Drains on the calling thread (below it
+  /// on its stack) and drains that begin later are not waited for, so a busy queue cannot
+  /// starve the caller.
   ///
-  /// Drains running on the calling thread are not waited for: they are below the caller on
-  /// its own stack (a `deinit` in a drain that calls a leak assertion) and cannot finish
-  /// until it returns. Drains that begin after the call are not waited for either, so a
-  /// busy queue cannot starve the caller.
-  ///
-  /// The trade-off of waiting without `timeout`: a `deinit` that never returns blocks the
-  /// caller too. And two threads that each wait from inside a drain (a leak assertion in a
-  /// `deinit` on each) would wait for each other forever; a caller running inside a drain
-  /// (see `isDrainingOnCallingThread`) must pass a `timeout`.
+  /// The trade-off of no `timeout`: a `deinit` that never returns blocks the caller too, and
+  /// two threads waiting from inside drains would wait for each other forever; a caller
+  /// inside a drain (`isDrainingOnCallingThread`) must pass a `timeout`.
   @discardableResult
   package func waitForDrainsInFlight(timeout: Duration? = nil) -> Bool {
     let waiter = state.withLock { state -> DrainWaiter? in
@@ -280,7 +267,7 @@ public final class DeallocQueue: Sendable {
   /// Never inlined: its frame, which held the objects, is gone when the caller lets the
   /// recorder scrub the dead stack (`QueueTracing.drainDidFinish`).
   @inline(never)
-  private func drain(why: QueueTracing.DrainReason, onlyBatch: UInt64? = nil) {
+  private func drain(why: DrainReason, onlyBatch: UInt64? = nil) {
     // Bound once, by `guard var`: a second binding would be another holder of the array,
     // and the objects would be released when it goes, not where this function says.
     guard var batch = takeBatch(onlyBatch) else { return }
@@ -315,7 +302,7 @@ public final class DeallocQueue: Sendable {
   }
 
   private func releaseTraced(
-    _ entries: consuming [Entry], traced: Int, why: QueueTracing.DrainReason
+    _ entries: consuming [Entry], traced: Int, why: DrainReason
   ) {
     // `n` counts the objects that have `enqueue` records, the ones a reader can match.
     QueueTracing.recordDrain(queue: label, count: traced, why: why)

@@ -1,3 +1,4 @@
+import DeallocHooks
 import DeallocQueue
 import DeallocTrace
 

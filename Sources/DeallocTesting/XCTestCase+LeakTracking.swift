@@ -1,3 +1,4 @@
+import DeallocHooks
 import DeallocTrace
 import XCTest
 

@@ -1,4 +1,4 @@
-import CUnwind
+import CTraceRuntime
 
 extension DeallocTrace {
   /// Whether holder scanning is on in this process: the live-object registry and the
@@ -43,7 +43,7 @@ extension DeallocTrace {
     } else {
       values = Holders.scan(count: 1) { $0[0] = address }
     }
-    cunwind_scrub_dead_stack()
+    ctrace_scrub_dead_stack()
     return values?.first ?? nil
   }
 }

@@ -1,4 +1,4 @@
-import CUnwind
+import CTraceRuntime
 import Glibc
 
 /// The recorder: a JSON-lines log of what every `DeallocQueue` does, with backtraces.
@@ -89,16 +89,13 @@ public enum DeallocTrace {
   public static func mark(_ label: String) {
     guard let session = Tracer.session() else { return }
     session.announceCurrentThread()
-    var event = TraceEvent(kind: .mark)
-    event.time = session.now()
-    event.threadID = cunwind_thread_id()
-    event.text = label
-    session.buffer.push(event)
+    session.buffer.push(
+      TraceEvent(time: session.now(), threadID: ctrace_thread_id(), .mark(label: label)))
     Tracer.checkSurvivors(session)
     if session.holderBudget != nil {
       // A mark follows work the program finished (a screen closed): the addresses that
       // work left in this thread's dead stack would read as holders to a scan from a drain.
-      cunwind_scrub_dead_stack()
+      ctrace_scrub_dead_stack()
     }
   }
 
@@ -116,14 +113,13 @@ public enum DeallocTrace {
   {
     guard let session = Tracer.session() else { return }
     let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-    var event = TraceEvent(kind: .check)
-    event.hiddenAddress = HiddenAddress.hide(address)
-    event.metatype = unsafeBitCast(type(of: object), to: UnsafeRawPointer.self)
-    record(&event, alive: alive, label: label, id: id, in: session)
+    let metatype = unsafeBitCast(type(of: object), to: UnsafeRawPointer.self)
+    let objectID = record(
+      address: address, type: .metatype(metatype), alive: alive, label: label, id: id,
+      in: session)
     if alive {
       Tracer.recordHoldersAtCheck(
-        address: address, metatype: event.metatype, typeName: "", id: event.objectID,
-        in: session)
+        address: address, metatype: metatype, typeName: "", id: objectID, in: session)
     }
   }
 
@@ -137,24 +133,26 @@ public enum DeallocTrace {
     address: UInt, typeName: String, alive: Bool, label: String, id: UInt64? = nil
   ) {
     guard let session = Tracer.session() else { return }
-    var event = TraceEvent(kind: .check)
-    event.hiddenAddress = HiddenAddress.hide(address)
-    record(&event, alive: alive, label: typeName + "\u{0}" + label, id: id, in: session)
+    let objectID = record(
+      address: address, type: .name(typeName), alive: alive, label: label, id: id, in: session)
     if alive {
       Tracer.recordHoldersAtCheck(
-        address: address, metatype: nil, typeName: typeName, id: event.objectID, in: session)
+        address: address, metatype: nil, typeName: typeName, id: objectID, in: session)
     }
   }
 
+  /// Pushes the `check` record; returns the object's id as recorded (0: unknown).
   private static func record(
-    _ event: inout TraceEvent, alive: Bool, label: String, id: UInt64?, in session: TraceSession
-  ) {
+    address: UInt, type: TraceEvent.RecordedType, alive: Bool, label: String, id: UInt64?,
+    in session: TraceSession
+  ) -> UInt64 {
     session.announceCurrentThread()
-    event.objectID = id ?? Tracer.survivorID(at: event.hiddenAddress, in: session) ?? 0
-    event.flag = alive
-    event.text = label
-    event.time = session.now()
-    event.threadID = cunwind_thread_id()
-    session.buffer.push(event)
+    let hiddenAddress = HiddenAddress.hide(address)
+    let check = TraceEvent.Check(
+      objectID: id ?? Tracer.survivorID(at: hiddenAddress, in: session) ?? 0,
+      hiddenAddress: hiddenAddress, type: type, alive: alive, label: label)
+    session.buffer.push(
+      TraceEvent(time: session.now(), threadID: ctrace_thread_id(), .check(check)))
+    return check.objectID
   }
 }

@@ -1,4 +1,4 @@
-import CUnwind
+import CTraceRuntime
 import Synchronization
 
 /// The hand-over between recording threads and the writer: a double buffer under one lock.
@@ -55,7 +55,7 @@ final class EventBuffer: @unchecked Sendable {
   /// Waits, outside any queue lock, until the buffer has room or the session is over.
   /// The writer thread never waits.
   func waitForRoom() {
-    guard fill.load(ordering: .relaxed) >= capacity, cunwind_is_writer_thread() == 0 else {
+    guard fill.load(ordering: .relaxed) >= capacity, ctrace_is_writer_thread() == 0 else {
       return
     }
     monitor.lock()
@@ -101,11 +101,11 @@ final class EventBuffer: @unchecked Sendable {
   /// Called with the lock held, for a push refused while closing.
   private func countRefusal(of event: borrowing TraceEvent) {
     refusedRecords += 1
-    switch event.kind {
-    case .enqueue:
-      refusedEnqueueIDs.insert(event.objectID)
-    case .release:
-      if !refusedEnqueueIDs.contains(event.objectID) {
+    switch event.payload {
+    case .enqueue(let enqueue):
+      refusedEnqueueIDs.insert(enqueue.objectID)
+    case .release(let objectID, _):
+      if !refusedEnqueueIDs.contains(objectID) {
         refusedReleasesOfRecordedObjects += 1
       }
     default:

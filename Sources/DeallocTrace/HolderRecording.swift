@@ -1,4 +1,5 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Glibc
 
 /// How many holder scans a session may still run.
@@ -99,11 +100,11 @@ extension Tracer {
   static func withSurvivorsQuiet(
     _ session: TraceSession, _ body: (inout [Survivor]) -> Void
   ) {
-    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    let deadline = ctrace_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while true {
       let done = session.survivors.withLock { list -> Bool in
         let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
-        guard !busy || cunwind_monotonic_ns() >= deadline else { return false }
+        guard !busy || ctrace_monotonic_ns() >= deadline else { return false }
         body(&list)
         return true
       }
@@ -154,7 +155,7 @@ extension Tracer {
       guard budget.admit(target.typeKey, id: id) else { return }
       scanAndRecord([target], why: .check, in: session)
     }
-    cunwind_scrub_dead_stack()
+    ctrace_scrub_dead_stack()
   }
 
   /// The holders of every survivor still alive as the session ends (`why: "end"`), in one
@@ -183,7 +184,7 @@ extension Tracer {
       scanAndRecord(targets, why: .end, in: session)
     }
     held.releaseAll()
-    cunwind_scrub_dead_stack()
+    ctrace_scrub_dead_stack()
   }
 
   /// Scans for `targets` and pushes one `holders` record for each that the scanner knows.
@@ -202,14 +203,11 @@ extension Tracer {
       guard let values else { return }
       for (target, value) in zip(chunk, values) {
         guard let value else { continue }
-        var event = TraceEvent(kind: .holders)
-        event.time = session.now()
-        event.objectID = target.id
-        event.hiddenAddress = target.hiddenAddress
-        event.metatype = target.metatype
-        event.count = why.rawValue
-        event.text = target.metatype == nil ? target.typeName + "\u{0}" + value : value
-        session.buffer.push(event)
+        let scan = TraceEvent.HolderScan(
+          objectID: target.id, hiddenAddress: target.hiddenAddress,
+          type: target.metatype.map { .metatype($0) } ?? .name(target.typeName), why: why,
+          holders: value)
+        session.buffer.push(TraceEvent(time: session.now(), .holders(scan)))
       }
     }
   }

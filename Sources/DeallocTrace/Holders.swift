@@ -1,5 +1,5 @@
 import CHolders
-import CUnwind
+import CTraceRuntime
 import Synchronization
 
 /// The recorder's side of "who still holds it" (issue 10): turning the holder machinery of
@@ -69,7 +69,7 @@ enum Holders {
       defer { cholders_free(json) }
       return HoldersJSON.elements(ofArray: json, expected: count)
     }
-    cunwind_scrub_dead_stack()
+    ctrace_scrub_dead_stack()
     return values
   }
 }

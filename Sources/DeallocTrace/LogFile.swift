@@ -1,31 +1,21 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Glibc
 
 /// The log's file descriptor, claimed so that two processes never interleave records.
 ///
-/// The file is opened for appending (a file holds sessions one after the other),
-/// `O_CLOEXEC | O_NOFOLLOW`, created with mode 0600, and claimed with an exclusive `flock`.
-/// When another process already holds `path` (a second test process given the same path,
-/// an exec'd child that inherited the variable), this one writes to a file of its own
-/// instead (`fallbackPath`, still a `*.jsonl` for directory inputs) and says so once on
-/// stderr. A forked child shares the parent's open file and lock, so the lock can't tell
-/// them apart; the fork handler switches tracing off in the child instead. A lock held by
-/// this process's own earlier session (its writer still closing) is not another process:
-/// `Tracer.start` waits for that session first, and a lock still held after the wait is
-/// reported as this process's, never answered with a fallback file.
+/// Why each rule: a regular file is appended to (sessions follow one another), created
+/// 0600 and claimed with an exclusive `flock`; when another process holds it, this one
+/// writes `fallbackPath` beside it and says so once. A forked child shares the parent's
+/// lock, so the fork handler switches its tracing off instead, and a lock held by this
+/// process's own closing session is waited for (`Tracer.start`), never answered with a
+/// fallback. An existing file is appended to only when it is this user's log (owned by the
+/// effective user, writable by no one else, empty or starting with `session`); anything
+/// else is refused with one line, and nothing is ever chmodded.
 ///
-/// An existing regular file is appended to only when it is a log this user owns: owned by
-/// the effective user, writable by no one else, and empty or starting with a `session`
-/// record. Anything else (another user's file, a world-writable file, a script) is refused
-/// with one line saying why, and its mode is never changed: the recorder chmods nothing,
-/// files it creates get 0600 from `open`.
-///
-/// That rule is for regular files only. A character device (`/dev/null`, a terminal) or a
-/// FIFO is written as it is, unlocked and with no fallback: there is no file whose records
-/// could interleave, and a fallback beside a device would be a stray file (as root, a real
-/// `/dev/full.<pid>.jsonl`), beside a FIFO a file nobody reads. Two processes writing one
-/// FIFO do interleave their writes; a reader of a shared FIFO gets what it asked for. A
-/// FIFO that nobody has open for reading fails at once (`ENXIO`) rather than hang the host.
+/// The trade-off for devices and FIFOs: written as they are, unlocked and with no fallback
+/// (a fallback beside a device would be a stray file, beside a FIFO one nobody reads), so
+/// two processes sharing a FIFO interleave. A FIFO nobody reads fails at once (`ENXIO`).
 struct LogFile: Sendable {
   let path: String
   let descriptor: Int32
@@ -38,14 +28,14 @@ struct LogFile: Sendable {
 
   static func claim(_ requested: String, pid: Int32) throws(DeallocTraceError) -> LogFile {
     let (descriptor, created) = try open(requested)
-    guard cunwind_is_regular_file(descriptor) == 1 else {
+    guard ctrace_is_regular_file(descriptor) == 1 else {
       return LogFile(path: requested, descriptor: descriptor, identity: nil)
     }
     if !created {
       try refuseUnlessOwnLog(descriptor, path: requested)
     }
     let identity = FileIdentity(of: descriptor, pid: pid)
-    if cunwind_try_lock(descriptor) != 0 {
+    if ctrace_try_lock(descriptor) != 0 {
       return held(requested, descriptor: descriptor, identity: identity)
     }
     if let identity, HeldFiles.contains(identity) {
@@ -55,16 +45,16 @@ struct LogFile: Sendable {
     // Our own closing session may have let go between the lock and the look at the list
     // (it unlocks first, then leaves the list): one more try tells that from another process,
     // since no new session of ours can claim the file while `start` holds `control`.
-    if cunwind_try_lock(descriptor) != 0 {
+    if ctrace_try_lock(descriptor) != 0 {
       return held(requested, descriptor: descriptor, identity: identity)
     }
     Glibc.close(descriptor)
     let alternative = fallbackPath(for: requested, pid: pid)
     let (fallback, createdFallback) = try open(alternative)
-    if !createdFallback && cunwind_is_regular_file(fallback) == 1 {
+    if !createdFallback && ctrace_is_regular_file(fallback) == 1 {
       try refuseUnlessOwnLog(fallback, path: alternative)
     }
-    _ = cunwind_try_lock(fallback)
+    _ = ctrace_try_lock(fallback)
     StandardError.write(
       "dealloctrace: \(escaped: requested) is in use by another process; pid \(pid) writes its"
         + " log to \(escaped: alternative)")
@@ -83,11 +73,11 @@ struct LogFile: Sendable {
   }
 
   /// Appends `bytes`, all or nothing from the caller's view. A file size limit or a pipe
-  /// without a reader is an error (`EFBIG`, `EPIPE`), never a signal (`cunwind_write_log`).
+  /// without a reader is an error (`EFBIG`, `EPIPE`), never a signal (`ctrace_write_log`).
   func write(_ bytes: [UInt8]) throws(DeallocTraceError) {
-    let status = bytes.withUnsafeBytes { cunwind_write_log(descriptor, $0.baseAddress, $0.count) }
+    let status = bytes.withUnsafeBytes { ctrace_write_log(descriptor, $0.baseAddress, $0.count) }
     if status != 0 {
-      throw .writeFailed(path: path, errno: cunwind_errno())
+      throw .writeFailed(path: path, errno: ctrace_errno())
     }
   }
 
@@ -124,11 +114,11 @@ struct LogFile: Sendable {
   /// Opens `path` for appending: created here (`O_EXCL`) when it did not exist, so that only a
   /// file the recorder made skips the ownership checks.
   private static func open(_ path: String) throws(DeallocTraceError) -> (Int32, created: Bool) {
-    let created = cunwind_open_log(path, 1)
+    let created = ctrace_open_log(path, 1)
     if created >= 0 { return (created, true) }
-    guard cunwind_errno() == EEXIST else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
-    let existing = cunwind_open_log(path, 0)
-    guard existing >= 0 else { throw .cannotOpen(path: path, errno: cunwind_errno()) }
+    guard ctrace_errno() == EEXIST else { throw .cannotOpen(path: path, errno: ctrace_errno()) }
+    let existing = ctrace_open_log(path, 0)
+    guard existing >= 0 else { throw .cannotOpen(path: path, errno: ctrace_errno()) }
     return (existing, false)
   }
 
@@ -220,6 +210,6 @@ enum HeldFiles {
 enum StandardError {
   static func write(_ line: String) {
     let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { cunwind_write_log(2, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeBytes { ctrace_write_log(2, $0.baseAddress, $0.count) }
   }
 }

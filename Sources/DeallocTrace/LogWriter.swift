@@ -1,19 +1,17 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Dispatch
 import Glibc
 
 /// The writer thread: formats the recorded events as JSON lines and writes them.
 ///
-/// It wakes when the buffer is half full and at least every 50 ms, and writes what it has
-/// formatted whenever 40 ms of formatting have passed and at the end of each batch. So a
-/// record reaches the file (the kernel, which keeps it if the process is killed) at most
-/// about 90 ms after it was recorded, while the writer keeps up; the documented bound is
-/// 100 ms (`docs/log-format.md`). What can stretch it: one new stack's symbols, when the
-/// first address in a large library reads its symbol tables (milliseconds, once per
-/// library), and a backlog, which back-pressure keeps to one buffer (8192 events). Type
-/// names, stack interning and symbols are resolved here, once each, so the recording
-/// threads never pay for them. On an I/O error it says so once on stderr and stops the
-/// session; the host program carries on.
+/// Type names, stacks and symbols are resolved here, once each, so that recording threads
+/// never pay for them. A record reaches the kernel (which keeps it if the process is
+/// killed) within `flushIntervalNanoseconds` plus `formattingBudgetNanoseconds` while the
+/// writer keeps up, inside the bound `docs/log-format.md` documents. What can stretch it:
+/// a new stack's first address in a large library (its symbol tables are read once), and
+/// a backlog, which back-pressure caps at one buffer (`TraceSession.bufferCapacity`). On an
+/// I/O error it says so once on stderr and stops the session; the host carries on.
 final class LogWriter: @unchecked Sendable {
   private let session: TraceSession
   private let clock: WriterClock
@@ -33,10 +31,13 @@ final class LogWriter: @unchecked Sendable {
   private var isCut = false
   private var unwritten = 0
 
-  /// How long the writer sleeps when nothing arrives.
+  /// How long the writer sleeps when nothing arrives (it also wakes at a half-full buffer).
   static let flushIntervalNanoseconds: UInt64 = 50_000_000
-  /// How long the writer formats before it writes out what it has so far.
+  /// How long the writer formats before it writes out what it has so far (and it writes at
+  /// the end of each batch).
   static let formattingBudgetNanoseconds: UInt64 = 40_000_000
+  /// How often the writer has survivors looked at while any are watched.
+  static let survivorCheckIntervalNanoseconds: UInt64 = 100_000_000
   /// Room kept below `DEALLOCTRACE_MAX_SIZE` for the `cut` and `end` records (each under a
   /// hundred bytes), so that a cut log still ends within its limit.
   static let cutReserveBytes: UInt64 = 512
@@ -57,7 +58,7 @@ final class LogWriter: @unchecked Sendable {
         // On this thread only: a write past a file size limit or into a pipe nobody reads
         // then fails with EFBIG or EPIPE instead of killing the host (the mask is the
         // thread's own; the host's dispositions are untouched).
-        cunwind_block_write_signals()
+        ctrace_block_write_signals()
         writer.run()
         return nil
       }, writer.toOpaque())
@@ -69,8 +70,8 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func run() {
-    cunwind_set_writer_thread(1)
-    cunwind_set_thread_name("dealloctrace")
+    ctrace_set_writer_thread(1)
+    ctrace_set_thread_name("dealloctrace")
     var batch: [TraceEvent] = []
     var frames: [UInt] = []
     bytesInFile = session.file.currentSize()
@@ -164,9 +165,9 @@ final class LogWriter: @unchecked Sendable {
   /// record, which the closed buffer refuses and counts, so that `lost` and `pending` in
   /// `end` see them. Polled: this runs once per session.
   private func waitForReleasesUnderWay() {
-    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    let deadline = ctrace_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while session.releasesUnderWay.load(ordering: .sequentiallyConsistent) > 0
-      && cunwind_monotonic_ns() < deadline
+      && ctrace_monotonic_ns() < deadline
     {
       usleep(1_000)
     }
@@ -182,7 +183,7 @@ final class LogWriter: @unchecked Sendable {
   private func scheduleSurvivorCheckIfDue() {
     guard session.survivorCount.load(ordering: .relaxed) > 0 else { return }
     let now = session.now()
-    guard now &- lastSurvivorCheck >= 100_000_000 else { return }
+    guard now &- lastSurvivorCheck >= Self.survivorCheckIntervalNanoseconds else { return }
     lastSurvivorCheck = now
     let session = self.session
     DispatchQueue.global().async { Tracer.checkSurvivors(session) }
@@ -211,105 +212,110 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func format(_ event: TraceEvent, frames: [UInt]) {
-    switch event.kind {
-    case .thread:
+    switch event.payload {
+    case .thread(let name):
       line.begin("thread")
       line.field("tid", event.threadID)
-      line.field("name", event.text)
+      line.field("name", name)
       line.end()
-    case .enqueue:
-      var stackID: Int?
-      if event.frameCount > 0 {
-        let slice = frames[event.frameStart..<event.frameStart + event.frameCount]
-        let interned = stacks.intern(slice)
-        if interned.isNew {
-          writeStack(interned.id, slice)
-          symbolizedSinceLastLook = true
-        }
-        stackID = interned.id
-      }
-      enqueued += 1
-      session.holderBudget?.noteEnqueue(id: event.objectID, stack: stackID ?? 0)
-      line.begin("enqueue")
-      line.field("t", event.time)
-      line.field("id", event.objectID)
-      line.field("obj", hiddenHex: event.hiddenAddress)
-      line.field("type", typeName(of: event))
-      line.field("q", event.text)
-      line.field("tid", event.threadID)
-      line.field("depth", event.count)
-      if let stackID { line.field("stack", stackID) }
-      line.field("rc", event.retainCount)
-      line.end()
-    case .drain:
+    case .enqueue(let enqueue):
+      formatEnqueue(enqueue, of: event, frames: frames)
+    case .drain(let queue, let count, let why):
       line.begin("drain")
       line.field("t", event.time)
-      line.field("q", event.text)
-      line.field("n", event.count)
+      line.field("q", queue)
+      line.field("n", count)
       line.field("tid", event.threadID)
-      line.field("why", QueueTracing.DrainReason(traceCode: event.retainCount).rawValue)
+      line.field("why", why.rawValue)
       line.end()
-    case .release:
-      released += 1
-      if event.flag { session.holderBudget?.forget(id: event.objectID) }
-      line.begin("release")
-      line.field("t", event.time)
-      line.field("id", event.objectID)
-      line.field("tid", event.threadID)
-      line.field("freed", event.flag)
-      if !event.flag { line.field("rc", event.count) }
-      line.end()
-    case .dealloc:
-      session.holderBudget?.forget(id: event.objectID)
+    case .release(let objectID, let outcome):
+      formatRelease(objectID: objectID, outcome: outcome, of: event)
+    case .dealloc(let objectID):
+      session.holderBudget?.forget(id: objectID)
       line.begin("dealloc")
       line.field("t", event.time)
-      line.field("id", event.objectID)
+      line.field("id", objectID)
       line.end()
-    case .mark:
+    case .mark(let label):
       line.begin("mark")
       line.field("t", event.time)
-      line.field("label", event.text)
-      line.field("tid", event.threadID)
-      line.end()
-    case .check:
-      line.begin("check")
-      line.field("t", event.time)
-      line.field("obj", hiddenHex: event.hiddenAddress)
-      var label = event.text
-      if event.metatype == nil, let split = label.utf8.firstIndex(of: 0) {
-        line.field("type", String(label[..<split]))
-        label = String(label[label.utf8.index(after: split)...])
-      } else {
-        line.field("type", typeName(of: event))
-      }
-      line.field("alive", event.flag)
       line.field("label", label)
-      if event.objectID != 0 { line.field("id", event.objectID) }
       line.field("tid", event.threadID)
       line.end()
-    case .holders:
-      formatHolders(event)
+    case .check(let check):
+      formatCheck(check, of: event)
+    case .holders(let scan):
+      formatHolders(scan, at: event.time)
     }
+  }
+
+  private func formatEnqueue(_ enqueue: TraceEvent.Enqueue, of event: TraceEvent, frames: [UInt]) {
+    var stackID: Int?
+    if event.frameCount > 0 {
+      let slice = frames[event.frameStart..<event.frameStart + event.frameCount]
+      let interned = stacks.intern(slice)
+      if interned.isNew {
+        writeStack(interned.id, slice)
+        symbolizedSinceLastLook = true
+      }
+      stackID = interned.id
+    }
+    enqueued += 1
+    session.holderBudget?.noteEnqueue(id: enqueue.objectID, stack: stackID ?? 0)
+    line.begin("enqueue")
+    line.field("t", event.time)
+    line.field("id", enqueue.objectID)
+    line.field("obj", hiddenHex: enqueue.hiddenAddress)
+    line.field("type", typeName(of: .metatype(enqueue.metatype)))
+    line.field("q", enqueue.queue)
+    line.field("tid", event.threadID)
+    line.field("depth", enqueue.depth)
+    if let stackID { line.field("stack", stackID) }
+    line.field("rc", enqueue.retainCount)
+    line.end()
+  }
+
+  private func formatRelease(
+    objectID: UInt64, outcome: TraceEvent.ReleaseOutcome, of event: TraceEvent
+  ) {
+    released += 1
+    line.begin("release")
+    line.field("t", event.time)
+    line.field("id", objectID)
+    line.field("tid", event.threadID)
+    switch outcome {
+    case .freed:
+      session.holderBudget?.forget(id: objectID)
+      line.field("freed", true)
+    case .survived(let retainCount):
+      line.field("freed", false)
+      line.field("rc", retainCount)
+    }
+    line.end()
+  }
+
+  private func formatCheck(_ check: TraceEvent.Check, of event: TraceEvent) {
+    line.begin("check")
+    line.field("t", event.time)
+    line.field("obj", hiddenHex: check.hiddenAddress)
+    line.field("type", typeName(of: check.type))
+    line.field("alive", check.alive)
+    line.field("label", check.label)
+    if check.objectID != 0 { line.field("id", check.objectID) }
+    line.field("tid", event.threadID)
+    line.end()
   }
 
   /// `{"ev":"holders","t":…,"id":…,"obj":…,"type":…,"why":…,` then the scanner's
   /// HOLDERS-VALUE members (`direct`, `more`, `paths`, `scan_us`) `}`.
-  private func formatHolders(_ event: TraceEvent) {
-    var value = event.text
-    var type = ""
-    if event.metatype == nil, let split = value.utf8.firstIndex(of: 0) {
-      type = String(value[..<split])
-      value = String(value[value.utf8.index(after: split)...])
-    } else {
-      type = typeName(of: event)
-    }
+  private func formatHolders(_ scan: TraceEvent.HolderScan, at time: UInt64) {
     line.begin("holders")
-    line.field("t", event.time)
-    if event.objectID != 0 { line.field("id", event.objectID) }
-    line.field("obj", hiddenHex: event.hiddenAddress)
-    line.field("type", type)
-    line.field("why", (HolderScanReason(rawValue: event.count) ?? .release).name)
-    line.members(ofObject: value)
+    line.field("t", time)
+    if scan.objectID != 0 { line.field("id", scan.objectID) }
+    line.field("obj", hiddenHex: scan.hiddenAddress)
+    line.field("type", typeName(of: scan.type))
+    line.field("why", scan.why.name)
+    line.members(ofObject: scan.holders)
     line.end()
   }
 
@@ -334,11 +340,15 @@ final class LogWriter: @unchecked Sendable {
     line.end()
   }
 
-  private func typeName(of event: TraceEvent) -> String {
-    guard let metatype = event.metatype else { return "" }
-    if let known = typeNames[metatype] { return known }
-    let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
-    typeNames[metatype] = name
-    return name
+  private func typeName(of type: TraceEvent.RecordedType) -> String {
+    switch type {
+    case .name(let name):
+      return name
+    case .metatype(let metatype):
+      if let known = typeNames[metatype] { return known }
+      let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
+      typeNames[metatype] = name
+      return name
+    }
   }
 }

@@ -1,43 +1,87 @@
-/// One record as the calling thread hands it to the writer: fixed fields, no formatting.
+import DeallocHooks
+
+/// One record as the calling thread hands it to the writer: fixed-size, no formatting.
 ///
 /// The hot path fills this in and copies it into the `EventBuffer`; everything that costs
-/// (type names, stacks, symbols, JSON) happens on the writer thread. Fields are reused
-/// across kinds (`count` is the depth of an enqueue, the batch size of a drain, the retain
-/// count of a release) to keep the record small.
+/// (type names, stacks, symbols, JSON) happens on the writer thread. Each kind names its
+/// own fields in `Payload`; no case is `indirect`, so making an event never allocates, and
+/// an event is as large as its largest kind (an enqueue).
 struct TraceEvent: @unchecked Sendable {
-  enum Kind: UInt8 {
-    case thread, enqueue, drain, release, dealloc, mark, check, holders
+  /// Nanoseconds since the session started (monotonic).
+  var time: UInt64
+  var threadID: Int64
+  var payload: Payload
+  /// Where this event's frames start in the buffer's frame array, and how many.
+  var frameStart = 0
+  var frameCount = 0
+
+  init(time: UInt64, threadID: Int64 = 0, _ payload: Payload) {
+    self.time = time
+    self.threadID = threadID
+    self.payload = payload
   }
 
-  var kind: Kind
-  /// Nanoseconds since the session started (monotonic).
-  var time: UInt64 = 0
-  var threadID: Int64 = 0
-  /// The object's id; 0 when absent (a `check` on an object the tracer doesn't know).
-  var objectID: UInt64 = 0
-  /// The object's address, hidden (`HiddenAddress`): a buffered record must not read as a
-  /// holder to a reference scan.
-  var hiddenAddress: UInt = 0
-  /// The object's metatype, resolved to a name on the writer thread. Nil for a `check`
-  /// given a type name instead: then `text` is the name, a NUL, and the label (a rare
-  /// record pays for the split so that the hot records stay small).
-  var metatype: UnsafeRawPointer? = nil
-  /// Enqueue: depth. Drain: batch size. Release: retain count left (when not freed).
-  /// Holders: why the scan ran (`HolderScanReason`).
-  var count: Int = 0
-  /// Enqueue: the retain count before the queue took the object. Drain: why
-  /// (`QueueTracing.DrainReason.traceCode`).
-  var retainCount: Int = 0
-  /// Release: freed. Check: alive. Drain: true when the timer fired.
-  var flag: Bool = false
-  /// Queue label, mark or check label, or thread name. Holders: the scanner's JSON value
-  /// (after the type name and a NUL when there is no metatype, as for a check).
-  var text: String = ""
-  /// Where this event's frames start in the buffer's frame array, and how many.
-  var frameStart: Int = 0
-  var frameCount: Int = 0
+  enum Payload {
+    /// A thread's first record in the session; `name` is its name (`main` for the main one).
+    case thread(name: String)
+    case enqueue(Enqueue)
+    /// A queue began releasing a batch of `count` traced entries.
+    case drain(queue: String, count: Int, why: DrainReason)
+    case release(objectID: UInt64, outcome: ReleaseOutcome)
+    /// A survivor was seen dead.
+    case dealloc(objectID: UInt64)
+    case mark(label: String)
+    case check(Check)
+    case holders(HolderScan)
+  }
 
-  init(kind: Kind) {
-    self.kind = kind
+  /// An object handed to a queue.
+  struct Enqueue {
+    var objectID: UInt64
+    /// The object's address, hidden (`HiddenAddress`): a buffered record must not read as
+    /// a holder to a reference scan.
+    var hiddenAddress: UInt
+    /// Resolved to a type name on the writer thread.
+    var metatype: UnsafeRawPointer
+    var queue: String
+    /// How many entries the queue held with this one.
+    var depth: Int
+    /// The retain count before the queue took the object.
+    var retainCount: Int
+  }
+
+  /// What the queue's release of a traced object did.
+  enum ReleaseOutcome {
+    case freed
+    /// Someone else still holds the object: the strong references left besides ours.
+    case survived(retainCount: Int)
+  }
+
+  /// What a leak assertion saw about an object.
+  struct Check {
+    /// 0 when the tracer does not know the object.
+    var objectID: UInt64
+    var hiddenAddress: UInt
+    var type: RecordedType
+    var alive: Bool
+    var label: String
+  }
+
+  /// Who held an object, as the scanner found it.
+  struct HolderScan {
+    /// 0 when the tracer does not know the object.
+    var objectID: UInt64
+    var hiddenAddress: UInt
+    var type: RecordedType
+    var why: HolderScanReason
+    /// The scanner's HOLDERS-VALUE JSON object, spliced into the record.
+    var holders: String
+  }
+
+  /// An object's type: its metatype, named on the writer thread, or a name given by a
+  /// caller that holds no reference to the object.
+  enum RecordedType {
+    case metatype(UnsafeRawPointer)
+    case name(String)
   }
 }

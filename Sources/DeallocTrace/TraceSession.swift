@@ -1,4 +1,5 @@
-import CUnwind
+import CTraceRuntime
+import DeallocHooks
 import Dispatch
 import Glibc
 import Synchronization
@@ -54,6 +55,10 @@ final class TraceSession: @unchecked Sendable {
   /// price of a complete `lost` count is paid by `finish()` and exit, and stays bounded.
   static let releaseWaitNanoseconds: UInt64 = 250_000_000
 
+  /// How many events wait for the writer before recording threads wait for it instead:
+  /// the most a backlog holds, and the memory a session keeps for events.
+  static let bufferCapacity = 8192
+
   init(
     file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
     maxSize: UInt64? = nil, holders: Bool = false
@@ -65,39 +70,37 @@ final class TraceSession: @unchecked Sendable {
     self.generation = generation
     self.firstID = firstID
     self.holderBudget = holders ? HolderBudget() : nil
-    self.startNanoseconds = cunwind_monotonic_ns()
-    self.buffer = EventBuffer(capacity: 8192, maxFrames: frames)
+    self.startNanoseconds = ctrace_monotonic_ns()
+    self.buffer = EventBuffer(capacity: Self.bufferCapacity, maxFrames: frames)
   }
 
   /// Nanoseconds since the session started.
   @inline(__always)
   func now() -> UInt64 {
-    cunwind_monotonic_ns() &- startNanoseconds
+    ctrace_monotonic_ns() &- startNanoseconds
   }
 
   /// Writes this thread's `thread` record the first time the thread records in this
   /// session. The name is read here, on the thread itself, once.
   @inline(__always)
   func announceCurrentThread() {
-    if cunwind_thread_announced() != generation {
+    if ctrace_thread_announced() != generation {
       announceCurrentThreadSlowly()
     }
   }
 
   @inline(never)
   private func announceCurrentThreadSlowly() {
-    cunwind_set_thread_announced(generation)
-    var event = TraceEvent(kind: .thread)
-    event.threadID = cunwind_thread_id()
-    if event.threadID == Int64(getpid()) {
-      event.text = "main"
-    } else {
-      var name = [CChar](repeating: 0, count: 32)
-      cunwind_thread_name(&name, name.count)
-      event.text = String(
-        decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    ctrace_set_thread_announced(generation)
+    let threadID = ctrace_thread_id()
+    var name = "main"
+    if threadID != Int64(getpid()) {
+      var bytes = [CChar](repeating: 0, count: 32)
+      ctrace_thread_name(&bytes, bytes.count)
+      name = String(
+        decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-    buffer.push(event)
+    buffer.push(TraceEvent(time: 0, threadID: threadID, .thread(name: name)))
   }
 
   /// The `session` record, written synchronously by `start` so that an unusable file is

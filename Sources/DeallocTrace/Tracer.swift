@@ -1,4 +1,6 @@
+import CTraceRuntime
 import CUnwind
+import DeallocHooks
 import Dispatch
 import Glibc
 import Synchronization
@@ -10,16 +12,16 @@ import Synchronization
 enum Tracer {
   /// The session recording now. Sessions are retained forever once published, so a thread
   /// that loaded one may keep using it after `finish()` (its pushes are then refused).
-  /// Kept in a C global (`cunwind_current_session`) so the hot path pays no `swift_once`.
+  /// Kept in a C global (`ctrace_current_session`) so the hot path pays no `swift_once`.
   enum Current {
     static func load() -> TraceSession? {
-      guard let pointer = cunwind_current_session() else { return nil }
+      guard let pointer = ctrace_current_session() else { return nil }
       return Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// Publishes `session`, retaining it forever; nil unpublishes.
     static func store(_ session: TraceSession?) {
-      cunwind_set_current_session(session.map { Unmanaged.passRetained($0).toOpaque() })
+      ctrace_set_current_session(session.map { Unmanaged.passRetained($0).toOpaque() })
     }
   }
 
@@ -30,7 +32,7 @@ enum Tracer {
   enum Latest {
     @inline(__always)
     static func load() -> TraceSession? {
-      guard let pointer = cunwind_latest_session() else { return nil }
+      guard let pointer = ctrace_latest_session() else { return nil }
       return Unmanaged<TraceSession>.fromOpaque(pointer).takeUnretainedValue()
     }
   }
@@ -49,7 +51,7 @@ enum Tracer {
     guard let session = Current.load() else {
       return nil
     }
-    return cunwind_tracing_is_on() != 0 ? session : nil
+    return QueueTracing.isRecording ? session : nil
   }
 
   /// The session that traced object `id` while it can still take or count a record: the
@@ -71,12 +73,12 @@ enum Tracer {
   ) throws(DeallocTraceError) {
     // The previous session may be finished by another thread between the wait and the
     // lock, its writer still closing: then the claim finds our own lock, and waits again.
-    let deadline = cunwind_monotonic_ns() &+ previousSessionWaitNanoseconds
+    let deadline = ctrace_monotonic_ns() &+ previousSessionWaitNanoseconds
     while true {
       waitForPreviousSessionToClose(until: deadline)
       do throws(DeallocTraceError) {
         return try startOnce(path: path, frames: requested, maxSize: maxSize, holders: holders)
-      } catch .heldByThisProcess where cunwind_monotonic_ns() < deadline {
+      } catch .heldByThisProcess where ctrace_monotonic_ns() < deadline {
         usleep(1_000)
       }
     }
@@ -102,7 +104,7 @@ enum Tracer {
       state.generation += 1
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
-        firstID: cunwind_peek_next_object_id(), maxSize: maxSize,
+        firstID: ctrace_peek_next_object_id(), maxSize: maxSize,
         holders: holders && Holders.enable())
       do throws(DeallocTraceError) {
         try file.write(
@@ -114,14 +116,15 @@ enum Tracer {
         throw error
       }
       LogWriter.spawn(for: session)
-      cunwind_install_fork_handler()
+      ctrace_install_fork_handler()
       if !state.exitHandlerInstalled {
         state.exitHandlerInstalled = true
         atexit { Tracer.finish(why: .exit) }
       }
+      QueueHooks.install(QueueRecorder.hooks)
       Current.store(session)
-      cunwind_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
-      cunwind_set_tracing(1)
+      ctrace_set_latest_session(Unmanaged.passUnretained(session).toOpaque())
+      QueueTracing.setRecording(true)
     }
   }
 
@@ -137,20 +140,24 @@ enum Tracer {
   private static func waitForPreviousSessionToClose(until deadline: UInt64) {
     guard let previous = Latest.load(), previous.pid == getpid(), Current.load() !== previous
     else { return }
-    while !previous.isOver.load(ordering: .acquiring) && cunwind_monotonic_ns() < deadline {
+    while !previous.isOver.load(ordering: .acquiring) && ctrace_monotonic_ns() < deadline {
       usleep(1_000)
     }
   }
 
-  /// Ends the current session: `end` is written, the file closed. Waits for the writer at
-  /// most two seconds, so that a stuck disk never holds up the host's exit.
+  /// How long `finish()` waits for the writer to write `end`: bounded, so that a stuck disk
+  /// never holds up the host's exit.
+  static let writerWait = DispatchTimeInterval.seconds(2)
+
+  /// Ends the current session: `end` is written, the file closed, the writer waited for at
+  /// most `writerWait`.
   static func finish(why: TraceSession.EndReason) {
     let session = control.withLock { _ -> TraceSession? in
       guard let session = Current.load() else {
         return nil
       }
       Current.store(nil)
-      cunwind_set_tracing(0)
+      QueueTracing.setRecording(false)
       return session
     }
     guard let session, session.pid == getpid() else { return }
@@ -161,7 +168,7 @@ enum Tracer {
     // reader doesn't call them leaked; the buffer closes in the same critical section, so
     // no other look can be half done (its `dealloc`s would be refused) or start later.
     lookLastAndClose(session)
-    _ = session.writerFinished.wait(timeout: DispatchTime.now() + DispatchTimeInterval.seconds(2))
+    _ = session.writerFinished.wait(timeout: DispatchTime.now() + writerWait)
   }
 
   /// Stops `session` after an I/O failure: one line on stderr, tracing off, waiting
@@ -171,7 +178,7 @@ enum Tracer {
     control.withLock { _ in
       if Current.load() === session {
         Current.store(nil)
-        cunwind_set_tracing(0)
+        QueueTracing.setRecording(false)
       }
     }
     session.buffer.fail()
@@ -226,11 +233,11 @@ enum Tracer {
   /// called leaked, so the last look waits for such looks to finish (bounded, like the
   /// wait for releases under way).
   static func lookLastAndClose(_ session: TraceSession) {
-    let deadline = cunwind_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
+    let deadline = ctrace_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while true {
       let held = session.survivors.withLock { list -> HiddenReferences? in
         let busy = session.survivorLooksLettingGo.load(ordering: .sequentiallyConsistent) > 0
-        guard !busy || cunwind_monotonic_ns() >= deadline else { return nil }
+        guard !busy || ctrace_monotonic_ns() >= deadline else { return nil }
         let held = look(at: &list, in: session)
         session.buffer.close()
         return held
@@ -259,10 +266,7 @@ enum Tracer {
         stillAlive.append(survivor)
         continue
       }
-      var event = TraceEvent(kind: .dealloc)
-      event.time = session.now()
-      event.objectID = survivor.id
-      session.buffer.push(event)
+      session.buffer.push(TraceEvent(time: session.now(), .dealloc(objectID: survivor.id)))
     }
     session.survivorCount.subtract(list.count - stillAlive.count, ordering: .relaxed)
     list = stillAlive
@@ -283,7 +287,7 @@ enum Tracer {
     let counted = !held.isEmpty
     held.releaseAll()
     if session.holderBudget != nil {
-      cunwind_scrub_dead_stack()
+      ctrace_scrub_dead_stack()
     }
     if counted {
       session.survivorLooksLettingGo.subtract(1, ordering: .sequentiallyConsistent)

@@ -1,4 +1,4 @@
-import CUnwind
+import CTraceRuntime
 
 /// The writer's clock and its wait for events: the real ones, or a test's, which checks the
 /// flush bound in simulated time instead of timing a run on a loaded machine.
@@ -9,7 +9,7 @@ struct WriterClock: Sendable {
   var take: @Sendable (EventBuffer, inout [TraceEvent], inout [UInt], UInt64) -> EventBuffer.State
 
   static let real = WriterClock(
-    now: { cunwind_monotonic_ns() },
+    now: { ctrace_monotonic_ns() },
     take: { buffer, batch, frames, nanoseconds in
       buffer.take(into: &batch, frames: &frames, waitingAtMost: nanoseconds)
     })

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs HolderProbe scenarios as child processes and checks the exact holder paths that the
@@ -139,11 +140,9 @@ final class HolderPathTests: XCTestCase {
   func testModulePathsAreEscapedInTheJSON() throws {
     // A copy of the probe in a directory whose name needs escaping: quotes, a backslash,
     // a tab (written as \u0009) and non-ASCII letters.
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("holder \"probe\" \\ é\t☃ \(getpid())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let copy = folder.appendingPathComponent("HolderProbe")
+    let folder = try ScratchDirectory("holder \"probe\" \\ é\t☃")
+    defer { folder.remove() }
+    let copy = folder.url.appendingPathComponent("HolderProbe")
     try FileManager.default.copyItem(at: HolderProbeRun.debugURL, to: copy)
     let run = try HolderProbeRun.run(copy, ["chain"], holders: true)
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -190,7 +189,7 @@ final class HolderPathTests: XCTestCase {
 
   // MARK: - Assertions shared by both builds
 
-  private func assertArrayCache(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertArrayCache(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     XCTAssertEqual(value.direct, 1, line: line)
@@ -205,7 +204,7 @@ final class HolderPathTests: XCTestCase {
       "HolderProbe", line: line)
   }
 
-  private func assertClosureSelf(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertClosureSelf(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     XCTAssertEqual(value.direct, 1, line: line)
@@ -214,7 +213,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(value.steps(0).first?["obj"] as? String, run.targets.first, line: line)
   }
 
-  private func assertClosureMore(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertClosureMore(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     XCTAssertEqual(value.direct, 1, line: line)
@@ -225,7 +224,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(value.steps(0).first?["obj"] as? String, run.targets.first, line: line)
   }
 
-  private func assertChain(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertChain(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     XCTAssertEqual(value.direct, 1, line: line)
@@ -236,7 +235,7 @@ final class HolderPathTests: XCTestCase {
 
   /// A freed 64-byte buffer (tcache) and a freed 2 KiB buffer (unsorted bin) that still
   /// hold a target's address add no `heap` holder; a live malloc buffer still is one.
-  private func assertFreedBuffers(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertFreedBuffers(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let values = try XCTUnwrap(try run.scans().first, run.standardOutput, line: line)
     XCTAssertEqual(values.count, 3, run.standardOutput, line: line)
@@ -251,7 +250,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(try live.onlyPathShape(), "heap", line: line)
   }
 
-  private func assertFreedOnThread(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertFreedOnThread(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     let kinds = value.paths.map { ($0["root"] as? [String: Any])?["kind"] as? String }
@@ -259,7 +258,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertFalse(kinds.contains("heap"), "\(value.raw)", line: line)
   }
 
-  private func assertThreadStack(_ run: HolderProbeRun, line: UInt = #line) throws {
+  private func assertThreadStack(_ run: ChildRun, line: UInt = #line) throws {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let value = try run.onlyValue()
     XCTAssertEqual(value.direct, 1, line: line)
@@ -269,7 +268,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual((root["tid"] as? Int).map { "TID \($0)" }, tid.map(String.init), line: line)
   }
 
-  private func assertStress(_ run: HolderProbeRun, line: UInt = #line) {
+  private func assertStress(_ run: ChildRun, line: UInt = #line) {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     let stress = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("STRESS ") }
     let counts = stress?.split(separator: " ").dropFirst().map { $0.split(separator: "=").last }
@@ -277,7 +276,7 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(counts?.first, counts?.last, run.standardOutput, line: line)
   }
 
-  private func assertSurvives(_ run: HolderProbeRun, line: UInt = #line) {
+  private func assertSurvives(_ run: ChildRun, line: UInt = #line) {
     XCTAssertEqual(run.status, 0, run.standardError, line: line)
     XCTAssertTrue(run.standardOutput.contains("STATE 1 LOAD 1"), run.standardOutput, line: line)
     XCTAssertTrue(run.standardOutput.contains("SURVIVED 4000 "), run.standardOutput, line: line)

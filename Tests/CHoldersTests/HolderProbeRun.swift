@@ -1,12 +1,9 @@
 import Foundation
+import TestSupport
 import XCTest
 
-/// One HolderProbe child process and what it printed.
-struct HolderProbeRun {
-  var status: Int32
-  var standardOutput: String
-  var standardError: String
-
+/// Runs HolderProbe, the child of the holder tests, in its debug or release build.
+enum HolderProbeRun {
   /// The debug build sits next to the test bundle.
   static var debugURL: URL {
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -21,7 +18,7 @@ struct HolderProbeRun {
 
   static func debug(
     _ arguments: [String], holders: Bool = true, extraEnvironment: [String: String] = [:]
-  ) throws -> HolderProbeRun {
+  ) throws -> ChildRun {
     try run(debugURL, arguments, holders: holders, extraEnvironment: extraEnvironment)
   }
 
@@ -30,7 +27,7 @@ struct HolderProbeRun {
   /// `swift build -c release --product HolderProbe` into a scratch path of its own
   /// (`.build/holderprobe`): `swift test` holds the lock of `.build` while tests run, so a
   /// nested build there would wait forever. A stale binary is never what gets tested.
-  static func release(_ arguments: [String], holders: Bool = true) throws -> HolderProbeRun {
+  static func release(_ arguments: [String], holders: Bool = true) throws -> ChildRun {
     let main = packageRoot.appendingPathComponent(".build/release/HolderProbe")
     if FileManager.default.isExecutableFile(atPath: main.path) && !isStale(main) {
       return try run(main, arguments, holders: holders)
@@ -44,7 +41,7 @@ struct HolderProbeRun {
           "swift", "build", "-c", "release", "--product", "HolderProbe", "--scratch-path",
           scratch.path,
         ],
-        holders: false, directory: packageRoot, timeout: 1800)
+        holders: false, directory: packageRoot, timeout: .seconds(1800))
       XCTAssertEqual(build.status, 0, build.standardError)
     }
     return try run(url, arguments, holders: holders)
@@ -68,47 +65,28 @@ struct HolderProbeRun {
     return false
   }
 
+  /// Runs `executable` with holders on (or off): the environment's `DEALLOCTRACE_HOLDERS`
+  /// and `CHOLDERS_TEST_NO_SYMTAB` are this run's, not the test process's.
   static func run(
     _ executable: URL, _ arguments: [String], holders: Bool, directory: URL? = nil,
-    extraEnvironment: [String: String] = [:], timeout: TimeInterval = 120
-  ) throws -> HolderProbeRun {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["DEALLOCTRACE_HOLDERS"] = holders ? "1" : nil
-    environment["CHOLDERS_TEST_NO_SYMTAB"] = nil
-    environment.merge(extraEnvironment) { $1 }
-    process.environment = environment
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    // Read while it runs, so a full pipe never blocks the child.
-    let outputData = LockedData()
-    let errorData = LockedData()
-    let readers = DispatchGroup()
-    for (pipe, data) in [(output, outputData), (error, errorData)] {
-      DispatchQueue.global().async(group: readers) {
-        data.set(pipe.fileHandleForReading.readDataToEndOfFile())
-      }
+    extraEnvironment: [String: String] = [:], timeout: Duration = .seconds(120)
+  ) throws -> ChildRun {
+    let run = try ChildProcess(
+      executable, arguments,
+      environment: ChildEnvironment.inherited(
+        clearing: ["CHOLDERS_TEST_NO_SYMTAB"],
+        adding: (holders ? ["DEALLOCTRACE_HOLDERS": "1"] : [:]).merging(extraEnvironment) { $1 }),
+      directory: directory
+    ).run(timeout: timeout)
+    if run.timedOut {
+      XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout)")
     }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s")
-    }
-    process.waitUntilExit()
-    readers.wait()
-    return HolderProbeRun(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData.get(), as: UTF8.self),
-      standardError: String(decoding: errorData.get(), as: UTF8.self))
+    return run
   }
+}
 
+/// What HolderProbe printed: its scans' targets and values.
+extension ChildRun {
   /// The target addresses the probe printed for its last scan.
   var targets: [String] {
     let line = standardOutput.split(separator: "\n").last { $0.hasPrefix("TARGETS ") }
@@ -176,12 +154,4 @@ struct HoldersValue: Equatable {
     }
     return parts.joined(separator: " → ")
   }
-}
-
-/// Data filled by a reader thread and read after it finished.
-final class LockedData: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  func set(_ value: Data) { lock.withLock { data = value } }
-  func get() -> Data { lock.withLock { data } }
 }

@@ -60,7 +60,7 @@ import Testing
       session: 0, address: Address(1), type: "T", location: LogLocation(file: "f", line: 1))
     collector.add(.trueLeak, signature, stack: stack, example)
     collector.add(.trueLeak, signature, stack: stack, members: 41)
-    let finding = collector.sorted()[0]
+    let finding = collector.explained()[0]
     #expect(finding.count == 42)
     #expect(finding.examples.count == 1)
     #expect(finding.stackVariants.map(\.count) == [42])

@@ -8,21 +8,25 @@ import XCTest
 #endif
 
 /// The queue's tests that need real time to pass: a real timer's delay, or a `deinit` that
-/// sleeps so that a drain is caught halfway. They assert only order (never that something
-/// took less than some time), and run as this one serial group.
+/// sleeps so that a drain is caught halfway. They assert only order (never how long
+/// something took), and run as this one serial group (with `LeakTrackerTimingTests`, the
+/// `TimingTests` of the package).
 final class QueueTimingTests: XCTestCase {
   func testCallerVariableIsNilAndObjectDeinitsLaterOnAnotherThread() throws {
-    let queue = DeallocQueue(label: "test", delay: .milliseconds(100))
+    // Suspended, so that the batch's timer cannot release the object before the checks
+    // below, however slow this machine is.
+    let target = DispatchQueue(label: "suspended-target")
+    target.suspend()
+    var suspended = true
+    defer { if suspended { target.resume() } }  // a suspended queue must not be released
+    let queue = DeallocQueue(label: "test", delay: .milliseconds(100), target: target)
     let deinitThread = Observed<UInt?>(nil)
-    let deinitTime = Observed<UInt64?>(nil)
     let done = expectation(description: "deinit")
     var object: Probe? = Probe { thread in
       deinitThread.update { $0 = thread }
-      deinitTime.update { $0 = DispatchTime.now().uptimeNanoseconds }
       done.fulfill()
     }
     weak let watcher = object
-    let start = DispatchTime.now().uptimeNanoseconds
 
     queue.releaseInBackground(&object)
 
@@ -30,13 +34,35 @@ final class QueueTimingTests: XCTestCase {
     XCTAssertNotNil(watcher, "the object must still be alive before the drain")
     XCTAssertEqual(queue.pendingCount, 1)
     XCTAssertTrue(queue.isPending(try XCTUnwrap(watcher)))
+    target.resume()
+    suspended = false
     wait(for: [done], timeout: 5)
     XCTAssertNil(watcher)
-    let elapsed = try XCTUnwrap(deinitTime.current) - start
-    // A lower bound only: a timer never fires early, and a loaded machine only delays it.
-    XCTAssertGreaterThanOrEqual(elapsed, 100_000_000, "deinit ran before the delay")
     XCTAssertNotEqual(deinitThread.current, currentThreadID(), "deinit ran on the caller's thread")
     XCTAssertEqual(queue.pendingCount, 0)
+  }
+
+  /// The batch's timer gets the queue's delay: a timer of the test's own on the same target,
+  /// due long before that delay, finds the object still queued. Two timers' order, not a
+  /// duration: nothing here reads a clock.
+  func testATimerDueBeforeTheDelayFindsTheObjectStillQueued() {
+    let target = DispatchQueue(label: "timers")
+    let queue = DeallocQueue(label: "test", delay: .seconds(60), target: target)
+    let released = Observed(false)
+    var object: Probe? = Probe { _ in released.update { $0 = true } }
+    queue.releaseInBackground(&object)
+    let releasedAtOurTimer = Observed<Bool?>(nil)
+    let fired = DispatchSemaphore(value: 0)
+    target.asyncAfter(deadline: .now() + .milliseconds(100)) {
+      releasedAtOurTimer.update { $0 = released.current }
+      fired.signal()
+    }
+
+    XCTAssertEqual(fired.wait(timeout: .now() + .seconds(30)), .success)
+    XCTAssertEqual(releasedAtOurTimer.current, false, "released before the queue's delay")
+    XCTAssertEqual(queue.pendingCount, 1)
+    queue.drain()
+    XCTAssertTrue(released.current)
   }
 
   func testDeinitThatEnqueuesDuringADrainIsReleasedLaterWithoutDeadlock() {

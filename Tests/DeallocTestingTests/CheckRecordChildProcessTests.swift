@@ -1,23 +1,20 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the leak and queue samples in child processes with `DEALLOCTRACE_LOG` set and reads
 /// the `check` records their leak assertions wrote (what `dealloctrace report` explains
 /// later) and the `drain` records of their queues.
 final class CheckRecordChildProcessTests: XCTestCase {
-  private var directory: URL!
+  private var directory: ScratchDirectory?
 
   override func setUpWithError() throws {
     try XCTSkipIf(samplesEnabled, "this process is itself a sample run")
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("DeallocTestingTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try ScratchDirectory("check-records")
   }
 
   override func tearDownWithError() throws {
-    if let directory {
-      try? FileManager.default.removeItem(at: directory)
-    }
+    directory?.remove()
   }
 
   func testDelayedDeallocIsCheckedAliveInItsQueueThenGone() throws {
@@ -119,11 +116,13 @@ final class CheckRecordChildProcessTests: XCTestCase {
 
   private func runTraced(
     _ test: String, in samples: String = "XCTestLeakSamples"
-  ) throws -> (ChildTestRun, TraceLog) {
-    let path = directory.appendingPathComponent("\(test).jsonl").path
+  ) throws -> (ChildTestRun, ParsedLog) {
+    let path = try XCTUnwrap(directory).file("\(test).jsonl")
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.\(samples)/\(test)",
       environment: ["DEALLOCTRACE_LOG": path])
-    return (run, try TraceLog(path: path))
+    let log = try ParsedLog(path: path)
+    XCTAssertFalse(log.truncatedTail, "the child's log ends with a complete line")
+    return (run, log)
   }
 }

@@ -20,27 +20,20 @@ struct ChildTestRun {
     filter: String,
     environment: [String: String] = [:]
   ) throws -> ChildTestRun {
-    let process = Process()
-    process.executableURL = try testBinary()
-    switch library {
-    case .xctest: process.arguments = ["--testing-library", "xctest", filter]
-    case .swiftTesting:
-      process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-    }
+    let arguments =
+      switch library {
+      case .xctest: ["--testing-library", "xctest", filter]
+      case .swiftTesting: ["--testing-library", "swift-testing", "--filter", filter]
+      }
     // The samples leak on purpose: they must not land in the parent's trace log, which a
     // CI job gates on. Only `environment` turns tracing on for a child.
-    process.environment = ChildEnvironment.inherited(
-      adding: ["DEALLOCTESTING_SAMPLES": "1", "NO_COLOR": "1"].merging(environment) { $1 })
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ChildTestRun(
-      status: process.terminationStatus,
-      output: String(decoding: data, as: UTF8.self)
-    )
+    let run = try ChildProcess(
+      testBinary(), arguments,
+      environment: ChildEnvironment.inherited(
+        adding: ["DEALLOCTESTING_SAMPLES": "1", "NO_COLOR": "1"].merging(environment) { $1 }),
+      standardError: .mergedIntoOutput
+    ).start().wait()
+    return ChildTestRun(status: run.status, output: run.standardOutput)
   }
 
   /// The running test binary (`…PackageTests.xctest` on Linux).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The `holders` records (issue 10): each scenario of `TraceProbe holders NAME` runs as a
@@ -8,7 +9,7 @@ final class HolderRecordTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {
@@ -230,7 +231,7 @@ final class HolderRecordTests: XCTestCase {
     let executable = try build.executable()
     // Holders on, tracing off: the hooks alone.
     let untraced = try ProbeRun.run(
-      ["holders-survival"], environment: ["DEALLOCTRACE_HOLDERS": "1"], timeout: 300,
+      ["holders-survival"], environment: ["DEALLOCTRACE_HOLDERS": "1"], timeout: .seconds(300),
       executable: executable)
     XCTAssertEqual(untraced.status, 0, untraced.standardError)
     XCTAssertTrue(
@@ -239,7 +240,8 @@ final class HolderRecordTests: XCTestCase {
     let log = directory.appendingPathComponent("survival-\(build).jsonl")
     let traced = try ProbeRun.run(
       ["holders-survival"],
-      environment: ["DEALLOCTRACE_HOLDERS": "1", "DEALLOCTRACE_LOG": log.path], timeout: 300,
+      environment: ["DEALLOCTRACE_HOLDERS": "1", "DEALLOCTRACE_LOG": log.path],
+      timeout: .seconds(300),
       executable: executable)
     XCTAssertEqual(traced.status, 0, traced.standardError)
     XCTAssertEqual(traced.standardError, "")
@@ -265,7 +267,7 @@ final class HolderRecordTests: XCTestCase {
     XCTAssertEqual(run.standardError, "", file: file, line: line)
     let log = try ParsedLog(contentsOf: url)
     XCTAssertEqual(log.kind("session").first?["holders"] as? Bool, true, file: file, line: line)
-    if let verdict = ParsedLog.validatorVerdict(for: url) {
+    if let verdict = ContractValidator.verdict(for: url) {
       XCTAssertEqual(verdict.status, 0, verdict.output, file: file, line: line)
     }
     for record in log.kind("holders") {
@@ -431,22 +433,18 @@ final class ReleaseProbe: @unchecked Sendable {
     if let built = modificationDate(executable), built >= newestSource() {
       return executable
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     // `--ignore-lock`: the running `swift test` holds the build directory's lock; this
     // builds only the release products, which it does not touch.
-    process.arguments = [
-      "swift", "build", "-c", "release", "--product", "TraceProbe", "--ignore-lock",
-      "--package-path", packageRoot.path,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw ReleaseBuildFailure(output: String(decoding: text, as: UTF8.self))
+    let build = try ChildProcess(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "swift", "build", "-c", "release", "--product", "TraceProbe", "--ignore-lock",
+        "--package-path", packageRoot.path,
+      ],
+      standardError: .mergedIntoOutput
+    ).run(timeout: .seconds(1800))
+    guard build.status == 0 else {
+      throw ReleaseBuildFailure(output: build.standardOutput)
     }
     return executable
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Tracing must leave the host process as it was: the log's descriptor does not leak into
@@ -7,7 +8,7 @@ final class HostProcessTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {

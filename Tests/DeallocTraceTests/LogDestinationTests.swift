@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ final class LogDestinationTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {
@@ -52,13 +53,13 @@ final class LogDestinationTests: XCTestCase {
       let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
       if count > 0 {
         received.append(contentsOf: chunk[..<count])
-      } else if count == 0 && !probe.process.isRunning {
+      } else if count == 0 && probe.hasExited {
         break
       } else {
         usleep(1_000)
       }
     }
-    let run = probe.finish()
+    let run = probe.wait()
     XCTAssertEqual(run.status, 0, run.standardError)
     XCTAssertEqual(run.standardError, "")
     XCTAssertEqual(
@@ -77,7 +78,7 @@ final class LogDestinationTests: XCTestCase {
     XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
     // A host that hangs on the open fails the run's timeout; nothing here is timed.
     let run = try ProbeRun.run(
-      environment: ["DEALLOCTRACE_LOG": fifo.path, "TRACE_PROBE_EXIT": "3"], timeout: 20)
+      environment: ["DEALLOCTRACE_LOG": fifo.path, "TRACE_PROBE_EXIT": "3"], timeout: .seconds(20))
     XCTAssertEqual(run.status, 3)
     XCTAssertEqual(
       run.errorLines,

@@ -9,7 +9,7 @@ final class ProbeRunTests: XCTestCase {
     for stream in ["", ">&2"] {
       // `exec`: one process holds the pipe, so the timeout's kill closes it.
       let run = try ProbeRun.run(
-        ["-c", "exec head -c 200000 /dev/zero \(stream)"], timeout: 20,
+        ["-c", "exec head -c 200000 /dev/zero \(stream)"], timeout: .seconds(20),
         executable: URL(fileURLWithPath: "/bin/sh"))
       let (written, other) =
         stream.isEmpty
@@ -19,5 +19,17 @@ final class ProbeRunTests: XCTestCase {
       XCTAssertTrue(written.utf8.allSatisfy { $0 == 0 }, stream)
       XCTAssertEqual(other, "", stream)
     }
+  }
+
+  /// A child killed by a signal is not mistaken for one that exited with that number.
+  func testASignalIsReportedApartFromAnExitStatus() throws {
+    let shell = URL(fileURLWithPath: "/bin/sh")
+    let killed = try ProbeRun.run(["-c", "kill -9 $$"], timeout: .seconds(20), executable: shell)
+    XCTAssertEqual(killed.signal, SIGKILL)
+    XCTAssertNil(killed.exitStatus)
+    XCTAssertEqual(killed.status, 128 + SIGKILL)
+    let exited = try ProbeRun.run(["-c", "exit 9"], timeout: .seconds(20), executable: shell)
+    XCTAssertEqual(exited.exitStatus, 9)
+    XCTAssertNil(exited.signal)
   }
 }

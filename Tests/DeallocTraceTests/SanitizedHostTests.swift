@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Under ThreadSanitizer (`scripts/tsan` builds this target and `TraceProbe` with it), holder
@@ -9,11 +10,9 @@ final class SanitizedHostTests: XCTestCase {
     try XCTSkipIf(
       dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") == nil,
       "only a sanitized build can show the refusal (scripts/tsan runs it)")
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("sanitized-host-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let log = directory.appendingPathComponent("sanitized.jsonl")
+    let scratch = try ScratchDirectory("sanitized-host")
+    defer { scratch.remove() }
+    let log = scratch.url.appendingPathComponent("sanitized.jsonl")
 
     let run = try ProbeRun.run(
       ["holders", "global-array"],

@@ -1,5 +1,7 @@
+import DeallocHooks
 import DeallocQueue
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import DeallocTrace
@@ -9,7 +11,7 @@ final class TraceConfigurationTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// What `end` says when a session closes with work in flight: `pending` counts objects
@@ -8,7 +9,7 @@ final class TraceEndTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {
@@ -17,7 +18,7 @@ final class TraceEndTests: XCTestCase {
 
   func testAReleaseRefusedByTheClosingSessionIsCountedLostNotPending() throws {
     let log = directory.appendingPathComponent("lost.jsonl")
-    let run = try ProbeRun.run(["lost-at-finish", log.path], timeout: 20)
+    let run = try ProbeRun.run(["lost-at-finish", log.path], timeout: .seconds(20))
     XCTAssertEqual(run.status, 0, run.standardError)
     XCTAssertEqual(run.standardError, "")
     XCTAssertEqual(run.standardOutput, "waiting 3\n")
@@ -52,7 +53,7 @@ final class TraceEndTests: XCTestCase {
 
   func testSurvivorsThatDieJustBeforeFinishAllGetTheirDeallocWhileOtherLooksRace() throws {
     let log = directory.appendingPathComponent("race.jsonl")
-    let run = try ProbeRun.run(["survivor-race", log.path], timeout: 60)
+    let run = try ProbeRun.run(["survivor-race", log.path], timeout: .seconds(60))
     XCTAssertEqual(run.status, 0, run.standardError)
     XCTAssertEqual(run.standardError, "")
     var sessions: [(survivors: Set<Int>, deallocs: Set<Int>, ended: Bool)] = []

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The recorder never breaks the host: I/O failures, kills, forks and shared paths.
@@ -6,7 +7,7 @@ final class TraceFaultTests: XCTestCase {
   private var directory: URL!
 
   override func setUpWithError() throws {
-    directory = try makeScratchDirectory()
+    directory = try ScratchDirectory("trace").url
   }
 
   override func tearDownWithError() throws {
@@ -19,9 +20,9 @@ final class TraceFaultTests: XCTestCase {
       let probe = try ProbeRun.launch(["forever"], environment: ["DEALLOCTRACE_LOG": log.path])
       XCTAssertTrue(probe.waitForLine("ready"))
       usleep(UInt32.random(in: 10_000...200_000))
-      kill(probe.process.processIdentifier, SIGKILL)
-      let run = probe.finish()
-      XCTAssertEqual(run.status, SIGKILL)
+      probe.signal(SIGKILL)
+      let run = probe.wait()
+      XCTAssertEqual(run.signal, SIGKILL)
       let parsed = try ParsedLog(contentsOf: log)
       XCTAssertEqual(parsed.records.first?["ev"] as? String, "session")
       XCTAssertTrue(parsed.kind("end").isEmpty)
@@ -68,7 +69,7 @@ final class TraceFaultTests: XCTestCase {
   }
 
   private func assertStoppedMidRun(
-    _ run: ProbeRun, log: URL, reason: String, file: StaticString = #filePath, line: UInt = #line
+    _ run: ChildRun, log: URL, reason: String, file: StaticString = #filePath, line: UInt = #line
   ) throws {
     XCTAssertEqual(run.status, 4, run.standardError, file: file, line: line)
     XCTAssertEqual(
@@ -89,12 +90,10 @@ final class TraceFaultTests: XCTestCase {
   }
 
   private func shell(_ command: String) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command + " 2>/dev/null"]
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    let run = try? ChildProcess(
+      URL(fileURLWithPath: "/bin/sh"), ["-c", command], standardError: .discarded
+    ).run()
+    return run?.status == 0
   }
 
   func testUnwritablePathsAreReportedOnceAndTheExitStatusIsUnchanged() throws {
@@ -150,7 +149,7 @@ final class TraceFaultTests: XCTestCase {
     XCTAssertTrue(tids.contains(pid))
     // Only the parent's 1 + 5 scenario objects; none of the child's 20.
     XCTAssertEqual(parsed.kind("enqueue").count, 6)
-    if let verdict = ParsedLog.validatorVerdict(for: log) {
+    if let verdict = ContractValidator.verdict(for: log) {
       XCTAssertEqual(verdict.status, 0, verdict.output)
     }
   }
@@ -160,8 +159,7 @@ final class TraceFaultTests: XCTestCase {
     let first = try ProbeRun.launch(["forever"], environment: ["DEALLOCTRACE_LOG": log.path])
     XCTAssertTrue(first.waitForLine("ready"))
     let second = try ProbeRun.run(environment: ["DEALLOCTRACE_LOG": log.path])
-    kill(first.process.processIdentifier, SIGKILL)
-    _ = first.finish()
+    first.stop()
     XCTAssertEqual(second.status, 0)
     XCTAssertEqual(second.errorLines.count, 1, second.standardError)
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -176,6 +174,6 @@ final class TraceFaultTests: XCTestCase {
     XCTAssertEqual(firstLog.kind("session").count, 1)
     XCTAssertEqual(
       Set(firstLog.kind("session").compactMap { $0["pid"] as? Int }),
-      [Int(first.process.processIdentifier)])
+      [Int(first.pid)])
   }
 }

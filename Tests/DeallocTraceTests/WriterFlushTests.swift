@@ -1,7 +1,7 @@
-import CUnwind
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 @testable import DeallocTrace
@@ -21,7 +21,7 @@ final class WriterFlushTests: XCTestCase {
   private static let step: UInt64 = 5_000_000
 
   func testABatchOfNewStacksReachesTheFileInPiecesNoFurtherApartThanTheBound() throws {
-    let directory = try makeScratchDirectory()
+    let directory = try ScratchDirectory("trace").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("writer.jsonl").path
     let session = TraceSession(
@@ -44,12 +44,11 @@ final class WriterFlushTests: XCTestCase {
       for level in 0..<depth {
         frames[level] = start + UInt((index * depth + level) * 16) + 1
       }
-      var event = TraceEvent(kind: .enqueue)
-      event.objectID = UInt64(index + 1)
-      event.hiddenAddress = HiddenAddress.hide(0x1000)
-      event.metatype = unsafeBitCast(WriterFlushTests.self, to: UnsafeRawPointer.self)
-      event.text = "flush"
-      event.count = 1
+      let enqueue = TraceEvent.Enqueue(
+        objectID: UInt64(index + 1), hiddenAddress: HiddenAddress.hide(0x1000),
+        metatype: unsafeBitCast(WriterFlushTests.self, to: UnsafeRawPointer.self),
+        queue: "flush", depth: 1, retainCount: 0)
+      let event = TraceEvent(time: 0, .enqueue(enqueue))
       let accepted = frames.withUnsafeBufferPointer {
         session.buffer.push(event, frames: $0.baseAddress, frameCount: depth, mayWait: false)
       }

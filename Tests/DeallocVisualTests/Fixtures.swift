@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// The repository's fixtures, found from this file's path (tests run from any directory).
@@ -20,10 +21,7 @@ enum Fixtures {
   /// A fresh temporary directory; the caller removes it (``XCTestCase/temporaryDirectory()``
   /// does so at the end of the test).
   static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try ScratchDirectory("visual").url
   }
 }
 

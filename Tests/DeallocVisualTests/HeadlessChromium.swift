@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs Debian's `chromium` headless on a local file, for the tests that need a real browser.
@@ -41,35 +42,18 @@ struct HeadlessChromium {
   }
 
   private func run(_ arguments: [String]) throws -> (stdout: String, stderr: String) {
-    let profile = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-chromium-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: profile) }
+    let profile = try ScratchDirectory("chromium")
+    defer { profile.remove() }
     var flags = [
       "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
       "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
     ]
     if getuid() == 0 { flags.append("--no-sandbox") }
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = flags + arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Read both pipes while the browser runs, so neither fills up and blocks it.
-    nonisolated(unsafe) var stderrData = Data()
-    let reader = Thread { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
-    reader.start()
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-    let stdout = String(decoding: stdoutData, as: UTF8.self)
-    let stderr = String(decoding: stderrData, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-      throw ChromiumFailure(status: process.terminationStatus, stderr: stderr)
+    let run = try ChildProcess(executable, flags + arguments).start().wait()
+    guard run.status == 0 else {
+      throw ChromiumFailure(status: run.status, stderr: run.standardError)
     }
-    return (stdout, stderr)
+    return (run.standardOutput, run.standardError)
   }
 
   struct ChromiumFailure: Error, CustomStringConvertible {

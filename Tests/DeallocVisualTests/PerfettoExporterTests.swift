@@ -169,4 +169,44 @@ extension PerfettoExporterTests {
     }
     XCTAssertEqual(verdicts, ["A": "falseLeak", "B": "trueLeak", "C": "trueLeak"])
   }
+
+  /// A check matches its object with the report's lookup, survivors of their release
+  /// included: a check timed before a survivor's release, read after that release has left
+  /// the recent releases (over a second of log time later), is a false leak in both.
+  func testCheckOfASurvivorWhoseReleaseAgedOutHasTheReportsVerdict() throws {
+    let session =
+      #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"/t","wall":"2026-01-01T00:00:00Z","delay_ms":100,"frames":0}"#
+    func check(_ id: String, _ label: String) -> String {
+      #"{"ev":"check","t":1500,"obj":"0xa0","type":"T","alive":true,"label":"\#(label)"\#(id)}"#
+    }
+    let lines = [
+      session,
+      #"{"ev":"enqueue","t":1000,"id":1,"obj":"0xa0","type":"T","q":"shared","tid":1,"depth":1}"#,
+      #"{"ev":"release","t":2000,"id":1,"tid":2,"freed":false,"rc":1}"#,
+      #"{"ev":"enqueue","t":3000000000,"id":2,"obj":"0xb0","type":"T","q":"shared","tid":1,"depth":1}"#,
+      #"{"ev":"release","t":3000000100,"id":2,"tid":2,"freed":true}"#,
+      check(#","id":1"#, "A: by id"),
+      check("", "B: by address"),
+      #"{"ev":"end","t":3000000200,"why":"exit","pending":0,"lost":0}"#,
+    ]
+    let directory = try temporaryDirectory()
+    let url = directory.appendingPathComponent("aged.jsonl")
+    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+    let (trace, _) = try export([url.path])
+    XCTAssertEqual(trace.problems, [])
+    var verdicts: [String: String] = [:]
+    for event in trace.ofPhase("i") where event["cat"] as? String == "check" {
+      let args = TraceValidation.args(event)
+      if let label = args["label"] as? String {
+        verdicts[String(label.prefix(1))] = args["verdict"] as? String
+      }
+    }
+    let report = try DeallocAnalysis.analyze([url.path])
+    let reported = Dictionary(
+      uniqueKeysWithValues: report.checks.map {
+        (String($0.check.label.prefix(1)), $0.verdict.rawValue)
+      })
+    XCTAssertEqual(reported, ["A": "falseLeak", "B": "falseLeak"])
+    XCTAssertEqual(verdicts, reported)
+  }
 }

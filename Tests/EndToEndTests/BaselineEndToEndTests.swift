@@ -18,9 +18,7 @@ import Testing
     let second: String
 
     init() throws {
-      directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("dealloctrace-baseline-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      directory = try ScratchDirectory("baseline").url
       first = directory.appendingPathComponent("first.jsonl").path
       second = directory.appendingPathComponent("second.jsonl").path
       try Self.trace(["session", "cache"], to: first)
@@ -38,14 +36,11 @@ import Testing
       try #require(
         FileManager.default.isExecutableFile(atPath: executable.path),
         "\(executable.path) is not built; run `swift build --build-tests` first")
-      let process = Process()
-      process.executableURL = executable
-      process.arguments = leaks
-      process.environment = ChildEnvironment.inherited(adding: ["DEALLOCTRACE_LOG": log])
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      process.waitUntilExit()
-      try #require(process.terminationStatus == 0)
+      let run = try ChildProcess(
+        executable, leaks,
+        environment: ChildEnvironment.inherited(adding: ["DEALLOCTRACE_LOG": log])
+      ).run()
+      try #require(run.status == 0, "\(run.standardError)")
     }
   }
 

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ import Testing
 
     let run = try CLIRun.run(
       ["report", "--format", "json", "--symbolize", log],
-      environment: ["PATH": tools + ":/usr/bin:/bin"], timeout: 60)
+      environment: ["PATH": tools + ":/usr/bin:/bin"], timeout: .seconds(60))
 
     #expect(run.status == 0)
     let handed = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
@@ -56,7 +57,7 @@ import Testing
 
     let run = try CLIRun.run(
       ["report", "--symbolize", log], environment: ["PATH": tools + ":/usr/bin:/bin"],
-      timeout: 60)
+      timeout: .seconds(60))
 
     #expect(run.status == 0)
     let lines = try String(contentsOfFile: limits, encoding: .utf8).split(separator: "\n")
@@ -74,21 +75,16 @@ import Testing
     try Data("x".utf8).write(to: URL(fileURLWithPath: module))
     let log = try scratch.log(stackModules: [module])
 
-    let process = Process()
-    process.executableURL = CLIRun.executable
-    process.arguments = ["report", "--symbolize", log]
-    var environment = ProcessInfo.processInfo.environment
-    environment["PATH"] = tools + ":/usr/bin:/bin"
-    process.environment = environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let cli = try ChildProcess(
+      CLIRun.executable, ["report", "--symbolize", log],
+      environment: ChildEnvironment.inherited(adding: ["PATH": tools + ":/usr/bin:/bin"]),
+      standardError: .discarded
+    ).start()
     let symbolizer = try #require(
       waitFor { (try? String(contentsOfFile: pidFile, encoding: .utf8)) }
         .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
     defer { kill(symbolizer, SIGKILL) }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    cli.stop()
 
     let gone = waitFor { Self.isGone(symbolizer) ? true : nil } ?? false
     #expect(gone, "llvm-symbolizer (pid \(symbolizer)) outlived the dealloctrace that ran it")
@@ -120,7 +116,7 @@ import Testing
       [
         "check", "--max-leaked", "unlimited", "--max-true-leaks", "unlimited", "--max-stuck",
         "unlimited", directory,
-      ], timeout: 60)
+      ], timeout: .seconds(60))
 
     #expect(run.status == 0, "\(run.standardError)")
     #expect(run.standardOutput.contains("read 1 session"))
@@ -131,7 +127,7 @@ import Testing
 
     // Nothing left to read: one line that says why, exit 2.
     try FileManager.default.removeItem(atPath: directory + "/good.jsonl")
-    let empty = try CLIRun.run(["report", directory], timeout: 60)
+    let empty = try CLIRun.run(["report", directory], timeout: .seconds(60))
     #expect(empty.status == 2)
     #expect(empty.errorLines.count == 1)
     #expect(
@@ -199,7 +195,7 @@ import Testing
   private static let setpriv = "/usr/bin/setpriv"
 
   /// Runs the CLI as it is, or as `nobody` when this process is root.
-  private static func runUnprivileged(_ arguments: [String]) throws -> CLIRun {
+  private static func runUnprivileged(_ arguments: [String]) throws -> ChildRun {
     guard geteuid() == 0 else { return try CLIRun.run(arguments) }
     return try CLIRun.run(
       ["--reuid=65534", "--regid=65534", "--clear-groups", CLIRun.executable.path] + arguments,
@@ -391,10 +387,9 @@ private final class Scratch {
   let root: String
 
   init() throws {
-    root =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-hardening-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    root = try ScratchDirectory("hardening").path
+    // Searchable by others: the unprivileged runs (as `nobody`) read the logs inside.
+    chmod(root, 0o755)
   }
 
   deinit {

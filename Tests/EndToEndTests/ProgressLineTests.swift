@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import dealloctrace_cli
@@ -43,10 +44,9 @@ import Testing
   }
 
   @Test func theTotalIsTheSumOfTheFiles() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-progress-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("progress")
+    defer { scratch.remove() }
+    let directory = scratch.url
     try Data(count: 300).write(to: directory.appendingPathComponent("a.jsonl"))
     try Data(count: 200).write(to: directory.appendingPathComponent("b.jsonl"))
     #expect(ProgressLine.totalBytes(of: [directory.path]) == 500)

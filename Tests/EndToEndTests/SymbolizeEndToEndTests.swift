@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--symbolize` against a real binary: the CLI itself, whose symbols `llvm-nm` lists.
@@ -8,14 +9,10 @@ import Testing
     let nm = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
       .map { "\($0)/llvm-nm" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     guard let nm else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: nm)
-    process.arguments = ["--defined-only", CLIRun.executable.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let text = try ChildProcess(
+      URL(fileURLWithPath: nm), ["--defined-only", CLIRun.executable.path],
+      standardError: .inherited
+    ).run().standardOutput
     for line in text.split(separator: "\n") {
       let parts = line.split(separator: " ")
       guard parts.count == 3, parts[1] == "T", parts[2].hasPrefix("$s"),

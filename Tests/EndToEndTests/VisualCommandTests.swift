@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `dealloctrace report --format html` and `dealloctrace export --format perfetto`, run as a
@@ -100,8 +101,5 @@ import Testing
 
 /// A fresh directory for a command's output files.
 private func temporaryDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory
-    .appendingPathComponent("dealloctrace-visual-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
+  try ScratchDirectory("visual").url
 }

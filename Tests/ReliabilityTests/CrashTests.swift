@@ -1,6 +1,6 @@
 import DeallocAnalysis
-import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -44,27 +44,23 @@ final class CrashTests: XCTestCase {
     -> Int
   {
     let context = "run \(run), kill \(delay / 1_000_000) ms after the first beat"
-    let process = Process()
-    process.executableURL = try ChildProcess.executable()
-    process.arguments = ["heartbeat", log]
-    process.environment = ChildProcess.environment()
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.standardError
-    let beats = BeatListener(output.fileHandleForReading)
-    try process.run()
-
-    guard beats.waitForFirstBeat(seconds: 20) else {
-      process.terminate()
-      process.waitUntilExit()
+    let child = try ChildProcess(
+      StressChild.executable(), ["heartbeat", log], standardError: .inherited
+    ).start()
+    let firstBeat = child.output.wait(
+      until: { String(decoding: $0, as: UTF8.self).contains("beat ") },
+      deadline: Date(timeIntervalSinceNow: 20))
+    guard firstBeat else {
+      child.stop()
       XCTFail("\(context): no heartbeat within 20 s")
       return 0
     }
     usleep(useconds_t(delay / 1000))  // a random moment, not a deadline
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationReason, .uncaughtSignal, context)
-    let heard = beats.finish()
+    child.signal(SIGKILL)
+    let run = child.wait()
+    XCTAssertEqual(run.signal, SIGKILL, context)
+    // Every line was written before the kill.
+    let heard = Heartbeats(run.standardOutput)
 
     // Every complete line parses; at most the last is cut short.
     let tally = try LogTally.read(log)
@@ -121,59 +117,20 @@ final class CrashTests: XCTestCase {
 }
 
 /// The child's `beat N` and `written N` lines.
-private final class BeatListener: @unchecked Sendable {
-  // @unchecked: `beats` and `lastWritten` are guarded by `lock`.
-  private let lock = NSLock()
-  private var beats: [Int] = []
-  private var lastWritten: Int?
-  private let firstBeat = DispatchSemaphore(value: 0)
-  private let done = DispatchSemaphore(value: 0)
+private struct Heartbeats {
+  var beats: [Int] = []
+  /// The last batch the child knew written.
+  var lastWritten: Int?
 
-  init(_ handle: FileHandle) {
-    let thread = Thread { [self] in
-      listen(handle.fileDescriptor)
-      done.signal()
-    }
-    thread.start()
-  }
-
-  private func listen(_ descriptor: Int32) {
-    var pending: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { return }
-      pending.append(contentsOf: chunk[..<count])
-      while let newline = pending.firstIndex(of: 0x0A) {
-        let line = String(decoding: pending[..<newline], as: UTF8.self)
-        pending.removeSubrange(...newline)
-        if line.hasPrefix("written "), let batch = Int(line.dropFirst(8)) {
-          lock.lock()
-          lastWritten = batch
-          lock.unlock()
-        }
-        guard line.hasPrefix("beat "), let batch = Int(line.dropFirst(5)) else { continue }
-        lock.lock()
+  /// Complete lines only: a line the kill cut short says nothing.
+  init(_ output: String) {
+    for line in output.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+      if line.hasPrefix("written "), let batch = Int(line.dropFirst(8)) {
+        lastWritten = batch
+      } else if line.hasPrefix("beat "), let batch = Int(line.dropFirst(5)) {
         beats.append(batch)
-        let isFirst = beats.count == 1
-        lock.unlock()
-        if isFirst { firstBeat.signal() }
       }
     }
-  }
-
-  func waitForFirstBeat(seconds: Int) -> Bool {
-    firstBeat.wait(timeout: .now() + .seconds(seconds)) == .success
-  }
-
-  /// Waits for the pipe's end (the child is gone) and returns every beat heard and the last
-  /// batch the child knew written (every line was written before the kill).
-  func finish() -> (beats: [Int], lastWritten: Int?) {
-    done.wait()
-    lock.lock()
-    defer { lock.unlock() }
-    return (beats, lastWritten)
   }
 }
 

@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ final class FaultTests: XCTestCase {
   private static let allDeinited = "deinits=3000/3000 missing=0 repeated=0 settled=true"
 
   func testLogOnDevFullLeavesTheHostRunningWithItsExitStatus() throws {
-    let child = try ChildProcess.run(
+    let child = try StressChild.run(
       ["workload", "none", "7"], environment: ["DEALLOCTRACE_LOG": "/dev/full"])
 
     XCTAssertEqual(child.status, 7, child.standardError)
@@ -36,7 +37,7 @@ final class FaultTests: XCTestCase {
     XCTAssertNotEqual(creat(directory + "/probe", 0o600), 0, "the directory must refuse files")
 
     for logPath in [directory + "/trace.jsonl", directory] {
-      let child = try ChildProcess.run(
+      let child = try StressChild.run(
         ["workload", "none", "5"], environment: ["DEALLOCTRACE_LOG": logPath])
 
       XCTAssertEqual(child.status, 5, child.standardError)
@@ -54,7 +55,7 @@ final class FaultTests: XCTestCase {
     defer { scratch.remove() }
     let log = scratch.file("trace.jsonl")
 
-    let child = try ChildProcess.run(
+    let child = try StressChild.run(
       ["workload", "delete-log", "3"], environment: ["DEALLOCTRACE_LOG": log])
 
     XCTAssertEqual(child.status, 3, child.standardError)
@@ -96,10 +97,10 @@ final class FaultTests: XCTestCase {
 
   /// Runs the workload with a fork after its second batch and checks the parent's log:
   /// every line parses, one session, the parent's pid, the parent's objects only.
-  private func runForking(_ fault: String) throws -> (ChildProcess, String, ScratchDirectory) {
+  private func runForking(_ fault: String) throws -> (ChildRun, String, ScratchDirectory) {
     let scratch = try ScratchDirectory("fork")
     let log = scratch.file("trace.jsonl")
-    let child = try ChildProcess.run(
+    let child = try StressChild.run(
       ["workload", fault, "4"], environment: ["DEALLOCTRACE_LOG": log])
 
     XCTAssertEqual(child.status, 4, child.standardError)
@@ -123,12 +124,12 @@ final class FaultTests: XCTestCase {
     return (child, log, scratch)
   }
 
-  private func forkedChildPID(_ child: ChildProcess) -> Int32? {
+  private func forkedChildPID(_ child: ChildRun) -> Int32? {
     guard let range = child.standardOutput.range(of: "forked child pid=") else { return nil }
     return Int32(child.standardOutput[range.upperBound...].prefix { $0.isNumber })
   }
 
-  private func tracerMessages(_ child: ChildProcess) -> [Substring] {
+  private func tracerMessages(_ child: ChildRun) -> [Substring] {
     child.standardError.split(separator: "\n").filter { $0.hasPrefix("dealloctrace:") }
   }
 }
@@ -167,11 +168,9 @@ private struct ReadOnlyDirectory {
   }
 
   private static func shell(_ command: String) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command + " 2>/dev/null"]
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    let run = try? ChildProcess(
+      URL(fileURLWithPath: "/bin/sh"), ["-c", command], standardError: .discarded
+    ).run()
+    return run?.status == 0
   }
 }

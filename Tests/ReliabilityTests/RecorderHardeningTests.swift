@@ -220,10 +220,10 @@ final class RecorderHardeningTests: XCTestCase {
   func testASecondProcessFallsBackToAJSONLFileThatDirectoryInputsRead() throws {
     let log = scratch.file("run.jsonl")
     let holder = try HardeningChild.startHeartbeat(log)
-    defer { holder.kill() }
+    defer { holder.stop() }
     let child = try HardeningChild.spawn(
       ["rounds", "1", "0"], environment: ["DEALLOCTRACE_LOG": log])
-    holder.kill()
+    holder.stop()
 
     let fallback = scratch.file("run.\(child.pid).jsonl")
     assertCarriedOn(child, status: 0, tracing: "on->on")
@@ -280,7 +280,7 @@ final class RecorderHardeningTests: XCTestCase {
       },
       "the README's CI snippet")
     let command = try XCTUnwrap(line.range(of: "swift test")).lowerBound
-    let host = try ChildProcess.executable().path
+    let host = try StressChild.executable().path
     let script = String(line[..<command]) + "'\(host)' hardening rounds 1 0"
     let child = try HardeningChild.spawn(
       ["/bin/sh", "-c", script], environment: [:], raw: true, directory: scratch.path)
@@ -335,7 +335,7 @@ final class RecorderHardeningTests: XCTestCase {
   // MARK: Helpers
 
   private func assertCarriedOn(
-    _ child: HardeningChild.Result, status: Int32, tracing: String,
+    _ child: ChildRun, status: Int32, tracing: String,
     file: StaticString = #filePath, line: UInt = #line
   ) {
     XCTAssertEqual(
@@ -380,10 +380,7 @@ final class RecorderHardeningTests: XCTestCase {
 
   /// Every complete line of `path`, as JSON objects.
   static func records(_ path: String) throws -> [[String: Any]] {
-    let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-    return text.split(separator: "\n").compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
+    try ParsedLog(path: path).records
   }
 
   static func mode(_ path: String) throws -> mode_t {
@@ -409,50 +406,18 @@ final class RecorderHardeningTests: XCTestCase {
   }
 }
 
-/// `StressChild hardening …` started with `posix_spawn`, its signals reset to their defaults
-/// and unblocked, so that the host is an ordinary program whatever this test process does
-/// with SIGPIPE (a test runner often ignores it, and an ignored signal stays ignored across
-/// `exec`).
+/// `StressChild hardening …`: `ChildProcess` resets the child's signals to their defaults
+/// and unblocks them, so that the host is an ordinary program whatever this test process
+/// does with SIGPIPE.
 enum HardeningChild {
   static let objectsPerRound = 200
-
-  struct Result {
-    var pid: pid_t
-    /// The exit status, or nil when a signal ended it.
-    var status: Int32?
-    var signal: Int32?
-    var standardOutput: String
-    var standardError: String
-
-    /// The recorder's lines on stderr.
-    var tracerLines: [String] {
-      standardError.split(separator: "\n").filter { $0.hasPrefix("dealloctrace:") }.map(String.init)
-    }
-  }
-
-  struct Running {
-    let pid: pid_t
-    let output: PipeDrain
-    let error: PipeDrain
-
-    func wait() -> Result {
-      var status: Int32 = 0
-      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-      let signal = status & 0x7f
-      return Result(
-        pid: pid, status: signal == 0 ? (status >> 8) & 0xff : nil,
-        signal: signal == 0 ? nil : signal,
-        standardOutput: String(decoding: output.wait(), as: UTF8.self),
-        standardError: String(decoding: error.wait(), as: UTF8.self))
-    }
-  }
 
   /// Runs `StressChild hardening arguments…` (or, with `raw`, `arguments` as they are) to
   /// its end. With `fileSizeLimitBlocks`, through `/bin/sh -c 'ulimit -f N; exec …'`.
   static func spawn(
     _ arguments: [String], environment: [String: String], fileSizeLimitBlocks: Int? = nil,
     raw: Bool = false, directory: String? = nil
-  ) throws -> Result {
+  ) throws -> ChildRun {
     try start(
       arguments, environment: environment, fileSizeLimitBlocks: fileSizeLimitBlocks, raw: raw,
       directory: directory
@@ -462,83 +427,31 @@ enum HardeningChild {
   static func start(
     _ arguments: [String], environment: [String: String], fileSizeLimitBlocks: Int? = nil,
     raw: Bool = false, directory: String? = nil
-  ) throws -> Running {
-    var argv = raw ? arguments : [try ChildProcess.executable().path, "hardening"] + arguments
+  ) throws -> RunningChild {
+    var argv = raw ? arguments : [try StressChild.executable().path, "hardening"] + arguments
     if let blocks = fileSizeLimitBlocks {
       argv = ["/bin/sh", "-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\""] + argv
     }
-    if let directory {
-      argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + argv
-    }
-    return try launch(argv, environment: ChildProcess.environment(environment))
+    return try ChildProcess(
+      URL(fileURLWithPath: argv[0]), Array(argv.dropFirst()),
+      environment: ChildEnvironment.inherited(adding: environment),
+      directory: directory.map { URL(fileURLWithPath: $0) }
+    ).start()
   }
 
-  /// `StressChild heartbeat LOG`, running until `kill()`; returns once it has written a beat.
-  static func startHeartbeat(_ log: String) throws -> Heartbeat {
-    let process = Process()
-    process.executableURL = try ChildProcess.executable()
-    process.arguments = ["heartbeat", log]
-    process.environment = ChildProcess.environment()
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    var seen = Data()
-    while !String(decoding: seen, as: UTF8.self).contains("beat ") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      seen.append(chunk)
-    }
-    return Heartbeat(process: process)
+  /// `StressChild heartbeat LOG`, running until `stop()`; returns once it has written a beat.
+  static func startHeartbeat(_ log: String) throws -> RunningChild {
+    let child = try ChildProcess(
+      StressChild.executable(), ["heartbeat", log], standardError: .discarded
+    ).start()
+    _ = child.output.wait { String(decoding: $0, as: UTF8.self).contains("beat ") }
+    return child
   }
+}
 
-  final class Heartbeat {
-    let process: Process
-    init(process: Process) { self.process = process }
-
-    func kill() {
-      guard process.isRunning else { return }
-      Glibc.kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-  }
-
-  private static func launch(_ argv: [String], environment: [String: String]) throws -> Running {
-    let output = Pipe()
-    let error = Pipe()
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
-    posix_spawn_file_actions_adddup2(&actions, error.fileHandleForWriting.fileDescriptor, 2)
-    posix_spawn_file_actions_addclose(&actions, output.fileHandleForReading.fileDescriptor)
-    posix_spawn_file_actions_addclose(&actions, error.fileHandleForReading.fileDescriptor)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    sigaddset(&defaults, SIGPIPE)
-    sigaddset(&defaults, SIGXFSZ)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    posix_spawnattr_setsigmask(&attributes, &unblocked)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-    let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    let variables: [UnsafeMutablePointer<CChar>?] =
-      environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in arguments + variables { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, argv[0], &actions, &attributes, arguments, variables)
-    try output.fileHandleForWriting.close()
-    try error.fileHandleForWriting.close()
-    guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
-    return Running(
-      pid: pid, output: PipeDrain(output.fileHandleForReading),
-      error: PipeDrain(error.fileHandleForReading))
+extension ChildRun {
+  /// The recorder's lines on stderr.
+  var tracerLines: [String] {
+    standardError.split(separator: "\n").filter { $0.hasPrefix("dealloctrace:") }.map(String.init)
   }
 }

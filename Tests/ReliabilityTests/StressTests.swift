@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// Many threads, several queues, tracing on, explicit drains and marks racing the timers.
@@ -16,7 +17,7 @@ final class StressTests: XCTestCase {
     let log = scratch.file("stress.jsonl")
     let objects = objectCount
 
-    let child = try ChildProcess.run(["stress", log, String(objects), "8"])
+    let child = try StressChild.run(["stress", log, String(objects), "8"])
 
     XCTAssertEqual(child.sanitizerReports, [], child.standardError)
     XCTAssertEqual(

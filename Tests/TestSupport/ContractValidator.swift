@@ -26,21 +26,15 @@ public enum ContractValidator {
       }
       return nil
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [validator.path, url.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    guard (try? process.run()) != nil else {
+    let child = ChildProcess(
+      URL(fileURLWithPath: python), [validator.path, url.path], standardError: .mergedIntoOutput)
+    guard let run = try? child.start().wait() else {
       if isCI {
         XCTFail("CI=true but \(python) \(validator.path) did not start", file: file, line: line)
       }
       return nil
     }
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    return (run.status, run.standardOutput)
   }
 }
 

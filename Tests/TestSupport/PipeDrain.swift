@@ -35,15 +35,21 @@ public final class PipeDrain: @unchecked Sendable {
     return data
   }
 
-  /// Waits until what was read so far satisfies `isComplete`, or the pipe ends; returns
-  /// whether it was satisfied.
-  public func wait(until isComplete: (Data) -> Bool) -> Bool {
+  /// Waits until what was read so far satisfies `isComplete`, or the pipe ends, or
+  /// `deadline` passes (a guard against a hang, not a measurement); returns whether it was
+  /// satisfied.
+  public func wait(until isComplete: (Data) -> Bool, deadline: Date? = nil) -> Bool {
     condition.lock()
     defer { condition.unlock() }
     while true {
       if isComplete(data) { return true }
       if ended { return false }
-      condition.wait()
+      // Not `wait(until: .distantFuture)`: Foundation traps converting it to a timespec.
+      if let deadline {
+        if !condition.wait(until: deadline) && !isComplete(data) { return false }
+      } else {
+        condition.wait()
+      }
     }
   }
 }

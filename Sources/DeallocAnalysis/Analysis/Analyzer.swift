@@ -98,9 +98,10 @@ public struct Analyzer: LogVisitor {
       for problem in problems { warn(LogWarning(.symbolization, at: nil, problem)) }
     }
     let rows = types.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
+    let sortedFindings = FindingCollector.sorted(findings.explained())
     return Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
-      omittedSessions: omittedSessions, findings: findings.sorted(), checks: checks,
+      omittedSessions: omittedSessions, findings: sortedFindings, checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
       peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders,
       lateHeld: lateHeld.sorted(), omittedLateHeld: lateHeld.omitted)
@@ -187,8 +188,7 @@ public struct Analyzer: LogVisitor {
       line: line)
     state.live.insert(r.id, object)
     state.enqueued.insert(address: r.object)
-    state.summary.enqueued += 1
-    types[type].enqueued += 1
+    state.counts[type].enqueued += 1
     state.timelines[queue].enqueued += 1
     state.timelines[queue].record(depth: r.depth ?? (state.timelines[queue].depth + 1), at: r.time)
   }
@@ -199,18 +199,17 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "release of id \(r.id), which is not in a queue; the record is skipped")
       return
     }
-    state.summary.released += 1
     let waited = r.time - object.enqueuedAt
     latency.enqueueToRelease.add(waited)
     types[Int(object.type)].enqueueToRelease.add(waited)
     state.timelines[Int(object.queue)].recordRelease(at: r.time)
     if r.freed {
-      state.summary.freed += 1
-      types[Int(object.type)][.freed] += 1
+      state.counts[Int(object.type)].freed += 1
     } else {
-      state.survivors[r.id] = SessionState.Survivor(
-        live: object, releasedAt: r.time, retainCount: r.retainCount, line: line)
-      state.survivorByAddress[object.address.rawValue] = r.id
+      state.survivors.insert(
+        r.id,
+        SessionState.Survivor(
+          live: object, releasedAt: r.time, retainCount: r.retainCount, line: line))
     }
     state.released.add(
       r.id,
@@ -226,25 +225,16 @@ public struct Analyzer: LogVisitor {
     let turned = state.checks.released(
       r.id, at: r.time, freed: r.freed, retainCount: r.retainCount, stack: object.stack,
       facts: facts(id: r.id, object))
-    for typeRow in turned {
-      state.summary.falseLeaks -= 1
-      state.summary.trueLeaks += 1
-      types[typeRow].falseLeaks -= 1
-      types[typeRow].trueLeaks += 1
-    }
+    for typeRow in turned { state.counts[typeRow].turnFalseLeakIntoTrueLeak() }
   }
 
   private mutating func applyDealloc(_ r: DeallocRecord, line: Int) {
     if r.time > state.lastTime { state.lastTime = r.time }
-    guard let survivor = state.survivors.removeValue(forKey: r.id) else {
+    guard let survivor = state.survivors.remove(r.id) else {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
     }
-    if state.survivorByAddress[survivor.live.address.rawValue] == r.id {
-      state.survivorByAddress[survivor.live.address.rawValue] = nil
-    }
-    state.summary.late += 1
-    types[Int(survivor.live.type)][.late] += 1
+    state.counts[Int(survivor.live.type)].late += 1
     latency.releaseToDealloc.add(r.time - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.time
     state.checks.deallocated(r.id, at: r.time)
@@ -314,31 +304,21 @@ public struct Analyzer: LogVisitor {
   private mutating func applyHolders(_ scan: HolderRecord) {
     if scan.time > state.lastTime { state.lastTime = scan.time }
     guard scan.reason != .check else { return }
-    let id = scan.id ?? state.survivorByAddress[scan.object.rawValue]
-    guard let id, state.survivors[id] != nil else { return }
-    state.survivors[id]!.holders = scan.holders
+    guard let id = scan.id ?? state.survivors.id(at: scan.object) else { return }
+    state.survivors[id]?.holders = scan.holders
   }
 
   private mutating func applyCheck(_ check: CheckRecord, line: Int, holders: HolderReport?) {
     if check.time > state.lastTime { state.lastTime = check.time }
-    state.summary.checks += 1
+    state.checkRecords += 1
     guard check.alive else { return }
     let typeRow = row(check.type)
     let match = self.match(check)
-    let inQueue =
-      match.map {
-        QueueMembership.wasWaiting(
-          at: check.time, enqueuedAt: $0.facts.enqueuedAt, releasedAt: $0.facts.releasedAt)
-      } ?? false
-    if inQueue {
-      state.summary.falseLeaks += 1
-      types[typeRow].falseLeaks += 1
-    } else {
-      state.summary.trueLeaks += 1
-      types[typeRow].trueLeaks += 1
-    }
+    let inQueue = match?.facts.lifecycle.wasWaiting(at: check.time) ?? false
+    let verdict: CheckVerdict.Verdict = inQueue ? .falseLeak : .trueLeak
+    state.counts[typeRow].count(verdict)
     var entry = CheckLedger.Entry(
-      verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match?.facts,
+      verdict: verdict, check: check, line: line, facts: match?.facts,
       stack: match?.stack, typeRow: typeRow, holders: holders)
     entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
     if match == nil {
@@ -348,57 +328,30 @@ public struct Analyzer: LogVisitor {
     state.checks.record(entry, objectInQueue: match?.isLive == true)
   }
 
-  /// Matches a check with its object: by id when the check has one, else the latest enqueue
-  /// of its address at or before the check's `t` (or, when every enqueue of the address came
-  /// later, the one still in its queue, which explains the verdict). Looks among the objects
-  /// in a queue, the survivors of their release and the recent releases.
+  /// The object `check` is about (``SessionObjects/object(checkedBy:)``), with what the log
+  /// has told of it so far.
   private func match(_ check: CheckRecord) -> Match? {
-    if let id = check.id { return match(id: id) }
-    let address = check.object.rawValue
-    var candidates: [Match] = []
-    if let id = state.live.latestID(at: address), let found = match(id: id) {
-      candidates.append(found)
-    }
-    if let id = state.survivorByAddress[address], let found = match(id: id) {
-      candidates.append(found)
-    }
-    if let latest = state.released.latest(at: check.object), let found = match(id: latest.id) {
-      candidates.append(found)
-    }
-    let before = candidates.filter { $0.facts.enqueuedAt <= check.time }
-    return before.max { $0.facts.enqueuedAt < $1.facts.enqueuedAt }
-      ?? candidates.first { $0.isLive }
-  }
-
-  private func match(id: UInt64) -> Match? {
-    if let object = state.live[id] {
+    switch state.object(checkedBy: check) {
+    case nil:
+      return nil
+    case .queued(let id, let object):
       return Match(facts: facts(id: id, object), stack: object.stack, isLive: true)
-    }
-    if let survivor = state.survivors[id] {
+    case .survivor(let id, let survivor):
       var facts = self.facts(id: id, survivor.live)
-      facts.releasedAt = survivor.releasedAt
-      facts.freedByRelease = false
-      facts.retainCountAfterRelease = survivor.retainCount
+      facts.lifecycle.recordRelease(
+        at: survivor.releasedAt, freed: false, retainCount: survivor.retainCount)
       return Match(facts: facts, stack: survivor.live.stack, isLive: false)
-    }
-    if let entry = state.released[id] {
+    case .released(let id, let entry):
       let released = entry.value
       var facts = ObjectFacts(
         id: id, address: entry.address, type: types[Int(released.type)].type,
         queue: state.timelines[Int(released.queue)].queue, enqueuedAt: entry.enqueuedAt,
         enqueuedBy: nil)
-      facts.releasedAt = entry.releasedAt
-      facts.freedByRelease = released.freed
-      facts.retainCountAfterRelease = released.retainCount
-      facts.deallocAt = released.deallocAt
-      if released.freed {
-        facts.state = .freed
-      } else if released.deallocAt != nil {
-        facts.state = .late
-      }
+      facts.lifecycle.recordRelease(
+        at: entry.releasedAt, freed: released.freed, retainCount: released.retainCount)
+      if let deallocAt = released.deallocAt { facts.lifecycle.recordDealloc(at: deallocAt) }
       return Match(facts: facts, stack: released.stack, isLive: false)
     }
-    return nil
   }
 
   private func facts(id: UInt64, _ object: SessionState.Live) -> ObjectFacts {
@@ -412,9 +365,17 @@ public struct Analyzer: LogVisitor {
     state.timelines[Int(object.queue)].queue
   }
 
+  /// The index of `type`'s row, created on first use, with room for its counts in the
+  /// session.
+  private mutating func row(_ type: String) -> Int {
+    let index = typeRow(type)
+    state.countsUsed(byType: index)
+    return index
+  }
+
   /// The index of `type`'s row, created on first use. A short scan of the latest rows
   /// (interned names compare by identity first) avoids hashing the name for every record.
-  private mutating func row(_ type: String) -> Int {
+  private mutating func typeRow(_ type: String) -> Int {
     for index in recentTypes where types[index].type == type { return index }
     let index: Int
     if let known = typeIndex[type] {
@@ -479,11 +440,13 @@ public struct Analyzer: LogVisitor {
     let index = state.info.index
     let lastTime = ending.lastTime
     let ended = ending.end != nil
+    let end = EndOfSession(ending, stuckAfter: options.stuckAfter)
 
     // Survivors never deallocated: leaked.
-    for (id, survivor) in state.survivors.entries.sorted(by: { $0.value.line < $1.value.line }) {
-      state.summary.leaked += 1
-      types[Int(survivor.live.type)][.leaked] += 1
+    let survivors = state.survivors.entries.sorted { $0.survivor.line < $1.survivor.line }
+    for (id, survivor) in survivors {
+      let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
+      state.counts[Int(survivor.live.type)][objectState] += 1
       let type = typeName(survivor.live)
       findings.add(
         .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
@@ -492,17 +455,15 @@ public struct Analyzer: LogVisitor {
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
           location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
-      state.checks.finished(id, in: .leaked)
+      state.checks.finished(id, in: objectState)
     }
     // Objects still in a queue, in log order: pending, stuck or never released.
     let live = state.live
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let age = lastTime - object.enqueuedAt
-      let objectState: ObjectState =
-        ended ? .neverReleased : (age > options.stuckAfter ? .stuck : .pending)
-      state.summary[objectState] += 1
-      types[Int(object.type)][objectState] += 1
+      let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
+      state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
       guard objectState != .pending else { continue }
       findings.add(
@@ -528,6 +489,8 @@ public struct Analyzer: LogVisitor {
         queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)
       if peak.map({ candidate.isDeeper(than: $0) }) ?? true { peak = candidate }
     }
+    let sessionSummary = state.summary
+    for (type, counts) in state.counts.enumerated() { types[type].counts.add(counts) }
     if sessions.count < options.maximumListedSessions {
       marksLeft = state.marksLeft
       threadNamesLeft = state.threadNamesLeft
@@ -536,13 +499,13 @@ public struct Analyzer: LogVisitor {
         SessionReport(
           index: index, file: file, line: state.info.line, header: state.info.record,
           end: ending.end, truncated: ending.truncated, lastTime: lastTime,
-          summary: state.summary, unknownKinds: ending.unknownKinds,
+          summary: sessionSummary, unknownKinds: ending.unknownKinds,
           malformedLines: ending.malformedLines, queues: state.timelines, marks: state.marks,
           omittedMarks: state.omittedMarks, threads: state.threads))
     } else {
       omittedSessions += 1
     }
-    summary.add(state.summary)
+    summary.add(sessionSummary)
   }
 
   /// Explains the session's kept checks, lists the first ones, and groups the true leaks:
@@ -599,23 +562,5 @@ public struct Analyzer: LogVisitor {
         entry.verdict, entry.check, facts, sessionEnd: lastTime, ended: ended,
         neverEnqueued: entry.neverEnqueued),
       holders: entry.holders)
-  }
-}
-
-extension Summary {
-  /// Adds another summary's counts to this one.
-  mutating func add(_ other: Summary) {
-    sessions += other.sessions
-    enqueued += other.enqueued
-    released += other.released
-    freed += other.freed
-    late += other.late
-    leaked += other.leaked
-    pending += other.pending
-    stuck += other.stuck
-    neverReleased += other.neverReleased
-    checks += other.checks
-    falseLeaks += other.falseLeaks
-    trueLeaks += other.trueLeaks
   }
 }

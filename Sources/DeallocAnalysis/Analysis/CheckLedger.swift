@@ -118,7 +118,8 @@ struct CheckLedger {
 
   /// Object `id` was released at `t`: completes the facts of its kept checks, and turns its
   /// false leaks timed at or after `t` into true leaks. Returns the type rows of the checks
-  /// that turned, for the counts. `facts` describes the object as enqueued.
+  /// that turned, for the analyzer's counts (it counted them as false leaks when they were
+  /// read). `facts` describes the object as enqueued.
   mutating func released(
     _ id: UInt64, at t: Int64, freed: Bool, retainCount: Int?, stack: Int64?,
     facts: ObjectFacts
@@ -126,14 +127,10 @@ struct CheckLedger {
     var turned: [Int] = []
     if !watched.isEmpty, let indices = watched[id] {
       for index in indices {
-        entries[index].facts?.releasedAt = t
-        entries[index].facts?.freedByRelease = freed
-        entries[index].facts?.retainCountAfterRelease = retainCount
-        if freed { entries[index].facts?.state = .freed }
+        entries[index].facts?.lifecycle.recordRelease(
+          at: t, freed: freed, retainCount: retainCount)
         guard entries[index].verdict == .falseLeak,
-          !QueueMembership.wasWaiting(
-            at: entries[index].check.time, enqueuedAt: entries[index].facts?.enqueuedAt ?? t,
-            releasedAt: t)
+          entries[index].facts?.lifecycle.wasWaiting(at: entries[index].check.time) != true
         else { continue }
         entries[index].verdict = .trueLeak
         turned.append(entries[index].typeRow)
@@ -143,16 +140,10 @@ struct CheckLedger {
     if !provisional.isEmpty, let kept = provisional.removeValue(forKey: id) {
       provisionalCount -= kept.count
       var object = facts
-      object.releasedAt = t
-      object.freedByRelease = freed
-      object.retainCountAfterRelease = retainCount
-      if freed { object.state = .freed }
+      object.lifecycle.recordRelease(at: t, freed: freed, retainCount: retainCount)
       // Each was kept because the object had been enqueued at or before it, so it was in
       // the queue unless it came at or after the release.
-      for check in kept
-      where !QueueMembership.wasWaiting(
-        at: check.check.time, enqueuedAt: facts.enqueuedAt, releasedAt: t)
-      {
+      for check in kept where !object.lifecycle.wasWaiting(at: check.check.time) {
         turned.append(check.typeRow)
         countTrueLeak(
           Entry(
@@ -166,10 +157,7 @@ struct CheckLedger {
   /// Object `id`, a survivor of its release, was deallocated at `t`.
   mutating func deallocated(_ id: UInt64, at t: Int64) {
     guard !watched.isEmpty, let indices = watched[id] else { return }
-    for index in indices {
-      entries[index].facts?.deallocAt = t
-      entries[index].facts?.state = .late
-    }
+    for index in indices { entries[index].facts?.lifecycle.recordDealloc(at: t) }
   }
 
   /// Object `id` ended the session in `state`.

@@ -175,14 +175,19 @@ struct FindingCollector {
     stack.map { String($0.ip, radix: 16) }.joined(separator: ",")
   }
 
-  /// Most serious kind first, then the largest group, then the first seen.
-  func sorted() -> [Finding] {
-    var explained = findings
-    for index in explained.indices {
-      explained[index].explanation = Explanations.finding(
-        explained[index], firstCheck: firstVerdicts[index])
+  /// The findings in order of first appearance, each with its explanation (a true-leak
+  /// group's is its first check's).
+  func explained() -> [Finding] {
+    findings.indices.map { index in
+      var finding = findings[index]
+      finding.explanation = Explanations.finding(finding, firstCheck: firstVerdicts[index])
+      return finding
     }
-    return explained.enumerated().sorted { a, b in
+  }
+
+  /// Most serious kind first, then the largest group, then the first in `findings`.
+  static func sorted(_ findings: [Finding]) -> [Finding] {
+    findings.enumerated().sorted { a, b in
       if a.element.kind != b.element.kind { return a.element.kind < b.element.kind }
       if a.element.count != b.element.count { return a.element.count > b.element.count }
       return a.offset < b.offset

@@ -25,9 +25,11 @@ public struct ObjectHistory: Sendable, Equatable {
   public var stack: [Frame] = []
   /// The final state; `nil` for an object that was never enqueued.
   public var state: ObjectState?
-  public var enqueuedAt: Int64?
-  public var releasedAt: Int64?
-  public var deallocAt: Int64?
+  /// What the log said of the object's life; `nil` for an object that was never enqueued.
+  var lifecycle: ObjectLifecycle?
+  public var enqueuedAt: Int64? { lifecycle?.enqueuedAt }
+  public var releasedAt: Int64? { lifecycle?.releasedAt }
+  public var deallocAt: Int64? { lifecycle?.deallocAt }
   /// The session's last time (for the age of unreleased objects).
   public var sessionLastTime: Int64 = 0
   /// Thread names of the session, for readable entries.
@@ -35,8 +37,6 @@ public struct ObjectHistory: Sendable, Equatable {
 }
 
 /// What `explain` looks for.
-///
-/// Closed: the three ways `explain` names an object, as ``init(_:)`` reads them.
 public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
   /// An object id (ids are per session: every session's object with that id).
   case id(UInt64)
@@ -88,7 +88,10 @@ public struct ObjectHistoryCollector: LogVisitor {
   public var stuckAfter: Int64
   public private(set) var histories: [ObjectHistory] = []
   public private(set) var omitted = 0
-  public private(set) var warnings: [LogWarning] = []
+  /// Problems in the input (kept up to 200; the rest counted in ``omittedWarnings``).
+  public var warnings: [LogWarning] { capped.kept }
+  public var omittedWarnings: Int { capped.omitted }
+  private var capped = CappedWarnings(limit: 200)
   private var symbolizer: (any FrameSymbolizer)?
 
   private var session: SessionInfo?
@@ -117,7 +120,7 @@ public struct ObjectHistoryCollector: LogVisitor {
   public var symbolizationProblems: [String] { symbolizer?.problems ?? [] }
 
   public mutating func warn(_ warning: LogWarning) {
-    if warnings.count < 200 { warnings.append(warning) }
+    capped.add(warning)
   }
 
   public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
@@ -162,7 +165,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       }
       var history = ObjectHistory(
         session: session!, id: r.id, address: r.object, type: r.type, queue: r.queue)
-      history.enqueuedAt = r.time
+      history.lifecycle = ObjectLifecycle(enqueuedAt: r.time)
       history.stack = r.stack.flatMap { stacks[$0] } ?? []
       if !history.stack.isEmpty, symbolizer != nil {
         history.stack = symbolizer!.symbolize(history.stack)
@@ -175,13 +178,12 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .release(let r):
       guard let index = open[r.id] else { return }
       waiting.remove(index)
-      histories[index].releasedAt = r.time
+      histories[index].lifecycle?.recordRelease(
+        at: r.time, freed: r.freed, retainCount: r.retainCount)
       histories[index].entries.append(.init(record: record, location: location))
-      if r.freed { histories[index].state = .freed }
     case .dealloc(let r):
       guard let index = open[r.id] else { return }
-      histories[index].deallocAt = r.time
-      histories[index].state = .late
+      histories[index].lifecycle?.recordDealloc(at: r.time)
       histories[index].entries.append(.init(record: record, location: location))
     case .drain(let r):
       // A drain of the object's queue while it waited explains when the queue acted.
@@ -233,30 +235,18 @@ public struct ObjectHistoryCollector: LogVisitor {
   }
 
   private mutating func finish(_ ending: SessionEnding) {
+    let end = EndOfSession(ending, stuckAfter: stuckAfter)
     for index in firstOfSession..<histories.count {
       histories[index].sessionLastTime = ending.lastTime
       histories[index].threads = threads
-      if let enqueuedAt = histories[index].enqueuedAt {
-        let releasedAt = histories[index].releasedAt
-        for entry in histories[index].entries.indices {
-          guard case .check(let check) = histories[index].entries[entry].record, check.alive
-          else { continue }
-          let waiting = QueueMembership.wasWaiting(
-            at: check.time, enqueuedAt: enqueuedAt, releasedAt: releasedAt)
-          histories[index].entries[entry].verdict = waiting ? .falseLeak : .trueLeak
-        }
+      guard let lifecycle = histories[index].lifecycle else { continue }
+      for entry in histories[index].entries.indices {
+        guard case .check(let check) = histories[index].entries[entry].record, check.alive
+        else { continue }
+        histories[index].entries[entry].verdict =
+          lifecycle.wasWaiting(at: check.time) ? .falseLeak : .trueLeak
       }
-      guard histories[index].state == nil, let enqueuedAt = histories[index].enqueuedAt else {
-        continue
-      }
-      if histories[index].releasedAt != nil {
-        histories[index].state = .leaked
-      } else if ending.end != nil {
-        histories[index].state = .neverReleased
-      } else {
-        histories[index].state =
-          ending.lastTime - enqueuedAt > stuckAfter ? .stuck : .pending
-      }
+      histories[index].state = lifecycle.state(at: end)
     }
   }
 }

@@ -8,7 +8,7 @@ import DeallocLog
 /// strings (no reference counting on the hot path).
 struct SessionState {
   /// An object enqueued and not yet released.
-  struct Live {
+  struct Live: QueuedObject {
     var enqueuedAt: Int64
     var address: Address
     /// Index into the analyzer's type rows.
@@ -20,13 +20,16 @@ struct SessionState {
   }
 
   /// An object released with `freed: false` and not yet deallocated.
-  struct Survivor {
+  struct Survivor: SurvivingObject {
     var live: Live
     var releasedAt: Int64
     var retainCount: Int?
     var line: Int
     /// The latest holders record while it was alive (`why` release or end).
     var holders: HolderReport?
+
+    var address: Address { live.address }
+    var enqueuedAt: Int64 { live.enqueuedAt }
   }
 
   /// What a released object leaves in ``SessionState/released``.
@@ -45,14 +48,15 @@ struct SessionState {
   var threads: [Int64: String] = [:]
   /// Objects in a queue, by id and by address (the latest enqueue of each address).
   var live = LiveObjects()
-  /// By object id.
-  var survivors = IntegerTable<Survivor>()
-  /// Object id by address.
-  var survivorByAddress = IntegerTable<UInt64>()
+  var survivors = Survivors<Survivor>()
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
   private var queueIndex: [String: Int] = [:]
-  var summary = Summary()
+  /// The session's counts by type row (the analyzer's), the source of its summary and of the
+  /// report's per-type rows; ``countsUsed(byType:)`` makes room for a row.
+  var counts: [LifecycleCounts] = []
+  /// Every `check` record, alive or not.
+  var checkRecords = 0
   var marks: [MarkRecord] = []
   var omittedMarks = 0
   /// Marks this session may still keep (the report's budget, shared by its sessions).
@@ -80,7 +84,21 @@ struct SessionState {
   init(_ info: SessionInfo, maximumExamples: Int = 5) {
     self.info = info
     self.checks = CheckLedger(maximumExamples: maximumExamples)
-    summary.sessions = 1
+  }
+
+  /// Makes room for the counts of type row `type`: call it for the row of every enqueue and
+  /// alive check, before counting (the other records count an object or check seen so).
+  mutating func countsUsed(byType type: Int) {
+    if type >= counts.count {
+      counts.append(contentsOf: repeatElement(LifecycleCounts(), count: type + 1 - counts.count))
+    }
+  }
+
+  /// The session's summary: the sum of its counts.
+  var summary: Summary {
+    var total = LifecycleCounts()
+    for typeCounts in counts { total.add(typeCounts) }
+    return Summary(session: total, checks: checkRecords)
   }
 
   /// The index of `queue`'s timeline, created on first use. Queues are few: a short scan
@@ -100,4 +118,10 @@ struct SessionState {
     queueIndex[queue] = timelines.count - 1
     return timelines.count - 1
   }
+}
+
+extension SessionState: SessionObjects {
+  func queued(_ id: UInt64) -> Live? { live[id] }
+
+  func latestQueuedID(at address: Address) -> UInt64? { live.latestID(at: address.rawValue) }
 }

@@ -31,56 +31,10 @@ public struct Gate: Sendable {
     var used = Array(repeating: false, count: suppressions.suppressions.count)
     var findings: [GateResult.JudgedFinding] = []
     for (reportIndex, finding) in report.findings.enumerated() {
-      // Each distinct enqueue stack of the finding's members is judged on its own: the
-      // members a suppression covers are set aside, the others still count.
-      let variants =
-        finding.stackVariants.isEmpty
-        ? [StackVariant(key: "", stack: finding.stack, count: finding.count)]
-        : finding.stackVariants
-      var counted: [StackVariant] = []
-      var covered: [Int: [StackVariant]] = [:]
-      let findingID = finding.id
-      for variant in variants {
-        var first: Int?
-        for (index, suppression) in suppressions.suppressions.enumerated()
-        where suppression.matches(
-          type: finding.signature.type, stack: variant.stack, id: findingID)
-        {
-          used[index] = true
-          if first == nil { first = index }
-        }
-        if let first {
-          covered[first, default: []].append(variant)
-        } else {
-          counted.append(variant)
-        }
-      }
-      if !counted.isEmpty {
-        findings.append(
-          GateResult.JudgedFinding(
-            finding: finding.part(counted), suppressedBy: nil, failing: false,
-            reportIndex: reportIndex))
-      }
-      for index in covered.keys.sorted() {
-        findings.append(
-          GateResult.JudgedFinding(
-            finding: finding.part(covered[index]!),
-            suppressedBy: suppressions.suppressions[index], failing: false,
-            reportIndex: reportIndex))
-      }
+      findings += parts(of: finding, reportIndex: reportIndex, used: &used)
     }
     let fixed = baseline.map { judge(&findings, against: $0) } ?? []
-    var results: [GateResult.ThresholdResult] = []
-    for threshold in GateThresholds.Threshold.allCases {
-      let ofKind = findings.filter { $0.finding.kind == threshold.kind }
-      let count = ofKind.reduce(0) { $0 + $1.countedMembers }
-      let suppressed = ofKind.filter(\.isSuppressed).reduce(0) { $0 + $1.finding.count }
-      let unsuppressed = ofKind.filter { !$0.isSuppressed }.reduce(0) { $0 + $1.finding.count }
-      var result = GateResult.ThresholdResult(
-        threshold: threshold, limit: thresholds[threshold], count: count, suppressed: suppressed)
-      result.known = unsuppressed - count
-      results.append(result)
-    }
+    let results = thresholdResults(findings)
     let failingKinds = Set(results.filter { !$0.passed }.map(\.threshold.kind))
     for index in findings.indices where !findings[index].isSuppressed && !findings[index].isKnown {
       findings[index].failing = failingKinds.contains(findings[index].finding.kind)
@@ -91,6 +45,70 @@ public struct Gate: Sendable {
     result.baseline = baseline
     result.fixedBaselineEntries = fixed
     return result
+  }
+
+  /// `finding` split by the suppressions: the part that counts, then one part per
+  /// suppression that claimed members, in file order. Marks in `used` every suppression that
+  /// matched.
+  ///
+  /// Each distinct enqueue stack of the finding's members is judged on its own: the members a
+  /// suppression covers are set aside, the others still count.
+  private func parts(
+    of finding: Finding, reportIndex: Int, used: inout [Bool]
+  ) -> [GateResult.JudgedFinding] {
+    let variants =
+      finding.stackVariants.isEmpty
+      ? [StackVariant(key: "", stack: finding.stack, count: finding.count)]
+      : finding.stackVariants
+    var counted: [StackVariant] = []
+    var covered: [Int: [StackVariant]] = [:]
+    for variant in variants {
+      var first: Int?
+      for (index, suppression) in suppressions.suppressions.enumerated()
+      where suppression.matches(
+        type: finding.signature.type, stack: variant.stack, id: finding.id)
+      {
+        used[index] = true
+        if first == nil { first = index }
+      }
+      if let first {
+        covered[first, default: []].append(variant)
+      } else {
+        counted.append(variant)
+      }
+    }
+    var parts: [GateResult.JudgedFinding] = []
+    if !counted.isEmpty {
+      parts.append(
+        GateResult.JudgedFinding(
+          finding: finding.part(counted), suppressedBy: nil, failing: false,
+          reportIndex: reportIndex))
+    }
+    for index in covered.keys.sorted() {
+      parts.append(
+        GateResult.JudgedFinding(
+          finding: finding.part(covered[index]!),
+          suppressedBy: suppressions.suppressions[index], failing: false,
+          reportIndex: reportIndex))
+    }
+    return parts
+  }
+
+  /// Each threshold's count (members that count) against its limit, with how many members
+  /// suppressions and the baseline set aside.
+  private func thresholdResults(
+    _ findings: [GateResult.JudgedFinding]
+  ) -> [GateResult.ThresholdResult] {
+    GateThresholds.Threshold.allCases.map { threshold in
+      let ofKind = findings.filter { $0.finding.kind == threshold.kind }
+      let count = ofKind.reduce(0) { $0 + $1.countedMembers }
+      let suppressed = ofKind.filter(\.isSuppressed).reduce(0) { $0 + $1.finding.count }
+      let unsuppressed = ofKind.filter { !$0.isSuppressed }.reduce(0) { $0 + $1.finding.count }
+      var result = GateResult.ThresholdResult(
+        threshold: threshold, limit: thresholds[threshold], count: count, suppressed: suppressed)
+      result.known = unsuppressed - count
+      return result
+    }
   }
 
   /// Marks each unsuppressed finding new, known or grown against `baseline`, and returns

@@ -15,8 +15,21 @@ public struct GateTextRenderer: Sendable {
   public init() {}
 
   public func render(_ result: GateResult) -> String {
+    let lines = RenderingSupport.separated([
+      Self.verdict(result),
+      counted(result),
+      Self.suppressed(result),
+      Self.known(result),
+      Self.fixed(result),
+      Self.unusedSuppressions(result),
+      Self.warnings(result),
+    ])
+    return lines.map(Escaping.terminal).joined(separator: "\n") + "\n"
+  }
+
+  /// The overall result, what was read, then each threshold's count against its limit.
+  private static func verdict(_ result: GateResult) -> [String] {
     typealias S = RenderingSupport
-    var out: [String] = []
     let summary = result.report.summary
     let failed = result.failedThresholds
     let verdict =
@@ -24,115 +37,142 @@ public struct GateTextRenderer: Sendable {
       ? "passed"
       : "FAILED (\(S.plural(failed.count, "threshold")) exceeded: "
         + failed.map { "--\($0.threshold.optionName)" }.joined(separator: ", ") + ")"
-    out.append("dealloctrace check: \(verdict)")
-    out.append(
+    var out = [
+      "dealloctrace check: \(verdict)",
       "  read \(S.plural(summary.sessions, "session")), \(S.plural(summary.enqueued, "object"))"
         + " enqueued, \(S.plural(summary.checks, "leak check"))"
-        + (result.report.hasIncompleteSession ? " (a session is incomplete)" : ""))
-    out.append("")
+        + (result.report.hasIncompleteSession ? " (a session is incomplete)" : ""),
+      "",
+    ]
     for threshold in result.thresholds {
       out.append(
         "  \(S.pad(threshold.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + threshold.threshold.optionName, 21))"
           + threshold.sentence)
     }
+    return out
+  }
 
+  /// The top findings that count, numbered; empty when none does.
+  private func counted(_ result: GateResult) -> [String] {
     let counted = result.counted
-    if !counted.isEmpty {
+    guard !counted.isEmpty else { return [] }
+    let shown = counted.prefix(maximumFindings)
+    var out = [
+      counted.count > shown.count
+        ? "Top findings (\(shown.count) of \(counted.count))" : "Findings (\(counted.count))"
+    ]
+    for (number, judged) in shown.enumerated() {
       out.append("")
-      let shown = counted.prefix(maximumFindings)
-      out.append(
-        counted.count > shown.count
-          ? "Top findings (\(shown.count) of \(counted.count))" : "Findings (\(counted.count))")
-      for (number, judged) in shown.enumerated() {
-        let finding = judged.finding
-        let note = Self.baselineNote(judged) + (judged.failing ? "" : " [within its limit]")
-        out.append("")
-        out.append(
-          "\(number + 1). \(finding.kind.title.uppercased()): \(finding.signature.title)"
-            + " (×\(finding.count))\(note)")
-        out.append("   id:\(finding.id)")
-        out.append("   \(finding.explanation)")
-        if let example = finding.examples.first {
-          out.append("   first: \(S.example(example))")
-        }
-        for line in S.holderLines(finding) { out.append("   " + line) }
-        let (frames, omitted) = S.callerFrames(finding.stack, limit: maximumFrames)
-        if !frames.isEmpty {
-          out.append("   enqueued at:")
-          for frame in frames { out.append("     \(S.frameLine(frame))") }
-          if omitted > 0 { out.append("     … \(omitted) more frames") }
-        }
-      }
-      if counted.count > shown.count {
-        out.append("")
-        out.append(
-          "… \(S.plural(counted.count - shown.count, "more finding")) not shown;"
-            + " `dealloctrace report` lists them all")
-      }
+      out.append(contentsOf: countedEntry(judged, number: number + 1))
     }
+    if counted.count > shown.count {
+      out.append("")
+      out.append(
+        "… \(RenderingSupport.plural(counted.count - shown.count, "more finding")) not shown;"
+          + " `dealloctrace report` lists them all")
+    }
+    return out
+  }
 
+  /// One counted finding: its headline with the baseline's judgement, its explanation, first
+  /// example, holder path and caller frames.
+  private func countedEntry(_ judged: GateResult.JudgedFinding, number: Int) -> [String] {
+    typealias S = RenderingSupport
+    let finding = judged.finding
+    let note = Self.baselineNote(judged) + (judged.failing ? "" : " [within its limit]")
+    var out = [
+      "\(number). \(finding.kind.title.uppercased()): \(finding.signature.title)"
+        + " (×\(finding.count))\(note)",
+      "   id:\(finding.id)",
+      "   \(finding.explanation)",
+    ]
+    if let example = finding.examples.first {
+      out.append("   first: \(S.example(example))")
+    }
+    for line in S.holderLines(finding) { out.append("   " + line) }
+    let (frames, omitted) = S.callerFrames(finding.stack, limit: maximumFrames)
+    if !frames.isEmpty {
+      out.append("   enqueued at:")
+      for frame in frames { out.append("     \(S.frameLine(frame))") }
+      if omitted > 0 { out.append("     … \(omitted) more frames") }
+    }
+    return out
+  }
+
+  /// The suppressed findings with the suppression and its reason; empty when none is.
+  private static func suppressed(_ result: GateResult) -> [String] {
     let suppressed = result.suppressed
-    if !suppressed.isEmpty {
-      let objects = suppressed.reduce(0) { $0 + $1.finding.count }
-      out.append("")
+    guard !suppressed.isEmpty else { return [] }
+    let objects = suppressed.reduce(0) { $0 + $1.finding.count }
+    let findings = RenderingSupport.plural(result.suppressedFindingCount, "finding")
+    var out = ["Suppressed (\(findings), \(objects) not counted)"]
+    for judged in suppressed {
+      let finding = judged.finding
+      let suppression = judged.suppressedBy!
+      let reason = suppression.reason.isEmpty ? "no reason given" : suppression.reason
       out.append(
-        "Suppressed (\(S.plural(result.suppressedFindingCount, "finding")), \(objects) not counted)"
-      )
-      for judged in suppressed {
-        let finding = judged.finding
-        let suppression = judged.suppressedBy!
-        let reason = suppression.reason.isEmpty ? "no reason given" : suppression.reason
-        out.append(
-          "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count))"
-            + " id:\(finding.id) by \(suppression.pattern) (\(suppression.location)): \(reason)")
-      }
+        "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count))"
+          + " id:\(finding.id) by \(suppression.pattern) (\(suppression.location)): \(reason)")
     }
+    return out
+  }
 
+  /// The findings the baseline already knows; empty without a baseline or when none is known.
+  private static func known(_ result: GateResult) -> [String] {
     let known = result.known
-    if let baseline = result.baseline, !known.isEmpty {
-      let objects = known.reduce(0) { $0 + $1.finding.count }
-      out.append("")
+    guard let baseline = result.baseline, !known.isEmpty else { return [] }
+    let objects = known.reduce(0) { $0 + $1.finding.count }
+    var out = [
+      "Known (\(RenderingSupport.plural(known.count, "finding")) in the baseline \(baseline.path),"
+        + " \(objects) not counted)"
+    ]
+    for judged in known {
+      let finding = judged.finding
       out.append(
-        "Known (\(S.plural(known.count, "finding")) in the baseline \(baseline.path),"
-          + " \(objects) not counted)")
-      for judged in known {
-        let finding = judged.finding
-        out.append(
-          "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count)"
-            + "\(Self.baselineCount(judged))) id:\(finding.id)")
-      }
+        "  - \(finding.kind.title): \(finding.signature.title) (×\(finding.count)"
+          + "\(Self.baselineCount(judged))) id:\(finding.id)")
     }
+    return out
+  }
 
-    if let baseline = result.baseline, !result.fixedBaselineEntries.isEmpty {
-      let fixed = result.fixedBaselineEntries
-      out.append("")
+  /// The baseline's entries no longer found, to be removed from it.
+  private static func fixed(_ result: GateResult) -> [String] {
+    let fixed = result.fixedBaselineEntries
+    guard let baseline = result.baseline, !fixed.isEmpty else { return [] }
+    var out = [
+      "Fixed (\(fixed.count)): in the baseline but no longer found; remove them from"
+        + " \(baseline.path) (or write it again with --write-baseline)"
+    ]
+    for entry in fixed {
       out.append(
-        "Fixed (\(fixed.count)): in the baseline but no longer found; remove them from"
-          + " \(baseline.path) (or write it again with --write-baseline)")
-      for entry in fixed {
-        out.append(
-          "  - id:\(entry.id) \(entry.kind.title): \(entry.title) (baseline ×\(entry.count))")
-      }
+        "  - id:\(entry.id) \(entry.kind.title): \(entry.title) (baseline ×\(entry.count))")
     }
+    return out
+  }
 
-    if !result.unusedSuppressions.isEmpty {
-      out.append("")
-      out.append(
-        "Unused suppressions (\(result.unusedSuppressions.count)): they matched nothing;"
-          + " remove them or fix their pattern")
-      for suppression in result.unusedSuppressions {
-        let reason = suppression.reason.isEmpty ? "" : " (\(suppression.reason))"
-        out.append("  - \(suppression.location) \(suppression.pattern)\(reason)")
-      }
+  /// The suppressions that matched nothing.
+  private static func unusedSuppressions(_ result: GateResult) -> [String] {
+    let unused = result.unusedSuppressions
+    guard !unused.isEmpty else { return [] }
+    var out = [
+      "Unused suppressions (\(unused.count)): they matched nothing;"
+        + " remove them or fix their pattern"
+    ]
+    for suppression in unused {
+      let reason = suppression.reason.isEmpty ? "" : " (\(suppression.reason))"
+      out.append("  - \(suppression.location) \(suppression.pattern)\(reason)")
     }
+    return out
+  }
 
+  /// How many warnings the input raised, pointing at the report that lists them.
+  private static func warnings(_ result: GateResult) -> [String] {
     let warnings = result.report.warnings.count + result.report.omittedWarnings
-    if warnings > 0 {
-      out.append("")
-      out.append(
-        "\(S.plural(warnings, "warning")) about the input; `dealloctrace report` lists them")
-    }
-    return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
+    guard warnings > 0 else { return [] }
+    return [
+      "\(RenderingSupport.plural(warnings, "warning")) about the input;"
+        + " `dealloctrace report` lists them"
+    ]
   }
 
   /// How the baseline judged a counted finding, for its headline: ` [new]`, ` [grown from

@@ -107,21 +107,32 @@ public struct SessionReport: Sendable, Equatable {
 /// One row of the per-type table.
 public struct TypeRow: Sendable, Equatable {
   public var type: String
-  public var enqueued = 0
-  /// Counts per state, in ``ObjectState/allCases`` order (an array: this is updated once per
-  /// object, and hashing an enum key showed in profiles).
-  private var stateCounts = [Int](repeating: 0, count: ObjectState.allCases.count)
-  public var falseLeaks = 0
-  public var trueLeaks = 0
+  /// The counts: the analyzer adds each session's counts of the type here at its end.
+  var counts = LifecycleCounts()
   public var enqueueToRelease = LatencyDistribution(exactLimit: 1000)
 
   public init(type: String) {
     self.type = type
   }
 
+  public var enqueued: Int {
+    get { counts.enqueued }
+    set { counts.enqueued = newValue }
+  }
+
+  public var falseLeaks: Int {
+    get { counts.falseLeaks }
+    set { counts.falseLeaks = newValue }
+  }
+
+  public var trueLeaks: Int {
+    get { counts.trueLeaks }
+    set { counts.trueLeaks = newValue }
+  }
+
   /// The number of objects of this type in `state`.
   public subscript(state: ObjectState) -> Int {
-    get { stateCounts[state.index] }
-    set { stateCounts[state.index] = newValue }
+    get { counts[state] }
+    set { counts[state] = newValue }
   }
 }

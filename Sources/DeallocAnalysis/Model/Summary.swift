@@ -51,3 +51,33 @@ public struct Summary: Sendable, Equatable, Codable {
     ]
   }
 }
+
+extension Summary {
+  /// One session's summary, from its counts (every type's) and its `check` records.
+  init(session counts: LifecycleCounts, checks: Int) {
+    self.init()
+    sessions = 1
+    enqueued = counts.enqueued
+    released = counts.released
+    for state in ObjectState.allCases { self[state] = counts[state] }
+    self.checks = checks
+    falseLeaks = counts.falseLeaks
+    trueLeaks = counts.trueLeaks
+  }
+
+  /// Adds another summary's counts to this one.
+  mutating func add(_ other: Summary) {
+    sessions += other.sessions
+    enqueued += other.enqueued
+    released += other.released
+    freed += other.freed
+    late += other.late
+    leaked += other.leaked
+    pending += other.pending
+    stuck += other.stuck
+    neverReleased += other.neverReleased
+    checks += other.checks
+    falseLeaks += other.falseLeaks
+    trueLeaks += other.trueLeaks
+  }
+}

@@ -46,7 +46,8 @@ enum ExplainCommand: Command {
     for warning in skipped { collector.warn(warning) }
     try reader.read(inputs, into: &collector)
     Diagnostics.printWarnings(
-      collector.warnings.map(\.description) + collector.symbolizationProblems)
+      collector.warnings.map(\.description) + collector.symbolizationProblems,
+      omitted: collector.omittedWarnings)
     let text = ExplainRenderer().render(
       collector.histories, selector: selector, omitted: collector.omitted)
     try Output.write(text, to: parsed.value("output"))

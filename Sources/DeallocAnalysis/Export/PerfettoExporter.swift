@@ -245,12 +245,12 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       queue: slice.queue, depth: max(0, (session!.queues[slice.queue]?.depth ?? 1) - 1), at: r.time,
       tid: r.tid)
     if !r.freed {
-      session!.survivors[r.id] = ExportSession.Survivor(live: slice, releasedAt: r.time)
+      session!.survivors.insert(r.id, ExportSession.Survivor(live: slice, releasedAt: r.time))
     }
   }
 
   private mutating func dealloc(_ r: DeallocRecord, at location: LogLocation) {
-    guard let survivor = session!.survivors.removeValue(forKey: r.id) else {
+    guard let survivor = session!.survivors.remove(r.id) else {
       warn(
         LogWarning(
           .inconsistentRecord, at: location,
@@ -266,52 +266,28 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     writer.end()
   }
 
-  /// The same rule as the analyzer: a check that saw its object alive is a false leak when
-  /// the object (by id, else by the address's latest enqueue at or before the check) was in
-  /// a queue at the check's `t`. A check of an object still in its queue waits for the release.
+  /// The same lookup and rule as the analyzer (``SessionObjects/object(checkedBy:)``,
+  /// ``QueueMembership``). A check of an object still in its queue waits for the release.
   private mutating func check(_ r: CheckRecord) {
     session!.lastTime = max(session!.lastTime, r.time)
     guard r.alive else {
       writeCheck(r, verdict: nil)
       return
     }
-    var live: (id: UInt64, enqueuedAt: Int64)?
-    var released: RecentReleases<Void>.Entry?
-    if let id = r.id {
-      if let slice = session!.live[id] {
-        live = (id, slice.enqueuedAt)
-      } else {
-        released = session!.released[id]
-      }
-    } else {
-      if let id = session!.liveByAddress[r.object], let slice = session!.live[id] {
-        live = (id, slice.enqueuedAt)
-      }
-      // The latest enqueue of the address at or before the check: a released one when the
-      // object now in the queue came later.
-      if live.map({ $0.enqueuedAt > r.time }) ?? true,
-        let latest = session!.released.latest(at: r.object), latest.entry.enqueuedAt <= r.time
-      {
-        live = nil
-        released = latest.entry
-      }
-    }
-    if let live, live.enqueuedAt <= r.time {
-      var deferred = session!.deferredChecks.removeValue(forKey: live.id) ?? []
+    let object = session!.object(checkedBy: r)
+    if let object, object.isQueued, object.enqueuedAt <= r.time {
+      var deferred = session!.deferredChecks.removeValue(forKey: object.id) ?? []
       if deferred.count < Self.deferredChecksPerObject {
         deferred.append(r)
-        session!.deferredChecks[live.id] = deferred
+        session!.deferredChecks[object.id] = deferred
         return
       }
-      session!.deferredChecks[live.id] = deferred
+      session!.deferredChecks[object.id] = deferred
       // Too many checks of one object wait already: this one is judged now, as queued.
       writeCheck(r, verdict: "falseLeak")
       return
     }
-    let waiting =
-      released.map {
-        QueueMembership.wasWaiting(at: r.time, enqueuedAt: $0.enqueuedAt, releasedAt: $0.releasedAt)
-      } ?? false
+    let waiting = object?.wasWaiting(at: r.time) ?? false
     writeCheck(r, verdict: waiting ? "falseLeak" : "trueLeak")
   }
 
@@ -353,6 +329,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
 
   private mutating func end(_ ending: SessionEnding) {
     let last = ending.lastTime
+    let sessionEnd = EndOfSession(ending, stuckAfter: stuckAfter)
     // Checks of objects never released: they were in their queue.
     let deferred = session!.deferredChecks.sorted {
       (session!.live[$0.key]?.sliceID ?? 0) < (session!.live[$1.key]?.sliceID ?? 0)
@@ -361,9 +338,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       for check in checks { writeCheck(check, verdict: "falseLeak") }
     }
     for (id, slice) in session!.live.sorted(by: { $0.value.sliceID < $1.value.sliceID }) {
-      let state: ObjectState =
-        ending.end != nil
-        ? .neverReleased : (last - slice.enqueuedAt > stuckAfter ? .stuck : .pending)
+      let state = sessionEnd.state(ofOpenObjectEnqueuedAt: slice.enqueuedAt, released: false)
       counts.unreleasedSlices += 1
       event("e", tid: nil)
       writer.string("cat", literal: "object")
@@ -377,7 +352,9 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       writer.endArgs()
       writer.end()
     }
-    let survivors = session!.survivors.sorted { $0.value.live.sliceID < $1.value.live.sliceID }
+    let survivors = session!.survivors.entries.sorted {
+      $0.survivor.live.sliceID < $1.survivor.live.sliceID
+    }
     for (id, survivor) in survivors {
       instant("leaked: ", survivor.live.type, cat: "leak", at: last, tid: nil)
       writer.int("id", Int64(id))
@@ -391,7 +368,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
 
 /// What the exporter keeps while one session is read.
 private struct ExportSession {
-  struct Live {
+  struct Live: QueuedObject {
     var sliceID: UInt64
     var type: String
     var queue: String
@@ -399,9 +376,12 @@ private struct ExportSession {
     var address: Address
   }
 
-  struct Survivor {
+  struct Survivor: SurvivingObject {
     var live: Live
     var releasedAt: Int64
+
+    var address: Address { live.address }
+    var enqueuedAt: Int64 { live.enqueuedAt }
   }
 
   struct Counter {
@@ -413,7 +393,7 @@ private struct ExportSession {
   let pid: Int64
   var live: [UInt64: Live] = [:]
   var liveByAddress: [Address: UInt64] = [:]
-  var survivors: [UInt64: Survivor] = [:]
+  var survivors = Survivors<Survivor>()
   var queues: [String: Counter] = [:]
   /// Released objects, for checks written after a release they precede.
   var released = RecentReleases<Void>()
@@ -426,4 +406,10 @@ private struct ExportSession {
     self.info = info
     self.pid = pid
   }
+}
+
+extension ExportSession: SessionObjects {
+  func queued(_ id: UInt64) -> Live? { live[id] }
+
+  func latestQueuedID(at address: Address) -> UInt64? { liveByAddress[address] }
 }

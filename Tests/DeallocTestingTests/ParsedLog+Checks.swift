@@ -1,8 +1,8 @@
-import Foundation
-import XCTest
+import TestSupport
 
-/// The records of a trace log, parsed line by line.
-struct TraceLog {
+/// What the leak assertions' tests look for in a log: the `check` records and their order
+/// against the queue's releases.
+extension ParsedLog {
   struct Check: CustomStringConvertible {
     var alive: Bool
     var id: Int?
@@ -11,18 +11,8 @@ struct TraceLog {
     var description: String { "check(alive: \(alive), id: \(id.map(String.init) ?? "-"))" }
   }
 
-  var records: [[String: Any]]
-
-  init(path: String) throws {
-    let text = try String(contentsOfFile: path, encoding: .utf8)
-    records = try text.split(separator: "\n").map { line in
-      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
-      return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(line)")
-    }
-  }
-
   func checks(label: String) -> [Check] {
-    records.filter { $0["ev"] as? String == "check" && $0["label"] as? String == label }.map {
+    kind("check").filter { $0["label"] as? String == label }.map {
       Check(
         alive: $0["alive"] as? Bool ?? false, id: $0["id"] as? Int, obj: $0["obj"] as? String,
         type: $0["type"] as? String)

@@ -99,40 +99,14 @@ public struct GitHubRenderer: Sendable {
       let annotation = self.annotation(judged)
       if judged.failing { errors.append(annotation) } else { warnings.append(annotation) }
     }
-    var notices: [Annotation] = []
-    if let baseline = result.baseline {
-      for judged in result.known {
-        let finding = judged.finding
-        notices.append(
-          Annotation(
-            level: .notice, file: nil, line: nil,
-            title:
-              "dealloctrace: known: \(finding.kind.title): \(finding.signature.title)"
-              + " (×\(finding.count)) [id:\(finding.id)]",
-            message:
-              "In the baseline \(paths.display(baseline.path)): not counted."
-              + " \(finding.explanation)"))
-      }
-      for entry in result.fixedBaselineEntries {
-        notices.append(
-          Annotation(
-            level: .notice, file: placeable(baseline.path), line: nil,
-            title: "dealloctrace: fixed, remove from the baseline [id:\(entry.id)]",
-            message:
-              "\(entry.kind.title): \(entry.title) (baseline ×\(entry.count)) no longer occurs;"
-              + " remove id \(entry.id) from \(paths.display(baseline.path)), or write it again with"
-              + " --write-baseline"))
-      }
-    }
-    for suppression in result.unusedSuppressions {
-      warnings.append(
-        Annotation(
-          level: .warning, file: placeable(suppression.file), line: suppression.line,
-          title: "dealloctrace: unused suppression",
-          message:
-            "\(suppression.pattern) matched no finding; remove it or fix its pattern"
-            + (suppression.reason.isEmpty ? "" : " (reason given: \(suppression.reason))")))
-    }
+    warnings += result.unusedSuppressions.map(unusedAnnotation)
+    return Self.capped(errors: errors, warnings: warnings, notices: baselineNotices(result))
+  }
+
+  /// At most ``annotationLimit`` of each level, then one notice that counts what was left out.
+  private static func capped(
+    errors: [Annotation], warnings: [Annotation], notices: [Annotation]
+  ) -> [Annotation] {
     let limit = Self.annotationLimit
     var out = Array(errors.prefix(limit)) + Array(warnings.prefix(limit))
     let leftErrors = max(0, errors.count - limit)
@@ -154,6 +128,46 @@ public struct GitHubRenderer: Sendable {
             + " of each kind per step. The step log and the job summary list every finding."))
     }
     return out
+  }
+
+  /// A notice per finding the baseline knows and per baseline entry no longer found; none
+  /// without a baseline.
+  private func baselineNotices(_ result: GateResult) -> [Annotation] {
+    guard let baseline = result.baseline else { return [] }
+    var notices: [Annotation] = []
+    for judged in result.known {
+      let finding = judged.finding
+      notices.append(
+        Annotation(
+          level: .notice, file: nil, line: nil,
+          title:
+            "dealloctrace: known: \(finding.kind.title): \(finding.signature.title)"
+            + " (×\(finding.count)) [id:\(finding.id)]",
+          message:
+            "In the baseline \(paths.display(baseline.path)): not counted."
+            + " \(finding.explanation)"))
+    }
+    for entry in result.fixedBaselineEntries {
+      notices.append(
+        Annotation(
+          level: .notice, file: placeable(baseline.path), line: nil,
+          title: "dealloctrace: fixed, remove from the baseline [id:\(entry.id)]",
+          message:
+            "\(entry.kind.title): \(entry.title) (baseline ×\(entry.count)) no longer occurs;"
+            + " remove id \(entry.id) from \(paths.display(baseline.path)), or write it again with"
+            + " --write-baseline"))
+    }
+    return notices
+  }
+
+  /// A warning on the suppression file's line: the suppression matched nothing.
+  private func unusedAnnotation(_ suppression: Suppression) -> Annotation {
+    Annotation(
+      level: .warning, file: placeable(suppression.file), line: suppression.line,
+      title: "dealloctrace: unused suppression",
+      message:
+        "\(suppression.pattern) matched no finding; remove it or fix its pattern"
+        + (suppression.reason.isEmpty ? "" : " (reason given: \(suppression.reason))"))
   }
 
   private func annotation(_ judged: GateResult.JudgedFinding) -> Annotation {

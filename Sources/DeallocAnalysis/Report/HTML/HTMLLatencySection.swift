@@ -30,15 +30,30 @@ enum HTMLLatencySection {
     }
   }
 
+  /// Where the histogram's bars go: one slot per bin across the plot, counts scaled up from
+  /// the baseline.
+  private struct Layout {
+    var bars: [LatencyBins.Bin]
+    var slot: Double
+    var highest: Int
+    var y: LinearScale
+    var baseline: Double
+
+    init(_ bars: [LatencyBins.Bin]) {
+      typealias L = HTMLLatencySection
+      self.bars = bars
+      slot = (L.width - L.left - L.right) / Double(bars.count)
+      highest = bars.map(\.count).max() ?? 1
+      y = LinearScale(
+        domain: 0...Double(max(highest, 1)), range: L.top...(L.top + L.plotHeight), flipped: true)
+      baseline = L.top + L.plotHeight
+    }
+  }
+
   static func histogram(_ bins: LatencyBins, stats: LatencyStats, into html: inout HTMLBuffer) {
     let bars = bins.bins
     guard !bars.isEmpty else { return }
-    let plotWidth = width - left - right
-    let slot = plotWidth / Double(bars.count)
-    let highest = bars.map(\.count).max() ?? 1
-    let y = LinearScale(
-      domain: 0...Double(max(highest, 1)), range: top...(top + plotHeight), flipped: true)
-    let baseline = top + plotHeight
+    let layout = Layout(bars)
     html.open(
       "svg",
       [
@@ -48,9 +63,18 @@ enum HTMLLatencySection {
         ("role", "img"), ("aria-label", "Histogram of enqueue to release latency"),
       ])
     html.element("title", text: "Enqueue to release latency, \(stats.count) objects")
+    axes(layout, into: &html)
+    barsPlot(layout, into: &html)
+    percentiles(stats, layout, into: &html)
+    html.close("svg")
+  }
+
+  /// The count grid and labels, the baseline, and about a dozen bin edges on the time axis.
+  private static func axes(_ layout: Layout, into html: inout HTMLBuffer) {
+    let bars = layout.bars
     html.element("g", [("class", "axes")]) { g in
-      for tick in y.ticks(count: min(4, highest)).filter({ $0 == $0.rounded() }) {
-        let py = SVGNumber.format(y.position(tick))
+      for tick in layout.y.ticks(count: min(4, layout.highest)).filter({ $0 == $0.rounded() }) {
+        let py = SVGNumber.format(layout.y.position(tick))
         g.void(
           "line",
           [
@@ -66,14 +90,14 @@ enum HTMLLatencySection {
         "line",
         [
           ("class", "axis"), ("x1", SVGNumber.format(left)),
-          ("x2", SVGNumber.format(width - right)), ("y1", SVGNumber.format(baseline)),
-          ("y2", SVGNumber.format(baseline)),
+          ("x2", SVGNumber.format(width - right)), ("y1", SVGNumber.format(layout.baseline)),
+          ("y2", SVGNumber.format(layout.baseline)),
         ])
       let every = max(1, Int((Double(bars.count) / 12).rounded(.up)))
       for index in 0...bars.count where index % every == 0 || index == bars.count {
         let edge = index < bars.count ? bars[index].lower : bars[bars.count - 1].upper
         g.xAxisTick(
-          at: left + Double(index) * slot, baseline: baseline,
+          at: left + Double(index) * layout.slot, baseline: layout.baseline,
           label: TimeFormatting.format(edge))
       }
       g.element(
@@ -84,16 +108,20 @@ enum HTMLLatencySection {
         ],
         text: "objects")
     }
+  }
+
+  /// One bar per bin that holds an object, its range and count in its tooltip.
+  private static func barsPlot(_ layout: Layout, into html: inout HTMLBuffer) {
     html.element("g", [("class", "plot")]) { g in
-      for (index, bin) in bars.enumerated() where bin.count > 0 {
-        let barTop = y.position(Double(bin.count))
+      for (index, bin) in layout.bars.enumerated() where bin.count > 0 {
+        let barTop = layout.y.position(Double(bin.count))
         g.element(
           "rect",
           [
             ("class", "hist-bar"), ("data-count", String(bin.count)),
-            ("x", SVGNumber.format(left + Double(index) * slot + 1)),
-            ("y", SVGNumber.format(barTop)), ("width", SVGNumber.format(max(1, slot - 2))),
-            ("height", SVGNumber.format(max(1, baseline - barTop))),
+            ("x", SVGNumber.format(left + Double(index) * layout.slot + 1)),
+            ("y", SVGNumber.format(barTop)), ("width", SVGNumber.format(max(1, layout.slot - 2))),
+            ("height", SVGNumber.format(max(1, layout.baseline - barTop))),
           ]
         ) { rect in
           rect.element(
@@ -103,18 +131,26 @@ enum HTMLLatencySection {
         }
       }
     }
+  }
+
+  /// p50, p90 and p99 as vertical lines inside their bins, labels pushed right so that two
+  /// close percentiles do not overlap.
+  private static func percentiles(
+    _ stats: LatencyStats, _ layout: Layout, into html: inout HTMLBuffer
+  ) {
+    let bars = layout.bars
     html.element("g", [("class", "percentiles")]) { g in
       var lastLabel = -Double.infinity
       for (name, value) in [("p50", stats.p50), ("p90", stats.p90), ("p99", stats.p99)] {
         guard let index = bars.firstIndex(where: { value < $0.upper }) else { continue }
         let fraction = LatencyBins.fraction(of: value, inBin: bars[index])
-        let px = left + (Double(index) + fraction) * slot
+        let px = left + (Double(index) + fraction) * layout.slot
         g.element(
           "line",
           [
             ("class", "pct"), ("data-percentile", name), ("x1", SVGNumber.format(px)),
             ("x2", SVGNumber.format(px)), ("y1", SVGNumber.format(top)),
-            ("y2", SVGNumber.format(baseline)),
+            ("y2", SVGNumber.format(layout.baseline)),
           ]
         ) { line in
           line.element("title", text: "\(name): \(TimeFormatting.format(value))")
@@ -129,7 +165,6 @@ enum HTMLLatencySection {
         lastLabel = labelX + 90
       }
     }
-    html.close("svg")
   }
 
   private static func table(_ report: Report, into html: inout HTMLBuffer) {

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Tick labels of a time axis: every label of one axis in the same unit, with only the
 /// decimals its step needs (`0`, `2 s`, `4 s` rather than `2000.0 ms`, `4000.0 ms`).
 ///

@@ -7,68 +7,75 @@ public struct ExplainRenderer: Sendable {
 
   public func render(_ histories: [ObjectHistory], selector: ObjectSelector, omitted: Int) -> String
   {
-    typealias T = TimeFormatting
-    typealias S = RenderingSupport
     guard !histories.isEmpty else {
       return "No object matches \(selector).\n"
     }
-    var out: [String] = []
-    out.append(
-      "\(S.plural(histories.count, "object")) \(histories.count == 1 ? "matches" : "match") \(selector)."
-    )
+    var out = [
+      "\(RenderingSupport.plural(histories.count, "object"))"
+        + " \(histories.count == 1 ? "matches" : "match") \(selector)."
+    ]
     for history in histories {
       out.append("")
-      let id = history.id.map { "id \($0)" } ?? "no id"
-      out.append(
-        "\(history.type) \(id) at \(history.address), session \(history.session.index + 1)"
-          + " (\(history.session.file))")
-      if let state = history.state {
-        out.append("  state: \(S.name(state)) (\(S.meaning(state)))")
-      } else {
-        out.append("  state: never handed to a queue")
-      }
-      for entry in history.entries {
-        let time = entry.record.time.map { T.format($0) } ?? ""
-        out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
-        if case .holders(let r) = entry.record {
-          // The path under its record, as every output shows it.
-          for line in HolderPathText.lines(r.holders, type: r.type, address: r.object) {
-            out.append(String(repeating: " ", count: 14) + line)
-          }
-        }
-      }
-      if history.omittedEntries > 0 {
-        out.append(
-          "  … \(S.plural(history.omittedEntries, "more drain or check", "more drains and checks"))"
-            + " not shown")
-      }
-      var timings: [String] = []
-      if let enqueuedAt = history.enqueuedAt {
-        if let releasedAt = history.releasedAt {
-          timings.append("in queue \(T.format(releasedAt - enqueuedAt)) (enqueue → release)")
-          if let deallocAt = history.deallocAt {
-            timings.append("alive \(T.format(deallocAt - releasedAt)) after the release")
-          }
-        } else {
-          timings.append(
-            "in queue for \(T.format(history.sessionLastTime - enqueuedAt)) at the session's last record"
-          )
-        }
-      }
-      if !timings.isEmpty { out.append("  timings: " + timings.joined(separator: "; ")) }
-      if !history.stack.isEmpty {
-        out.append("  enqueue stack:")
-        for frame in history.stack {
-          let marker = Signature.isMachinery(frame) ? "  (queue/tracer)" : ""
-          out.append("    \(S.frameLine(frame))\(marker)")
-        }
-      }
+      out.append(contentsOf: lines(history))
     }
     if omitted > 0 {
       out.append("")
       out.append("… \(omitted) more matching objects not shown")
     }
     return out.map(Escaping.terminal).joined(separator: "\n") + "\n"
+  }
+
+  /// One object: who it is and its state, its records in order (a holders record followed by
+  /// its path), then its timings and its enqueue stack.
+  private func lines(_ history: ObjectHistory) -> [String] {
+    typealias S = RenderingSupport
+    let id = history.id.map { "id \($0)" } ?? "no id"
+    var out = [
+      "\(history.type) \(id) at \(history.address), session \(history.session.index + 1)"
+        + " (\(history.session.file))",
+      history.state.map { "  state: \(S.name($0)) (\(S.meaning($0)))" }
+        ?? "  state: never handed to a queue",
+    ]
+    for entry in history.entries {
+      let time = entry.record.time.map { TimeFormatting.format($0) } ?? ""
+      out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
+      if case .holders(let r) = entry.record {
+        // The path under its record, as every output shows it.
+        for line in HolderPathText.lines(r.holders, type: r.type, address: r.object) {
+          out.append(String(repeating: " ", count: 14) + line)
+        }
+      }
+    }
+    if history.omittedEntries > 0 {
+      out.append(
+        "  … \(S.plural(history.omittedEntries, "more drain or check", "more drains and checks"))"
+          + " not shown")
+    }
+    if let timings = Self.timings(history) { out.append("  timings: " + timings) }
+    if !history.stack.isEmpty {
+      out.append("  enqueue stack:")
+      for frame in history.stack {
+        let marker = Signature.isMachinery(frame) ? "  (queue/tracer)" : ""
+        out.append("    \(S.frameLine(frame))\(marker)")
+      }
+    }
+    return out
+  }
+
+  /// How long the object waited in its queue and lived after its release; `nil` when it was
+  /// never enqueued.
+  private static func timings(_ history: ObjectHistory) -> String? {
+    typealias T = TimeFormatting
+    guard let enqueuedAt = history.enqueuedAt else { return nil }
+    guard let releasedAt = history.releasedAt else {
+      return
+        "in queue for \(T.format(history.sessionLastTime - enqueuedAt)) at the session's last record"
+    }
+    var timings = ["in queue \(T.format(releasedAt - enqueuedAt)) (enqueue → release)"]
+    if let deallocAt = history.deallocAt {
+      timings.append("alive \(T.format(deallocAt - releasedAt)) after the release")
+    }
+    return timings.joined(separator: "; ")
   }
 
   private func describe(_ entry: ObjectHistory.Entry, _ history: ObjectHistory) -> String {

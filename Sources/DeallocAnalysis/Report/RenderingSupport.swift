@@ -2,6 +2,17 @@ import DeallocLog
 
 /// Helpers shared by the renderers (internal: every renderer lives in this module).
 enum RenderingSupport {
+  /// Blocks of lines, one blank line between two; empty blocks are left out with their blank
+  /// line, so a section with nothing to say leaves no gap.
+  static func separated(_ blocks: [[String]]) -> [String] {
+    var out: [String] = []
+    for block in blocks where !block.isEmpty {
+      if !out.isEmpty { out.append("") }
+      out.append(contentsOf: block)
+    }
+    return out
+  }
+
   /// Frames worth showing: the enqueue stack without its leading machinery frames (queue,
   /// tracer, runtime), at most `limit`, and how many were left out at the end.
   static func callerFrames(_ stack: [Frame], limit: Int = 8) -> (frames: [Frame], omitted: Int) {

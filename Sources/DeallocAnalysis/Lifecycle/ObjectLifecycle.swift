@@ -1,0 +1,57 @@
+/// What the log has said so far about one enqueued object's life, and the state that follows.
+///
+/// Why one type: the release facts (when, whether the release freed the object, the retain
+/// count it left) and the state they settle are what a check's explanation, `explain` and the
+/// report's counts must agree on, so they are set and read here only. The trade-off: it is
+/// kept per object only where an object is followed in detail (a kept check's facts, an
+/// `explain` history); the analyzer's per-object tables keep their compact layout and reach
+/// the same rule through ``EndOfSession``.
+struct ObjectLifecycle: Sendable, Equatable {
+  var enqueuedAt: Int64
+  var releasedAt: Int64?
+  /// Whether the release freed the object (`nil` before the release).
+  var freedByRelease: Bool?
+  var retainCountAfterRelease: Int?
+  var deallocAt: Int64?
+
+  init(
+    enqueuedAt: Int64, releasedAt: Int64? = nil, freedByRelease: Bool? = nil,
+    retainCountAfterRelease: Int? = nil, deallocAt: Int64? = nil
+  ) {
+    self.enqueuedAt = enqueuedAt
+    self.releasedAt = releasedAt
+    self.freedByRelease = freedByRelease
+    self.retainCountAfterRelease = retainCountAfterRelease
+    self.deallocAt = deallocAt
+  }
+
+  /// The queue released the object at `t`; `freed`: the release freed it.
+  mutating func recordRelease(at t: Int64, freed: Bool, retainCount: Int?) {
+    releasedAt = t
+    freedByRelease = freed
+    retainCountAfterRelease = retainCount
+  }
+
+  /// The object, which survived its release, was deallocated at `t`.
+  mutating func recordDealloc(at t: Int64) {
+    deallocAt = t
+  }
+
+  /// The state the object is in for good before its session ends: late once deallocated, freed
+  /// once its release freed it; `nil` while its session may still change it.
+  var settledState: ObjectState? {
+    if deallocAt != nil { return .late }
+    return freedByRelease == true ? .freed : nil
+  }
+
+  /// The state the object ends its session in.
+  func state(at end: EndOfSession) -> ObjectState {
+    settledState
+      ?? end.state(ofOpenObjectEnqueuedAt: enqueuedAt, released: releasedAt != nil)
+  }
+
+  /// Whether the object was waiting in its queue at `t` (``QueueMembership``).
+  func wasWaiting(at t: Int64) -> Bool {
+    QueueMembership.wasWaiting(at: t, enqueuedAt: enqueuedAt, releasedAt: releasedAt)
+  }
+}

@@ -1,0 +1,76 @@
+import DeallocLog
+import Testing
+
+@testable import DeallocAnalysis
+
+/// The object life-cycle model: the state an object ends its session in, the release facts
+/// and the state they settle, survivors by address, and counts that are the source of both
+/// the summary and the per-type rows.
+@Suite struct LifecycleTests {
+  @Test func anOpenObjectsStateFollowsHowTheSessionEnded() {
+    let open = EndOfSession(lastTime: 1_000, ended: false, stuckAfter: 100)
+    #expect(open.state(ofOpenObjectEnqueuedAt: 900, released: false) == .pending)
+    #expect(open.state(ofOpenObjectEnqueuedAt: 899, released: false) == .stuck)
+    #expect(open.state(ofOpenObjectEnqueuedAt: 0, released: true) == .leaked)
+    let ended = EndOfSession(lastTime: 1_000, ended: true, stuckAfter: 100)
+    #expect(ended.state(ofOpenObjectEnqueuedAt: 999, released: false) == .neverReleased)
+    #expect(ended.state(ofOpenObjectEnqueuedAt: 0, released: true) == .leaked)
+  }
+
+  @Test func releaseFactsSettleFreedAndLateAndLeaveTheRestOpen() {
+    let end = EndOfSession(lastTime: 1_000, ended: true, stuckAfter: 100)
+    var freed = ObjectLifecycle(enqueuedAt: 10)
+    freed.recordRelease(at: 20, freed: true, retainCount: nil)
+    #expect(freed.settledState == .freed)
+    var survivor = ObjectLifecycle(enqueuedAt: 10)
+    survivor.recordRelease(at: 20, freed: false, retainCount: 2)
+    #expect(survivor.settledState == nil)
+    #expect(survivor.state(at: end) == .leaked)
+    #expect(survivor.wasWaiting(at: 19) && !survivor.wasWaiting(at: 20))
+    survivor.recordDealloc(at: 30)
+    #expect(survivor.state(at: end) == .late)
+    #expect(ObjectLifecycle(enqueuedAt: 10).state(at: end) == .neverReleased)
+  }
+
+  @Test func factsTakeTheSettledStateAndKeepAFinalOne() {
+    var facts = ObjectFacts(
+      id: 1, address: Address(0xa0), type: "T", queue: "q", enqueuedAt: 10, enqueuedBy: nil)
+    facts.lifecycle.recordRelease(at: 20, freed: false, retainCount: 3)
+    #expect(facts.releasedAt == 20 && facts.freedByRelease == false)
+    #expect(facts.retainCountAfterRelease == 3 && facts.state == nil)
+    facts.state = .leaked
+    facts.lifecycle.recordDealloc(at: 30)
+    #expect(facts.deallocAt == 30 && facts.state == .late)
+  }
+
+  private struct Survivor: SurvivingObject {
+    var address: Address
+    var enqueuedAt: Int64 = 0
+    var releasedAt: Int64 = 1
+  }
+
+  @Test func anAddressForgetsASurvivorOnlyWhileItIsTheLatestThere() {
+    var survivors = Survivors<Survivor>()
+    survivors.insert(1, Survivor(address: Address(0xa0)))
+    survivors.insert(2, Survivor(address: Address(0xa0)))
+    survivors.remove(1)
+    #expect(survivors.id(at: Address(0xa0)) == 2)
+    survivors.remove(2)
+    #expect(survivors.id(at: Address(0xa0)) == nil)
+    #expect(survivors.isEmpty)
+  }
+
+  @Test func theSummaryAndTheTypeRowsAreSumsOfTheSameCounts() throws {
+    let report = try Fixtures.report(["several-sessions.jsonl", "feed.jsonl"])
+    #expect(report.types.count > 1)
+    for state in ObjectState.allCases {
+      #expect(report.types.reduce(0) { $0 + $1[state] } == report.summary[state], "\(state)")
+    }
+    #expect(report.types.reduce(0) { $0 + $1.enqueued } == report.summary.enqueued)
+    #expect(report.types.reduce(0) { $0 + $1.falseLeaks } == report.summary.falseLeaks)
+    #expect(report.types.reduce(0) { $0 + $1.trueLeaks } == report.summary.trueLeaks)
+    #expect(
+      report.summary.released
+        == report.summary.freed + report.summary.late + report.summary.leaked)
+  }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A started `ChildProcess`: its output is read while it runs, and it is reaped by a thread
+/// of its own, so that a test can wait for a line, signal it, or wait for its end.
+public final class RunningChild: @unchecked Sendable {
+  // @unchecked: `waitStatus` is guarded by `condition`.
+  public let pid: pid_t
+  /// The child's standard output (and standard error, when merged), as read so far.
+  public let output: PipeDrain
+  /// The child's standard error, when it has a pipe of its own.
+  public let error: PipeDrain?
+  private let executable: String
+  private let condition = NSCondition()
+  private var waitStatus: Int32?
+
+  init(pid: pid_t, executable: String, output: PipeDrain, error: PipeDrain?) {
+    self.pid = pid
+    self.executable = executable
+    self.output = output
+    self.error = error
+    let thread = Thread { [self] in reap() }
+    thread.start()
+  }
+
+  /// Waits for the child's exit without reaping it, then reaps it under the lock that
+  /// `signal(_:)` takes: a signal never reaches a reused pid.
+  private func reap() {
+    var info = siginfo_t()
+    while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+    condition.lock()
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    waitStatus = status
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Whether the child has exited (and was reaped).
+  public var hasExited: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return waitStatus != nil
+  }
+
+  /// Sends `number` to the child, unless it has already exited.
+  public func signal(_ number: Int32 = SIGKILL) {
+    condition.lock()
+    defer { condition.unlock() }
+    if waitStatus == nil { kill(pid, number) }
+  }
+
+  /// Kills the child (when it still runs) and waits for its end.
+  @discardableResult
+  public func stop() -> ChildRun {
+    signal(SIGKILL)
+    return wait()
+  }
+
+  /// Waits until standard output has the line `line` (false when the child closed it first).
+  public func waitForLine(_ line: String) -> Bool {
+    output.wait { String(decoding: $0, as: UTF8.self).contains(line + "\n") }
+  }
+
+  /// Waits for the child's end and for its pipes to close, and returns what it did. A child
+  /// still running after `timeout` is killed with SIGKILL; the run then says `timedOut`.
+  public func wait(timeout: Duration? = nil) -> ChildRun {
+    var timedOut = false
+    condition.lock()
+    if let timeout {
+      let (seconds, attoseconds) = timeout.components
+      let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
+      while waitStatus == nil {
+        if !condition.wait(until: deadline) && waitStatus == nil {
+          timedOut = true
+          kill(pid, SIGKILL)
+          break
+        }
+      }
+    }
+    while waitStatus == nil { condition.wait() }
+    let status = waitStatus!
+    condition.unlock()
+    let signal = status & 0x7f
+    return ChildRun(
+      pid: pid, exitStatus: signal == 0 ? (status >> 8) & 0xff : nil,
+      signal: signal == 0 ? nil : signal, timedOut: timedOut,
+      standardOutput: String(decoding: output.wait(), as: UTF8.self),
+      standardError: error.map { String(decoding: $0.wait(), as: UTF8.self) } ?? "")
+  }
+}
+
+/// What a child did: how it ended, and what it wrote.
+public struct ChildRun: Sendable {
+  public var pid: pid_t
+  /// The exit status, or nil when a signal ended the child.
+  public var exitStatus: Int32?
+  /// The signal that ended the child, or nil when it exited.
+  public var signal: Int32?
+  /// Whether the child ran past its timeout and was killed for it.
+  public var timedOut: Bool
+  public var standardOutput: String
+  /// Empty unless standard error had a pipe of its own (`ErrorStream.separate`).
+  public var standardError: String
+
+  /// The status as a shell reports it: the exit status, or 128 + the signal's number.
+  public var status: Int32 { exitStatus ?? 128 + (signal ?? 0) }
+
+  /// The non-empty lines of standard error.
+  public var errorLines: [String] {
+    standardError.split(separator: "\n").map(String.init)
+  }
+}
