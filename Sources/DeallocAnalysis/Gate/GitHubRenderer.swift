@@ -42,6 +42,9 @@ public struct GitHubRenderer: Sendable {
 
   /// One annotation.
   public struct Annotation: Sendable, Equatable {
+    /// How serious the annotation is: its workflow command (`::error`, `::warning`, `::notice`).
+    ///
+    /// Closed: GitHub Actions defines exactly these annotation levels.
     public enum Level: String, Sendable, Comparable {
       case error
       case warning
