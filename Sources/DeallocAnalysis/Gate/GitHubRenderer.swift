@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The gate's verdict as GitHub Actions workflow commands (`::error`, `::warning`,
 /// `::notice`), which the runner turns into annotations on the run and the pull request.
