@@ -27,12 +27,17 @@ let package = Package(
     // The seam between the queue and the recorder: the hooks the queue calls, the tracing
     // switch, and the utilities both share. The queue needs only this, never the recorder.
     .target(name: "CDeallocHooks"),
+    // How text from a log or a program is escaped for each output (JSON, terminal,
+    // Markdown, HTML, XML, GitHub workflow commands): shared by the recorder's writer and
+    // every reader-side output, so the same name is written the same way everywhere.
+    .target(name: "TextEscaping"),
     .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
     .target(
-      name: "DeallocTrace", dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders"]
+      name: "DeallocTrace",
+      dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]
     ),
     .target(name: "DeallocQueue", dependencies: ["DeallocHooks"]),
     .target(
@@ -43,19 +48,19 @@ let package = Package(
     // Analysis half.
     // The log's records and their reader, small enough for DeallocTesting to read the
     // process's own log back without linking the analysis and its renderers.
-    .target(name: "DeallocLog"),
-    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog"]),
+    .target(name: "DeallocLog", dependencies: ["TextEscaping"]),
+    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping"]),
     .executableTarget(
       name: "dealloctrace-cli",
-      dependencies: ["DeallocAnalysis", "DeallocLog"]
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]
     ),
 
     // Benchmarks and examples.
     .executableTarget(
       name: "dealloctrace-bench",
       dependencies: [
-        "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "CUnwind",
-        "CTraceRuntime", "CHolders",
+        "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "TextEscaping",
+        "CUnwind", "CTraceRuntime", "CHolders",
       ]
     ),
     .executableTarget(
@@ -100,22 +105,26 @@ let package = Package(
     // reading a child's pipes while it runs.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
-      name: "DeallocAnalysisTests", dependencies: ["DeallocAnalysis", "DeallocLog", "GoldenFiles"]
+      name: "DeallocAnalysisTests",
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
     ),
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
     ),
     .testTarget(
-      name: "DeallocVisualTests", dependencies: ["DeallocAnalysis", "DeallocLog", "TestSupport"]
+      name: "DeallocVisualTests",
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "TestSupport"]
     ),
     .testTarget(
-      name: "DeallocGateTests", dependencies: ["DeallocAnalysis", "DeallocLog", "GoldenFiles"]
+      name: "DeallocGateTests",
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
     ),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "DeallocAnalysis", "DeallocLog", "dealloctrace-cli", "FeedDemo", "BaselineDemo",
+        "DeallocAnalysis", "DeallocLog", "TextEscaping", "dealloctrace-cli", "FeedDemo",
+        "BaselineDemo",
         "TestSupport",
       ]
     ),

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Everything that makes the analysis input or output unusable, with a one-line description.
 ///
 /// Why one enum: the CLI maps every case to an exit status in one place, and every message

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Builds JSON Lines into a byte buffer without Foundation: the writer formats thousands
 /// of records per flush, and only ever needs objects of strings, integers and booleans.
 struct JSONLine {
@@ -145,33 +147,10 @@ struct JSONLine {
     }
   }
 
-  /// A JSON string with the escapes RFC 8259 requires; invalid UTF-8 cannot occur in a
-  /// Swift `String`.
+  /// A JSON string, escaped by the same policy as every JSON the reader side writes
+  /// (``Escaping/json(_:into:)-(_,[UInt8])``), so a type name reads the same in the log
+  /// and in a report.
   mutating func appendString(_ value: String) {
-    bytes.append(UInt8(ascii: "\""))
-    // Names and labels rarely need escaping: copy them in bulk when they don't.
-    if !value.utf8.contains(where: {
-      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-    }) {
-      bytes.append(contentsOf: value.utf8)
-      bytes.append(UInt8(ascii: "\""))
-      return
-    }
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-      case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-      case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0..<0x20:
-        bytes.append(contentsOf: Array("\\u00".utf8))
-        let hexDigits = Array("0123456789abcdef".utf8)
-        bytes.append(hexDigits[Int(byte >> 4)])
-        bytes.append(hexDigits[Int(byte & 0xf)])
-      default: bytes.append(byte)
-      }
-    }
-    bytes.append(UInt8(ascii: "\""))
+    Escaping.json(value, into: &bytes)
   }
 }

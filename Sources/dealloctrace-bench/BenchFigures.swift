@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import DeallocLog
+import TextEscaping
 
 /// The benchmark's output: named figures, printed as one JSON object in insertion order.
 struct BenchFigures {

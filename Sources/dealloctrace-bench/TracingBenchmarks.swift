@@ -128,30 +128,11 @@ func tracingFigures(into figures: inout BenchFigures) {
   let floors = fastestRounds(
     [.noHook, .rawUnwind], rounds: rounds, perRound: perRound, depth: depth, queue: queue)
 
-  // On with 0 frames.
-  var zeroFrames = Double.nan
-  var deep = Double.nan
-  var bytesPerObject = Double.nan
-  var writerPerRecord = Double.nan
+  var traced = TracedFigures()
   do {
-    unlink(logPath)
-    try DeallocTrace.start(path: logPath, frames: 0)
-    zeroFrames =
-      fastestRounds([.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue)[
-        .traced] ?? .nan
-    DeallocTrace.finish()
-
-    unlink(logPath)
-    try DeallocTrace.start(path: logPath, frames: DeallocTrace.defaultFrames)
-    deep =
-      fastestRounds(
-        [.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue,
-        writerNanoseconds: &writerPerRecord)[.traced] ?? .nan
-    DeallocTrace.finish()
-    var status = stat()
-    if stat(logPath, &status) == 0 {
-      bytesPerObject = Double(status.st_size) / Double(rounds * perRound)
-    }
+    try measureTraced(
+      into: &traced, rounds: rounds, perRound: perRound, depth: depth, queue: queue,
+      logPath: logPath)
   } catch {
     figures.add("tracing_error", "\(error)")
   }
@@ -165,13 +146,54 @@ func tracingFigures(into figures: inout BenchFigures) {
   figures.add("enqueue_no_hook_ns", noHook)
   figures.add("enqueue_tracing_off_ns", hookOff)
   figures.add("enqueue_off_over_no_hook", hookOff / noHook)
-  figures.add("enqueue_tracing_on_0_frames_ns", zeroFrames)
-  figures.add("enqueue_tracing_on_deep_ns", deep)
+  figures.add("enqueue_tracing_on_0_frames_ns", traced.zeroFrames)
+  figures.add("enqueue_tracing_on_deep_ns", traced.deep)
   figures.add("unw_backtrace_deep_ns", rawUnwind)
   figures.add("enqueue_no_hook_deep_ns", deepNoHook)
-  figures.add("enqueue_on_over_unwind_plus_no_hook", deep / (rawUnwind + deepNoHook))
-  figures.add("log_bytes_per_object", bytesPerObject)
+  figures.add("enqueue_on_over_unwind_plus_no_hook", traced.deep / (rawUnwind + deepNoHook))
+  figures.add("log_bytes_per_object", traced.bytesPerObject)
   // Wall time per record from the first enqueue to the record being in the file, calling
   // thread included: the sustained rate beyond which back-pressure slows the caller.
-  figures.add("trace_sustained_ns_per_record", writerPerRecord)
+  figures.add("trace_sustained_ns_per_record", traced.writerPerRecord)
+}
+
+/// The figures of the runs with tracing on; `nan` for those a failure to start left unrun.
+private struct TracedFigures {
+  /// Nanoseconds per enqueue, recording no stack frames.
+  var zeroFrames = Double.nan
+  /// Nanoseconds per enqueue, recording the default number of frames at a deep stack.
+  var deep = Double.nan
+  /// Log bytes per object of the deep run.
+  var bytesPerObject = Double.nan
+  /// The writer's sustained nanoseconds per record in the deep run.
+  var writerPerRecord = Double.nan
+}
+
+/// Records a session with no stacks, then one with the default depth, each into a fresh
+/// `logPath`. Fills `traced` as it goes, so that a failure to start the second session
+/// keeps the first one's figure.
+private func measureTraced(
+  into traced: inout TracedFigures, rounds: Int, perRound: Int, depth: Int,
+  queue: DeallocQueue, logPath: String
+) throws {
+  unlink(logPath)
+  try DeallocTrace.start(path: logPath, frames: 0)
+  traced.zeroFrames =
+    fastestRounds([.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue)[
+      .traced] ?? .nan
+  DeallocTrace.finish()
+
+  unlink(logPath)
+  try DeallocTrace.start(path: logPath, frames: DeallocTrace.defaultFrames)
+  var writerPerRecord = Double.nan
+  traced.deep =
+    fastestRounds(
+      [.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue,
+      writerNanoseconds: &writerPerRecord)[.traced] ?? .nan
+  traced.writerPerRecord = writerPerRecord
+  DeallocTrace.finish()
+  var status = stat()
+  if stat(logPath, &status) == 0 {
+    traced.bytesPerObject = Double(status.st_size) / Double(rounds * perRound)
+  }
 }

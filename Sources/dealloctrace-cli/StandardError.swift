@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import DeallocLog
+import TextEscaping
 
 #if canImport(Glibc)
   import Glibc

@@ -2,6 +2,7 @@ import DeallocAnalysis
 import DeallocLog
 import Foundation
 import Testing
+import TextEscaping
 
 /// One policy per output format (`Escaping`), each tested on its own, then the hostile
 /// fixture (terminal escapes, bidirectional overrides, line separators, workflow commands,

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Testing
+import TextEscaping
 
 @Suite struct SupportTests {
   @Test(arguments: [

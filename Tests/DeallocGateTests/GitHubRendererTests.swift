@@ -2,6 +2,7 @@ import DeallocAnalysis
 import DeallocLog
 import Foundation
 import Testing
+import TextEscaping
 
 @Suite struct GitHubRendererTests {
   @Test func messagesEscapePercentAndLineBreaks() {

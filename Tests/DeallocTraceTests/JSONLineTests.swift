@@ -27,4 +27,22 @@ final class JSONLineTests: XCTestCase {
     XCTAssertEqual(object["zero"] as? String, "0x0")
     XCTAssertEqual(object["ok"] as? Bool, true)
   }
+
+  /// The recorder escapes by the reader side's JSON policy: a type name that would reorder
+  /// or colour a terminal showing the raw log (DEL, a C1 control, U+2028, a bidirectional
+  /// override) is written as `\u` escapes, and still decodes to the same name.
+  func testHostileNamesAreEscapedAsEveryReportEscapesThem() throws {
+    let name = "Shop.\u{7F}Evil\u{85}\u{2028}\u{202E}Thumb"
+    var line = JSONLine()
+    line.begin("mark")
+    line.field("label", name)
+    line.end()
+    let text = String(decoding: line.bytes, as: UTF8.self)
+    XCTAssertTrue(
+      text.contains(#""label":"Shop.\u007fEvil\u0085\u2028\u202eThumb""#), text)
+    XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x7F })
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(line.bytes.dropLast())) as? [String: Any])
+    XCTAssertEqual(object["label"] as? String, name)
+  }
 }

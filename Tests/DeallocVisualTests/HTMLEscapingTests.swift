@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TextEscaping
 import XCTest
 
 /// Everything from the log is text on the page, never markup: type names like

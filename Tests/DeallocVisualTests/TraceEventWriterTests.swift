@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 import XCTest
 
 @testable import DeallocAnalysis

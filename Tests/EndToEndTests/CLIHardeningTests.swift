@@ -3,6 +3,7 @@ import DeallocLog
 import Foundation
 import TestSupport
 import Testing
+import TextEscaping
 
 #if canImport(Glibc)
   import Glibc

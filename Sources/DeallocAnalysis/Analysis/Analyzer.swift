@@ -436,13 +436,30 @@ public struct Analyzer: LogVisitor {
   }
 
   private mutating func finishSession(_ ending: SessionEnding) {
-    let file = state.info.file
-    let index = state.info.index
-    let lastTime = ending.lastTime
-    let ended = ending.end != nil
     let end = EndOfSession(ending, stuckAfter: options.stuckAfter)
+    finishSurvivors(end)
+    finishQueuedObjects(end)
+    finishChecks(lastTime: end.lastTime, ended: end.ended)
+    findings.forgetOrigins()
 
-    // Survivors never deallocated: leaked.
+    if !end.ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
+    countHolderScans(ending)
+    for timeline in state.timelines where timeline.peakDepth > 0 {
+      let candidate = QueuePeak(
+        queue: timeline.queue, session: state.info.index, depth: timeline.peakDepth,
+        at: timeline.peakTime)
+      if peak.map({ candidate.isDeeper(than: $0) }) ?? true { peak = candidate }
+    }
+    let sessionSummary = state.summary
+    for (type, counts) in state.counts.enumerated() { types[type].counts.add(counts) }
+    listSession(ending, summary: sessionSummary)
+    summary.add(sessionSummary)
+  }
+
+  /// Counts the objects the queue released that were never deallocated, and groups them
+  /// as leaked findings, in log order.
+  private mutating func finishSurvivors(_ end: EndOfSession) {
+    let file = state.info.file
     let survivors = state.survivors.entries.sorted { $0.survivor.line < $1.survivor.line }
     for (id, survivor) in survivors {
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
@@ -451,17 +468,22 @@ public struct Analyzer: LogVisitor {
       findings.add(
         .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
         FindingExample(
-          session: index, id: id, address: survivor.live.address, type: type,
+          session: state.info.index, id: id, address: survivor.live.address, type: type,
           queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
           location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
       state.checks.finished(id, in: objectState)
     }
-    // Objects still in a queue, in log order: pending, stuck or never released.
+  }
+
+  /// Counts the objects still in a queue, in log order, as pending, stuck or never
+  /// released, and groups the stuck and never-released ones as findings.
+  private mutating func finishQueuedObjects(_ end: EndOfSession) {
+    let file = state.info.file
     let live = state.live
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
-      let age = lastTime - object.enqueuedAt
+      let age = end.lastTime - object.enqueuedAt
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
@@ -469,14 +491,14 @@ public struct Analyzer: LogVisitor {
       findings.add(
         objectState == .stuck ? .stuck : .neverReleased, origin(object),
         FindingExample(
-          session: index, id: id, address: object.address, type: typeName(object),
+          session: state.info.index, id: id, address: object.address, type: typeName(object),
           queue: queueName(object), enqueuedAt: object.enqueuedAt, age: age,
           location: LogLocation(file: file, line: object.line)))
     }
-    finishChecks(lastTime: lastTime, ended: ended)
-    findings.forgetOrigins()
+  }
 
-    if !ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
+  /// Adds the session's holder scans, or counts it as recorded without holders.
+  private mutating func countHolderScans(_ ending: SessionEnding) {
     if state.info.record.holders {
       holders.recordedSessions += 1
       holders.scans += ending.end?.holderScans ?? 0
@@ -484,28 +506,26 @@ public struct Analyzer: LogVisitor {
     } else {
       holders.sessionsWithout += 1
     }
-    for timeline in state.timelines where timeline.peakDepth > 0 {
-      let candidate = QueuePeak(
-        queue: timeline.queue, session: index, depth: timeline.peakDepth, at: timeline.peakTime)
-      if peak.map({ candidate.isDeeper(than: $0) }) ?? true { peak = candidate }
-    }
-    let sessionSummary = state.summary
-    for (type, counts) in state.counts.enumerated() { types[type].counts.add(counts) }
-    if sessions.count < options.maximumListedSessions {
-      marksLeft = state.marksLeft
-      threadNamesLeft = state.threadNamesLeft
-      detailedTimelinesLeft = state.detailedTimelinesLeft
-      sessions.append(
-        SessionReport(
-          index: index, file: file, line: state.info.line, header: state.info.record,
-          end: ending.end, truncated: ending.truncated, lastTime: lastTime,
-          summary: sessionSummary, unknownKinds: ending.unknownKinds,
-          malformedLines: ending.malformedLines, queues: state.timelines, marks: state.marks,
-          omittedMarks: state.omittedMarks, threads: state.threads))
-    } else {
+  }
+
+  /// Lists the session in the report while fewer than the maximum are listed, handing its
+  /// unspent detail budgets (marks, thread names, timelines) on to the next; else counts it
+  /// as omitted.
+  private mutating func listSession(_ ending: SessionEnding, summary sessionSummary: Summary) {
+    guard sessions.count < options.maximumListedSessions else {
       omittedSessions += 1
+      return
     }
-    summary.add(sessionSummary)
+    marksLeft = state.marksLeft
+    threadNamesLeft = state.threadNamesLeft
+    detailedTimelinesLeft = state.detailedTimelinesLeft
+    sessions.append(
+      SessionReport(
+        index: state.info.index, file: state.info.file, line: state.info.line,
+        header: state.info.record, end: ending.end, truncated: ending.truncated,
+        lastTime: ending.lastTime, summary: sessionSummary, unknownKinds: ending.unknownKinds,
+        malformedLines: ending.malformedLines, queues: state.timelines, marks: state.marks,
+        omittedMarks: state.omittedMarks, threads: state.threads))
   }
 
   /// Explains the session's kept checks, lists the first ones, and groups the true leaks:

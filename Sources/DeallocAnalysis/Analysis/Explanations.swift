@@ -15,65 +15,81 @@ enum Explanations {
     sessionEnd: Int64, ended: Bool, neverEnqueued: Bool = true
   ) -> String {
     let who = check.label.isEmpty ? "A leak check" : check.label
-    var text = "\(who) saw \(check.type) alive at \(T.format(check.time))."
+    let text = "\(who) saw \(check.type) alive at \(T.format(check.time))."
     guard let facts else {
       if neverEnqueued {
         return text + " It was not waiting in any queue (it was never handed to one): a real leak."
       }
       return text + " It was not waiting in any queue at that moment: a real leak."
     }
-    let by = facts.enqueuedBy.map { " by \($0.shortName)" } ?? ""
     switch verdict {
-    case .falseLeak:
-      text +=
-        " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.time - facts.enqueuedAt))"
-        + " earlier\(by)."
-      guard let releasedAt = facts.releasedAt else {
-        switch facts.state {
-        case .neverReleased?:
-          return text
-            + " The queue never released it before the session ended at \(T.format(sessionEnd))."
-            + " Not a leak at the check, but the queue held it to the end."
-        case .stuck?:
-          return text
-            + " The queue had still not released it at the last record (\(T.format(sessionEnd))):"
-            + " the queue looks stuck."
-        default:
-          return text + " It was still waiting at the last record (\(T.format(sessionEnd)))."
-            + " Not a leak: a delayed dealloc."
-        }
-      }
-      let after =
-        "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.time)))"
-      if facts.freedByRelease == true {
-        return text + " \(after) and it was freed. Not a leak: a delayed dealloc."
-      }
-      if let deallocAt = facts.deallocAt {
-        return text
-          + " \(after); something else still held it\(rc(facts)), and it was freed at"
-          + " \(T.format(deallocAt)). Not a leak: a delayed dealloc."
-      }
-      return text
-        + " \(after), but something else still holds it\(rc(facts)): the check was early,"
-        + " yet the object leaked anyway (see the leaked findings)."
-    case .trueLeak:
-      if let releasedAt = facts.releasedAt, releasedAt <= check.time, facts.freedByRelease == true {
-        return text
-          + " It was not in a queue at that moment: the object it matched (id \(facts.id),"
-          + " enqueued\(by) at \(T.format(facts.enqueuedAt))) had left queue '\(facts.queue)'"
-          + " at \(T.format(releasedAt)) and that release freed it, so what the check saw alive"
-          + " was another object: a real leak."
-      }
-      if let releasedAt = facts.releasedAt, releasedAt <= check.time {
-        return text
-          + " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
-          + " (enqueued\(by) at \(T.format(facts.enqueuedAt))), but something else still held"
-          + " it\(rc(facts)): a real leak."
-      }
-      return text
-        + " It was not in a queue at that moment (queue '\(facts.queue)' received it at"
-        + " \(T.format(facts.enqueuedAt))\(by)): a real leak at the time of the check."
+    case .falseLeak: return text + falseLeak(check, facts, sessionEnd: sessionEnd)
+    case .trueLeak: return text + trueLeak(check, facts)
     }
+  }
+
+  /// Why a check that saw a queued object was early: where the object waited, and what the
+  /// queue did with it afterwards.
+  private static func falseLeak(_ check: CheckRecord, _ facts: ObjectFacts, sessionEnd: Int64)
+    -> String
+  {
+    let waiting =
+      " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.time - facts.enqueuedAt))"
+      + " earlier\(enqueuedBy(facts))."
+    guard let releasedAt = facts.releasedAt else {
+      return waiting + neverReleased(facts, sessionEnd: sessionEnd)
+    }
+    let after =
+      "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.time)))"
+    if facts.freedByRelease == true {
+      return waiting + " \(after) and it was freed. Not a leak: a delayed dealloc."
+    }
+    if let deallocAt = facts.deallocAt {
+      return waiting
+        + " \(after); something else still held it\(rc(facts)), and it was freed at"
+        + " \(T.format(deallocAt)). Not a leak: a delayed dealloc."
+    }
+    return waiting
+      + " \(after), but something else still holds it\(rc(facts)): the check was early,"
+      + " yet the object leaked anyway (see the leaked findings)."
+  }
+
+  /// What became of a checked object the queue never released, by its state at the end.
+  private static func neverReleased(_ facts: ObjectFacts, sessionEnd: Int64) -> String {
+    switch facts.state {
+    case .neverReleased?:
+      return " The queue never released it before the session ended at \(T.format(sessionEnd))."
+        + " Not a leak at the check, but the queue held it to the end."
+    case .stuck?:
+      return " The queue had still not released it at the last record (\(T.format(sessionEnd))):"
+        + " the queue looks stuck."
+    default:
+      return " It was still waiting at the last record (\(T.format(sessionEnd)))."
+        + " Not a leak: a delayed dealloc."
+    }
+  }
+
+  /// Why a check that matched an enqueued object saw a real leak: the object had left its
+  /// queue (freed, so what was alive was another object, or still held), or not yet reached it.
+  private static func trueLeak(_ check: CheckRecord, _ facts: ObjectFacts) -> String {
+    let by = enqueuedBy(facts)
+    if let releasedAt = facts.releasedAt, releasedAt <= check.time, facts.freedByRelease == true {
+      return " It was not in a queue at that moment: the object it matched (id \(facts.id),"
+        + " enqueued\(by) at \(T.format(facts.enqueuedAt))) had left queue '\(facts.queue)'"
+        + " at \(T.format(releasedAt)) and that release freed it, so what the check saw alive"
+        + " was another object: a real leak."
+    }
+    if let releasedAt = facts.releasedAt, releasedAt <= check.time {
+      return " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
+        + " (enqueued\(by) at \(T.format(facts.enqueuedAt))), but something else still held"
+        + " it\(rc(facts)): a real leak."
+    }
+    return " It was not in a queue at that moment (queue '\(facts.queue)' received it at"
+      + " \(T.format(facts.enqueuedAt))\(by)): a real leak at the time of the check."
+  }
+
+  private static func enqueuedBy(_ facts: ObjectFacts) -> String {
+    facts.enqueuedBy.map { " by \($0.shortName)" } ?? ""
   }
 
   private static func rc(_ facts: ObjectFacts) -> String {

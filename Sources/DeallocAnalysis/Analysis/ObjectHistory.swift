@@ -156,25 +156,7 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .stack(let stack): stacks[stack.id] = stack.frames
     case .thread(let thread): threads[thread.tid] = thread.name
     case .enqueue(let r):
-      // Checks without an id match the latest enqueue of their address.
-      byAddress[r.object] = nil
-      guard wanted(r) else { return }
-      guard histories.count < maximumObjects else {
-        omitted += 1
-        return
-      }
-      var history = ObjectHistory(
-        session: session!, id: r.id, address: r.object, type: r.type, queue: r.queue)
-      history.lifecycle = ObjectLifecycle(enqueuedAt: r.time)
-      history.stack = r.stack.flatMap { stacks[$0] } ?? []
-      if !history.stack.isEmpty, symbolizer != nil {
-        history.stack = symbolizer!.symbolize(history.stack)
-      }
-      history.entries.append(.init(record: record, location: location))
-      open[r.id] = histories.count
-      waiting.insert(histories.count)
-      byAddress[r.object] = histories.count
-      histories.append(history)
+      startHistory(r, record, location)
     case .release(let r):
       guard let index = open[r.id] else { return }
       waiting.remove(index)
@@ -192,28 +174,7 @@ public struct ObjectHistoryCollector: LogVisitor {
         append(.init(record: record, location: location), to: index)
       }
     case .check(let r):
-      var index = r.id.flatMap { open[$0] }
-      if index == nil && r.id == nil { index = byAddress[r.object] }
-      if index == nil {
-        let matches: Bool
-        switch selector {
-        case .id: matches = false
-        case .address(let address): matches = r.object == address
-        case .type: matches = selector.matches(type: r.type)
-        }
-        guard matches, histories.count < maximumObjects else { return }
-        var history = ObjectHistory(
-          session: session!, id: r.id, address: r.object, type: r.type, queue: nil)
-        history.entries.append(
-          .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil))
-        checkedOnly[r.object] = histories.count
-        histories.append(history)
-        return
-      }
-      // Judged by `t` at the session's end, when the release is known (see `finish`).
-      append(
-        .init(record: record, location: location, verdict: r.alive ? .trueLeak : nil),
-        to: index!)
+      applyCheck(r, record, location)
     case .holders(let r):
       // Who held it, at a release, a check or the session's end: by id, else by address.
       var index = r.id.flatMap { open[$0] }
@@ -223,6 +184,59 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .session, .mark, .end, .cut, .unknown:
       break
     }
+  }
+
+  /// Opens a history for an enqueue the selector wants, while there is room for one.
+  private mutating func startHistory(
+    _ r: EnqueueRecord, _ record: LogRecord, _ location: LogLocation
+  ) {
+    // Checks without an id match the latest enqueue of their address.
+    byAddress[r.object] = nil
+    guard wanted(r) else { return }
+    guard histories.count < maximumObjects else {
+      omitted += 1
+      return
+    }
+    var history = ObjectHistory(
+      session: session!, id: r.id, address: r.object, type: r.type, queue: r.queue)
+    history.lifecycle = ObjectLifecycle(enqueuedAt: r.time)
+    history.stack = r.stack.flatMap { stacks[$0] } ?? []
+    if !history.stack.isEmpty, symbolizer != nil {
+      history.stack = symbolizer!.symbolize(history.stack)
+    }
+    history.entries.append(.init(record: record, location: location))
+    open[r.id] = histories.count
+    waiting.insert(histories.count)
+    byAddress[r.object] = histories.count
+    histories.append(history)
+  }
+
+  /// Adds a check to the history of the object it matched (by id, else by address), or
+  /// opens a history of its own for a check of a wanted object that was never enqueued.
+  private mutating func applyCheck(
+    _ r: CheckRecord, _ record: LogRecord, _ location: LogLocation
+  ) {
+    let entry = ObjectHistory.Entry(
+      record: record, location: location, verdict: r.alive ? .trueLeak : nil)
+    var index = r.id.flatMap { open[$0] }
+    if index == nil && r.id == nil { index = byAddress[r.object] }
+    guard let index else {
+      let matches: Bool
+      switch selector {
+      case .id: matches = false
+      case .address(let address): matches = r.object == address
+      case .type: matches = selector.matches(type: r.type)
+      }
+      guard matches, histories.count < maximumObjects else { return }
+      var history = ObjectHistory(
+        session: session!, id: r.id, address: r.object, type: r.type, queue: nil)
+      history.entries.append(entry)
+      checkedOnly[r.object] = histories.count
+      histories.append(history)
+      return
+    }
+    // Judged by `t` at the session's end, when the release is known (see `finish`).
+    append(entry, to: index)
   }
 
   /// Appends a drain or check while the history has room, else counts it.

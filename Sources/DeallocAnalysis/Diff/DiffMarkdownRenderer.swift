@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// `dealloctrace diff` as GitHub-flavoured Markdown, for a pull-request comment or the
 /// job's step summary: a headline a reviewer can act on, then tables of what changed.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// `dealloctrace diff` as plain text, for a CI log: the counts first, then each list.
 public struct DiffTextRenderer: Sendable {

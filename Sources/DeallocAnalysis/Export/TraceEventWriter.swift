@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// Writes Chrome trace-event JSON straight into bytes: one event per line, keys in a fixed
 /// order, timestamps as exact microseconds.

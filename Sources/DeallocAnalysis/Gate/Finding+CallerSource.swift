@@ -5,9 +5,8 @@ extension Finding {
   /// and `line`, and GitHub's annotation position): the first of the signature frames,
   /// then of the caller frames, with a file that `accepts` takes.
   ///
-  /// Why not ``sourceFrame``: when no signature frame has a file it falls back to the
-  /// whole enqueue stack, whose first frames with a file are the queue's and the tracer's
-  /// own, which would point every such finding at `DeallocQueue.enqueue`.
+  /// Why not the enqueue stack's first frame with a file: those are the queue's and the
+  /// tracer's own frames, which would point every such finding at `DeallocQueue.enqueue`.
   func callerSourceFrame(where accepts: (String) -> Bool = { _ in true }) -> Frame? {
     let callers = RenderingSupport.callerFrames(stack, limit: stack.count).frames
     return (signature.frames + callers).first { $0.file.map(accepts) ?? false }

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The verdict of `dealloctrace check` as GitHub-flavoured Markdown, for the step summary
 /// (`$GITHUB_STEP_SUMMARY`), where it comes right before the full Markdown report.

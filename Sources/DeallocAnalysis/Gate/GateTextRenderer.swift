@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The verdict of `dealloctrace check` as plain text: what a CI log shows first.
 ///

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The gate's verdict as GitHub Actions workflow commands (`::error`, `::warning`,
 /// `::notice`), which the runner turns into annotations on the run and the pull request.
@@ -42,6 +43,9 @@ public struct GitHubRenderer: Sendable {
 
   /// One annotation.
   public struct Annotation: Sendable, Equatable {
+    /// How serious the annotation is: its workflow command (`::error`, `::warning`, `::notice`).
+    ///
+    /// Closed: GitHub Actions defines exactly these annotation levels.
     public enum Level: String, Sendable, Comparable {
       case error
       case warning

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The gate's verdict as JUnit XML, the format every CI server shows as a test report.
 ///

@@ -1,5 +1,6 @@
 import DeallocLog
 import Foundation
+import TextEscaping
 
 /// Appends to GitHub's job summary file (`$GITHUB_STEP_SUMMARY`).
 ///

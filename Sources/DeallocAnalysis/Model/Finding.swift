@@ -51,11 +51,6 @@ public struct Finding: Sendable, Equatable {
   /// members have it, so that a `frame:` suppression judges each member by its own stack:
   /// members share the signature's first frames, but deeper frames can differ.
   var stackVariants: [StackVariant] = []
-
-  /// The first frame with a source location, for annotations that want `file:line`.
-  public var sourceFrame: Frame? {
-    signature.frames.first { $0.file != nil } ?? stack.first { $0.file != nil }
-  }
 }
 
 /// One distinct enqueue stack among a finding's members.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The text of `dealloctrace explain`: each object's records in order, with times, the
 /// verdict of each check, the timings that matter and the enqueue stack.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// A JSON value whose objects keep their key order, for output formats that are read by
 /// scripts and diffed in golden files.

@@ -91,32 +91,8 @@ enum CheckCommand: Command {
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
-    var thresholds = GateThresholds()
-    for threshold in GateThresholds.Threshold.allCases {
-      if let text = parsed.value(threshold.optionName) {
-        thresholds[threshold] = try limit(text, option: threshold.optionName)
-      }
-    }
-    let format = parsed.value("format") ?? "text"
-    guard format == "text" || format == "json" else {
-      throw UsageError("unknown format '\(format)'; use text, json")
-    }
-    let output = parsed.value("output")
-    let verdictOnStandardOutput = output == nil || output == "-"
-    let junitOnStandardOutput = parsed.value("junit") == "-"
-    if junitOnStandardOutput && verdictOnStandardOutput {
-      throw UsageError("--junit - and the verdict cannot both go to standard output; add -o FILE")
-    }
-    if let output, let junit = parsed.value("junit"), output != "-",
-      Output.sameFile(output, junit)
-    {
-      throw UsageError(
-        "-o and --junit name the same file; the JUnit file would replace the verdict")
-    }
-    // Annotations must not corrupt a JSON verdict or a JUnit file on standard output; the
-    // GitHub runner reads workflow commands from standard error as well.
-    let annotationsToStandardError =
-      junitOnStandardOutput || (format == "json" && verdictOnStandardOutput)
+    let thresholds = try thresholds(parsed)
+    let destinations = try Destinations(parsed)
     let suppressions = try parsed.value("suppressions").map {
       (path) throws(AnalysisError) in try SuppressionList.load(path: path)
     }
@@ -128,6 +104,81 @@ enum CheckCommand: Command {
     let started = ContinuousClock.now
     let environment = ProcessInfo.processInfo.environment
     let summaryPath = parsed.flag("github") ? environment["GITHUB_STEP_SUMMARY"] : nil
+    let report = try readLogs(parsed, destinations: destinations, summaryPath: summaryPath)
+    let elapsed = ContinuousClock.now - started
+    Diagnostics.printWarnings(report)
+
+    let gate = Gate(
+      thresholds: thresholds, suppressions: suppressions ?? SuppressionList(), baseline: baseline)
+    let result = try evaluate(report, gate, writingBaselineTo: parsed.value("write-baseline"))
+    let workspace = WorkspacePaths.fromEnvironment(
+      environment, currentDirectory: FileManager.default.currentDirectoryPath)
+    let verdict =
+      destinations.format == "json"
+      ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
+    try Output.write(verdict, to: destinations.output)
+
+    if let path = destinations.junit {
+      try writeJUnit(result, elapsed: elapsed, workspace: workspace, to: path)
+    }
+    if parsed.flag("github") {
+      try writeGitHub(
+        result, report, workspace: workspace, destinations: destinations,
+        summaryPath: summaryPath, logs: parsed.positional)
+    }
+    return result.passed ? .success : .gateFailed
+  }
+
+  /// Where the verdict, the JUnit file and the annotations go, checked before any log is
+  /// read so that a usage error costs nothing.
+  private struct Destinations {
+    /// `text` or `json`.
+    var format: String
+    /// The verdict's file; `nil` or `-` is standard output.
+    var output: String?
+    /// The JUnit file; `-` is standard output.
+    var junit: String?
+    /// Annotations must not corrupt a JSON verdict or a JUnit file on standard output; the
+    /// GitHub runner reads workflow commands from standard error as well.
+    var annotationsToStandardError: Bool
+
+    init(_ parsed: Arguments) throws(UsageError) {
+      format = parsed.value("format") ?? "text"
+      guard format == "text" || format == "json" else {
+        throw UsageError("unknown format '\(format)'; use text, json")
+      }
+      output = parsed.value("output")
+      junit = parsed.value("junit")
+      let verdictOnStandardOutput = output == nil || output == "-"
+      let junitOnStandardOutput = junit == "-"
+      if junitOnStandardOutput && verdictOnStandardOutput {
+        throw UsageError(
+          "--junit - and the verdict cannot both go to standard output; add -o FILE")
+      }
+      if let output, let junit, output != "-", Output.sameFile(output, junit) {
+        throw UsageError(
+          "-o and --junit name the same file; the JUnit file would replace the verdict")
+      }
+      annotationsToStandardError =
+        junitOnStandardOutput || (format == "json" && verdictOnStandardOutput)
+    }
+  }
+
+  /// The thresholds the options set, the others at their defaults.
+  private static func thresholds(_ parsed: Arguments) throws(UsageError) -> GateThresholds {
+    var thresholds = GateThresholds()
+    for threshold in GateThresholds.Threshold.allCases {
+      if let text = parsed.value(threshold.optionName) {
+        thresholds[threshold] = try limit(text, option: threshold.optionName)
+      }
+    }
+    return thresholds
+  }
+
+  /// Reads the logs as `report` does, refusing any output that is also an input first.
+  private static func readLogs(
+    _ parsed: Arguments, destinations: Destinations, summaryPath: String?
+  ) throws -> Report {
     // No output may be an input; --write-baseline may be the --baseline it replaces.
     let suppressionsPath = parsed.value("suppressions").map { [$0] } ?? []
     if let writeBaseline = parsed.value("write-baseline") {
@@ -135,61 +186,63 @@ enum CheckCommand: Command {
         outputs: [writeBaseline],
         inputs: try LogInput.resolve(parsed.positional).compactMap(\.path) + suppressionsPath)
     }
-    let report = try ReportCommand.analyze(
-      parsed, outputs: [output, parsed.value("junit"), summaryPath],
+    return try ReportCommand.analyze(
+      parsed, outputs: [destinations.output, destinations.junit, summaryPath],
       otherInputs: suppressionsPath + (parsed.value("baseline").map { [$0] } ?? []))
-    let elapsed = ContinuousClock.now - started
-    Diagnostics.printWarnings(report)
+  }
 
-    var gate = Gate(
-      thresholds: thresholds, suppressions: suppressions ?? SuppressionList(), baseline: baseline)
-    var result = gate.evaluate(report)
-    if let path = parsed.value("write-baseline") {
-      let recorded = Baseline(recording: result, path: path)
-      try recorded.write()
-      StandardError.line(
-        "wrote \(recorded.entries.count) findings"
-          + " (\(recorded.entries.reduce(0) { $0 + $1.count }) objects) to the baseline \(path)",
-        command: name)
-      if baseline == nil {
-        gate.baseline = recorded
-        result = gate.evaluate(report)
-      }
-    }
-    let workspace = WorkspacePaths.fromEnvironment(
-      environment, currentDirectory: FileManager.default.currentDirectoryPath)
-    let verdict =
-      format == "json" ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
-    try Output.write(verdict, to: output)
+  /// The gate's result. With --write-baseline, records the result as a baseline first and,
+  /// when no --baseline was given, judges again against what it recorded.
+  private static func evaluate(
+    _ report: Report, _ gate: Gate, writingBaselineTo path: String?
+  ) throws -> GateResult {
+    let result = gate.evaluate(report)
+    guard let path else { return result }
+    let recorded = Baseline(recording: result, path: path)
+    try recorded.write()
+    StandardError.line(
+      "wrote \(recorded.entries.count) findings"
+        + " (\(recorded.entries.reduce(0) { $0 + $1.count }) objects) to the baseline \(path)",
+      command: name)
+    guard gate.baseline == nil else { return result }
+    var judged = gate
+    judged.baseline = recorded
+    return judged.evaluate(report)
+  }
 
-    if let path = parsed.value("junit") {
-      let seconds =
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      var junit = JUnitRenderer(time: seconds)
-      junit.workspace = workspace
-      try Output.write(junit.render(result), to: path)
+  /// Writes the JUnit XML, timed by how long reading and analysing the logs took.
+  private static func writeJUnit(
+    _ result: GateResult, elapsed: Duration, workspace: WorkspacePaths, to path: String
+  ) throws {
+    let seconds =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    var junit = JUnitRenderer(time: seconds)
+    junit.workspace = workspace
+    try Output.write(junit.render(result), to: path)
+  }
+
+  /// Prints the GitHub annotations and, when the runner gives a step summary file, appends
+  /// the verdict and the Markdown report to it.
+  private static func writeGitHub(
+    _ result: GateResult, _ report: Report, workspace: WorkspacePaths,
+    destinations: Destinations, summaryPath: String?, logs: [String]
+  ) throws {
+    let annotations = GitHubRenderer(
+      workspace: workspace.root, currentDirectory: workspace.currentDirectory
+    ).render(result)
+    if destinations.annotationsToStandardError {
+      try StandardError.write(annotations)
+    } else {
+      try Output.write(annotations, to: nil)
     }
-    if parsed.flag("github") {
-      let annotations = GitHubRenderer(
-        workspace: workspace.root, currentDirectory: workspace.currentDirectory
-      ).render(result)
-      if annotationsToStandardError {
-        try StandardError.write(annotations)
-      } else {
-        try Output.write(annotations, to: nil)
-      }
-      if let summaryPath, !summaryPath.isEmpty {
-        var markdown = MarkdownRenderer()
-        markdown.workspace = workspace
-        try StepSummary.append(
-          GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
-            + "\n",
-          to: summaryPath,
-          fullReport: "dealloctrace report --format markdown "
-            + parsed.positional.joined(separator: " "))
-      }
-    }
-    return result.passed ? .success : .gateFailed
+    guard let summaryPath, !summaryPath.isEmpty else { return }
+    var markdown = MarkdownRenderer()
+    markdown.workspace = workspace
+    try StepSummary.append(
+      GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
+        + "\n",
+      to: summaryPath,
+      fullReport: "dealloctrace report --format markdown " + logs.joined(separator: " "))
   }
 
   /// A threshold's value: a count, or `unlimited`.

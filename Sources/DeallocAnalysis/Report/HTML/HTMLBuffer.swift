@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// An HTML document under construction, with the escaping every piece of log text needs.
 ///

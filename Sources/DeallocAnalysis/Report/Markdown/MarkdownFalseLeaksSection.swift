@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's false leaks, each explained as the delayed dealloc it was; empty
 /// when there are none.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's findings: one list item each, with its holder path in a code block
 /// and its examples and stack folded in `<details>`, so a pull-request comment stays short.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's account of its input, only when there is something to say: the
 /// sessions that did not end cleanly, how many sessions were not listed, and the warnings.

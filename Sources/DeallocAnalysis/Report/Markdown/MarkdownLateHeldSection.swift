@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's late objects that something held past their queue's release,
 /// grouped, with the holders seen at the release; empty when there are none.

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's peak queue depth; empty when no object was enqueued.
 enum MarkdownPeakDepthSection {

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The report as GitHub-flavoured Markdown, for pull-request comments and CI step summaries.
 ///

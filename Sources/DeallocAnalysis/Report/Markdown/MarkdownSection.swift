@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// Pieces that more than one Markdown section writes.
 enum MarkdownSection {

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The Markdown report's per-type table; empty when no object was enqueued.
 enum MarkdownTypeTableSection {

@@ -1,4 +1,5 @@
 import DeallocLog
+import TextEscaping
 
 /// The default report: plain text for a terminal or a CI log.
 ///

@@ -18,6 +18,11 @@ extension Escaping {
   public static func jsonContents(_ text: String, into out: inout [UInt8]) {
     var text = text
     text.withUTF8 { utf8 in
+      // Names and labels rarely need escaping: copy them in bulk when they don't.
+      if !utf8.contains(where: Self.mayNeedJSONEscape) {
+        out.append(contentsOf: utf8)
+        return
+      }
       let count = utf8.count
       var index = 0
       while index < count {
@@ -66,6 +71,13 @@ extension Escaping {
     var out = ""
     json(text, into: &out)
     return out
+  }
+
+  /// Whether `byte` can start something ``jsonContents(_:into:)`` escapes: a control, `"`,
+  /// `\`, DEL, or the lead byte of a C1 control or of a layout character.
+  @inline(__always)
+  private static func mayNeedJSONEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || byte == 0xC2 || byte == 0xE2
   }
 
   private static func unicodeEscape(_ value: UInt32, into out: inout [UInt8]) {
