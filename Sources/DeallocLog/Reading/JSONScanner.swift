@@ -115,68 +115,99 @@ struct JSONScanner {
   func decodeString(start: Int, count: Int, escaped: Bool) throws(Failure) -> String {
     let bytes = UnsafeBufferPointer(start: base + start, count: count)
     if !escaped { return String(decoding: bytes, as: UTF8.self) }
-    var out: [UInt8] = []
-    out.reserveCapacity(count)
+    return try Self.unescaping(bytes)
+  }
+
+  /// The text of a string's bytes with their escapes resolved. Rare in logs (types and
+  /// labels seldom need escapes), so it favours plainness over speed.
+  private static func unescaping(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> String {
+    var text = UnescapedText(capacity: bytes.count)
     var i = 0
-    var pendingHighSurrogate: UInt32?
-    func appendScalar(_ value: UInt32, to out: inout [UInt8]) {
-      let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
-      out.append(contentsOf: Array(String(Character(scalar)).utf8))
-    }
-    while i < count {
+    while i < bytes.count {
       let byte = bytes[i]
       if byte != UInt8(ascii: "\\") {
-        if let high = pendingHighSurrogate {
-          appendScalar(high, to: &out)
-          pendingHighSurrogate = nil
-        }
-        out.append(byte)
+        text.append(byte)
         i += 1
         continue
       }
-      guard i + 1 < count else { throw Failure("bad escape in string") }
+      guard i + 1 < bytes.count else { throw Failure("bad escape in string") }
       let code = bytes[i + 1]
       i += 2
       if code == UInt8(ascii: "u") {
-        guard i + 4 <= count, let unit = Self.hex4(bytes, i) else {
+        guard i + 4 <= bytes.count, let unit = hex4(bytes, i) else {
           throw Failure("bad \\u escape in string")
         }
         i += 4
-        if (0xD800...0xDBFF).contains(unit) {
-          if pendingHighSurrogate != nil { appendScalar(0xFFFD, to: &out) }
-          pendingHighSurrogate = unit
-          continue
-        }
-        if (0xDC00...0xDFFF).contains(unit), let high = pendingHighSurrogate {
-          pendingHighSurrogate = nil
-          appendScalar(0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00), to: &out)
-          continue
-        }
-        if pendingHighSurrogate != nil {
-          appendScalar(0xFFFD, to: &out)
-          pendingHighSurrogate = nil
-        }
-        appendScalar((0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit, to: &out)
+        text.append(utf16: unit)
         continue
       }
-      if pendingHighSurrogate != nil {
-        appendScalar(0xFFFD, to: &out)
-        pendingHighSurrogate = nil
-      }
-      switch code {
-      case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
-      case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
-      case UInt8(ascii: "/"): out.append(UInt8(ascii: "/"))
-      case UInt8(ascii: "b"): out.append(0x08)
-      case UInt8(ascii: "f"): out.append(0x0C)
-      case UInt8(ascii: "n"): out.append(0x0A)
-      case UInt8(ascii: "r"): out.append(0x0D)
-      case UInt8(ascii: "t"): out.append(0x09)
-      default: throw Failure("bad escape in string")
-      }
+      guard let unescaped = unescaped(code) else { throw Failure("bad escape in string") }
+      text.append(unescaped)
     }
-    if pendingHighSurrogate != nil { appendScalar(0xFFFD, to: &out) }
-    return String(decoding: out, as: UTF8.self)
+    return text.finished()
+  }
+
+  /// The byte a one-character escape (`\n`, `\"`, …) stands for; `nil` for none.
+  private static func unescaped(_ code: UInt8) -> UInt8? {
+    switch code {
+    case UInt8(ascii: "\""): return UInt8(ascii: "\"")
+    case UInt8(ascii: "\\"): return UInt8(ascii: "\\")
+    case UInt8(ascii: "/"): return UInt8(ascii: "/")
+    case UInt8(ascii: "b"): return 0x08
+    case UInt8(ascii: "f"): return 0x0C
+    case UInt8(ascii: "n"): return 0x0A
+    case UInt8(ascii: "r"): return 0x0D
+    case UInt8(ascii: "t"): return 0x09
+    default: return nil
+    }
+  }
+
+  /// UTF-8 being built from an escaped string. A `\u` high surrogate waits here for its low
+  /// half; anything else after it, or the string's end, makes it U+FFFD.
+  private struct UnescapedText {
+    private var utf8: [UInt8] = []
+    private var pendingHighSurrogate: UInt32?
+
+    init(capacity: Int) { utf8.reserveCapacity(capacity) }
+
+    /// Appends a byte as it is (a raw byte, or one an escape stands for).
+    mutating func append(_ byte: UInt8) {
+      dropPendingHighSurrogate()
+      utf8.append(byte)
+    }
+
+    /// Appends the code unit of a `\u` escape, pairing surrogates; a lone one is U+FFFD.
+    mutating func append(utf16 unit: UInt32) {
+      if (0xD800...0xDBFF).contains(unit) {
+        dropPendingHighSurrogate()
+        pendingHighSurrogate = unit
+        return
+      }
+      if (0xDC00...0xDFFF).contains(unit), let high = pendingHighSurrogate {
+        pendingHighSurrogate = nil
+        appendScalar(0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00))
+        return
+      }
+      dropPendingHighSurrogate()
+      appendScalar((0xD800...0xDFFF).contains(unit) ? 0xFFFD : unit)
+    }
+
+    mutating func finished() -> String {
+      dropPendingHighSurrogate()
+      return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// A high surrogate that no low one followed is U+FFFD.
+    private mutating func dropPendingHighSurrogate() {
+      guard pendingHighSurrogate != nil else { return }
+      appendScalar(0xFFFD)
+      pendingHighSurrogate = nil
+    }
+
+    private mutating func appendScalar(_ value: UInt32) {
+      let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+      UTF8.encode(scalar) { utf8.append($0) }
+    }
   }
 
   private static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32? {

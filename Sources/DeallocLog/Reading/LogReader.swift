@@ -40,150 +40,225 @@ public struct LogReader {
     throws(AnalysisError)
   {
     let source = try LineSource(input)
-    let file = input.displayName
-    var lineNumber = 0
-    // The session being read. Not an Optional: every record updates it, and mutating through
-    // `session!` cost a copy and a destroy of the whole struct per line (3 % of a report).
-    var session = SessionEnding(
-      index: -1, lastTime: 0, end: nil, truncated: false, unknownKinds: [:], malformedLines: 0,
-      records: 0, lastLine: 0)
-    var inSession = false
-    var recordsBeforeSession = 0
-    var firstLineBeforeSession = 0
-    var sawAnyLine = false
-    let firstSessionIndex = sessionCount
-    // Records after the current session's `end`: still read, but said once per session.
-    var endLine = 0
-    var afterEnd = 0
-    var firstAfterEnd = 0
-
-    func endSession(_ visitor: inout V) throws(AnalysisError) {
-      guard inSession else { return }
-      let ending = session
-      if !ending.unknownKinds.isEmpty {
-        let list = ending.unknownKinds.sorted { $0.key < $1.key }
-          .map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
-        let total = ending.unknownKinds.values.reduce(0, +)
-        visitor.warn(
-          LogWarning(
-            .unknownKinds, at: nil,
-            "\(file): session \(ending.index + 1): skipped \(total) record(s) of unknown kinds: \(list)"
-          ))
-      }
-      if let end = ending.end, end.lost > 0 {
-        visitor.warn(
-          LogWarning(
-            .lostRecords, at: nil,
-            "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
-              + " counts may be off"))
-      }
-      if afterEnd > 0 {
-        visitor.warn(
-          LogWarning(
-            .inconsistentRecord, at: LogLocation(file: file, line: firstAfterEnd),
-            "\(afterEnd) record(s) after the session's 'end' (line \(endLine)); read as part of"
-              + " the session"))
-        afterEnd = 0
-      }
-      if let cut = ending.cut {
-        visitor.warn(LogWarning(.logCut, at: nil, Self.cutMessage(cut, ending, file: file)))
-      }
-      endLine = 0
-      inSession = false
-      try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
-    }
-
+    var state = InputState(file: input.displayName, firstSessionIndex: sessionCount)
     var reported = 0
     while let line = try source.next() {
       if let progress, source.bytesRead != reported {
         reported = source.bytesRead
         progress(bytesRead + reported)
       }
-      lineNumber += 1
-      sawAnyLine = true
-      let location = LogLocation(file: file, line: lineNumber)
-      var bytes: UnsafeBufferPointer<UInt8>
-      var isLast = false
-      switch line {
-      case .complete(let b): bytes = b
-      case .unterminated(let b):
-        bytes = b
-        isLast = true
-      case .tooLong:
-        if inSession { session.malformedLines += 1 }
-        visitor.warn(LogWarning(.malformedLine, at: location, "line longer than 64 MiB; skipped"))
-        continue
-      }
-      if lineNumber == 1 { bytes = Self.droppingByteOrderMark(bytes) }
-      if isBlank(bytes) { continue }
-      let record: LogRecord
-      do {
-        record = try parser.parse(bytes)
-      } catch {
-        if error.isVersion {
-          throw .invalidVersion(path: file, line: lineNumber, found: error.message)
-        }
-        if isLast {
-          if inSession { session.truncated = true }
-          visitor.warn(
-            LogWarning(
-              .truncatedLine, at: location,
-              "the last line is cut short (the process stopped mid-write); its session is incomplete"
-            ))
-        } else {
-          if inSession { session.malformedLines += 1 }
-          visitor.warn(
-            LogWarning(.malformedLine, at: location, "malformed line skipped: \(error.message)"))
-        }
-        continue
-      }
-      if case .session(let header) = record {
-        guard Self.supportedVersions.contains(header.version) else {
-          throw .unsupportedVersion(path: file, line: lineNumber, version: String(header.version))
-        }
-        try endSession(&visitor)
-        let info = SessionInfo(index: sessionCount, file: file, line: lineNumber, record: header)
-        session = SessionEnding(
-          index: sessionCount, lastTime: header.time, end: nil, truncated: false, unknownKinds: [:],
-          malformedLines: 0, records: 0, lastLine: lineNumber)
-        inSession = true
-        sessionCount += 1
-        try visitor.visit(.sessionBegan(info), at: location)
-        continue
-      }
-      guard inSession else {
-        if recordsBeforeSession == 0 { firstLineBeforeSession = lineNumber }
-        recordsBeforeSession += 1
-        continue
-      }
-      session.lastLine = lineNumber
-      if case .unknown(let kind) = record {
-        session.unknownKinds[kind, default: 0] += 1
-        continue
-      }
-      if let t = record.time, t > session.lastTime { session.lastTime = t }
-      if endLine > 0 {
-        if afterEnd == 0 { firstAfterEnd = lineNumber }
-        afterEnd += 1
-      }
-      if case .end(let end) = record {
-        session.end = end
-        endLine = lineNumber
-      }
-      if case .cut(let cut) = record { session.cut = cut }
-      session.records += 1
-      try visitor.visit(.record(record), at: location)
+      state.lineNumber += 1
+      state.sawAnyLine = true
+      guard let content = Self.content(of: line, &state, &visitor) else { continue }
+      guard let record = try parse(content.bytes, isLast: content.isLast, &state, &visitor)
+      else { continue }
+      try deliver(record, &state, &visitor)
     }
     bytesRead += source.bytesRead
-    if !sawAnyLine { throw .inputEmpty(path: file) }
-    if sessionCount == firstSessionIndex { throw .noSession(path: file) }
-    if recordsBeforeSession > 0 {
+    try finish(&state, &visitor)
+  }
+
+  /// What the reader knows about one input while reading it, so that the per-line steps
+  /// can be functions of their own rather than closures over a dozen locals.
+  private struct InputState {
+    let file: String
+    /// ``sessionCount`` when the input began: an input that adds none has no session.
+    let firstSessionIndex: Int
+    var lineNumber = 0
+    var sawAnyLine = false
+    /// The session being read. Not an Optional: every record updates it, and mutating
+    /// through `session!` cost a copy and a destroy of the whole struct per line (3 % of a
+    /// report).
+    var session = SessionEnding(
+      index: -1, lastTime: 0, end: nil, truncated: false, unknownKinds: [:], malformedLines: 0,
+      records: 0, lastLine: 0)
+    var inSession = false
+    var recordsBeforeSession = 0
+    var firstLineBeforeSession = 0
+    /// Records after the current session's `end`: still read, but said once per session.
+    var endLine = 0
+    var afterEnd = 0
+    var firstAfterEnd = 0
+
+    init(file: String, firstSessionIndex: Int) {
+      self.file = file
+      self.firstSessionIndex = firstSessionIndex
+    }
+
+    var location: LogLocation { LogLocation(file: file, line: lineNumber) }
+  }
+
+  /// The bytes of a line worth parsing, and whether it is the input's unterminated last
+  /// line; `nil` for a blank line or one too long to hold (which is a warning).
+  @inline(__always)
+  private static func content<V: LogVisitor>(
+    of line: LineSource.Line, _ state: inout InputState, _ visitor: inout V
+  ) -> (bytes: UnsafeBufferPointer<UInt8>, isLast: Bool)? {
+    var bytes: UnsafeBufferPointer<UInt8>
+    var isLast = false
+    switch line {
+    case .complete(let b): bytes = b
+    case .unterminated(let b):
+      bytes = b
+      isLast = true
+    case .tooLong:
+      if state.inSession { state.session.malformedLines += 1 }
+      visitor.warn(
+        LogWarning(.malformedLine, at: state.location, "line longer than 64 MiB; skipped"))
+      return nil
+    }
+    if state.lineNumber == 1 { bytes = droppingByteOrderMark(bytes) }
+    if isBlank(bytes) { return nil }
+    return (bytes, isLast)
+  }
+
+  /// The line's record, or `nil` when it is not one (a warning); a bad `v` throws, since
+  /// the whole input is then unreadable.
+  @inline(__always)
+  private mutating func parse<V: LogVisitor>(
+    _ bytes: UnsafeBufferPointer<UInt8>, isLast: Bool, _ state: inout InputState,
+    _ visitor: inout V
+  ) throws(AnalysisError) -> LogRecord? {
+    do {
+      return try parser.parse(bytes)
+    } catch {
+      try Self.skipUnparsed(error, isLast: isLast, &state, &visitor)
+      return nil
+    }
+  }
+
+  /// Warns about a line that is not a record: cut short when it is the last, malformed
+  /// otherwise. Kept out of line: the common path never comes here.
+  private static func skipUnparsed<V: LogVisitor>(
+    _ error: RecordParser.Failure, isLast: Bool, _ state: inout InputState, _ visitor: inout V
+  ) throws(AnalysisError) {
+    if error.isVersion {
+      throw .invalidVersion(path: state.file, line: state.lineNumber, found: error.message)
+    }
+    if isLast {
+      if state.inSession { state.session.truncated = true }
       visitor.warn(
         LogWarning(
-          .recordBeforeSession, at: LogLocation(file: file, line: firstLineBeforeSession),
-          "\(recordsBeforeSession) record(s) before the first 'session' record skipped"))
+          .truncatedLine, at: state.location,
+          "the last line is cut short (the process stopped mid-write); its session is incomplete"
+        ))
+    } else {
+      if state.inSession { state.session.malformedLines += 1 }
+      visitor.warn(
+        LogWarning(
+          .malformedLine, at: state.location, "malformed line skipped: \(error.message)"))
     }
-    try endSession(&visitor)
+  }
+
+  /// Hands a record to `visitor` and keeps the session's tallies: a `session` record starts
+  /// a session, records before the first are counted and skipped, unknown kinds are counted.
+  @inline(__always)
+  private mutating func deliver<V: LogVisitor>(
+    _ record: LogRecord, _ state: inout InputState, _ visitor: inout V
+  ) throws(AnalysisError) {
+    if case .session(let header) = record {
+      try beginSession(header, &state, &visitor)
+      return
+    }
+    guard state.inSession else {
+      if state.recordsBeforeSession == 0 { state.firstLineBeforeSession = state.lineNumber }
+      state.recordsBeforeSession += 1
+      return
+    }
+    state.session.lastLine = state.lineNumber
+    if case .unknown(let kind) = record {
+      state.session.unknownKinds[kind, default: 0] += 1
+      return
+    }
+    if let t = record.time, t > state.session.lastTime { state.session.lastTime = t }
+    if state.endLine > 0 {
+      if state.afterEnd == 0 { state.firstAfterEnd = state.lineNumber }
+      state.afterEnd += 1
+    }
+    if case .end(let end) = record {
+      state.session.end = end
+      state.endLine = state.lineNumber
+    }
+    if case .cut(let cut) = record { state.session.cut = cut }
+    state.session.records += 1
+    try visitor.visit(.record(record), at: state.location)
+  }
+
+  /// Ends the session being read, if any, and starts the one `header` opens.
+  private mutating func beginSession<V: LogVisitor>(
+    _ header: SessionRecord, _ state: inout InputState, _ visitor: inout V
+  ) throws(AnalysisError) {
+    guard Self.supportedVersions.contains(header.version) else {
+      throw .unsupportedVersion(
+        path: state.file, line: state.lineNumber, version: String(header.version))
+    }
+    try Self.endSession(&state, &visitor)
+    let info = SessionInfo(
+      index: sessionCount, file: state.file, line: state.lineNumber, record: header)
+    state.session = SessionEnding(
+      index: sessionCount, lastTime: header.time, end: nil, truncated: false, unknownKinds: [:],
+      malformedLines: 0, records: 0, lastLine: state.lineNumber)
+    state.inSession = true
+    sessionCount += 1
+    try visitor.visit(.sessionBegan(info), at: state.location)
+  }
+
+  /// After the last line: an input without lines or sessions throws; otherwise the records
+  /// before the first session are said once and the last session ends.
+  private func finish<V: LogVisitor>(_ state: inout InputState, _ visitor: inout V)
+    throws(AnalysisError)
+  {
+    if !state.sawAnyLine { throw .inputEmpty(path: state.file) }
+    if sessionCount == state.firstSessionIndex { throw .noSession(path: state.file) }
+    if state.recordsBeforeSession > 0 {
+      visitor.warn(
+        LogWarning(
+          .recordBeforeSession,
+          at: LogLocation(file: state.file, line: state.firstLineBeforeSession),
+          "\(state.recordsBeforeSession) record(s) before the first 'session' record skipped"))
+    }
+    try Self.endSession(&state, &visitor)
+  }
+
+  /// Says what the session's tallies mean (unknown kinds, lost records, records after its
+  /// `end`, a cut) and delivers its end; nothing when no session is open.
+  private static func endSession<V: LogVisitor>(_ state: inout InputState, _ visitor: inout V)
+    throws(AnalysisError)
+  {
+    guard state.inSession else { return }
+    let ending = state.session
+    let file = state.file
+    if !ending.unknownKinds.isEmpty {
+      let list = ending.unknownKinds.sorted { $0.key < $1.key }
+        .map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+      let total = ending.unknownKinds.values.reduce(0, +)
+      visitor.warn(
+        LogWarning(
+          .unknownKinds, at: nil,
+          "\(file): session \(ending.index + 1): skipped \(total) record(s) of unknown kinds: \(list)"
+        ))
+    }
+    if let end = ending.end, end.lost > 0 {
+      visitor.warn(
+        LogWarning(
+          .lostRecords, at: nil,
+          "\(file): session \(ending.index + 1): the recorder lost \(end.lost) record(s);"
+            + " counts may be off"))
+    }
+    if state.afterEnd > 0 {
+      visitor.warn(
+        LogWarning(
+          .inconsistentRecord, at: LogLocation(file: file, line: state.firstAfterEnd),
+          "\(state.afterEnd) record(s) after the session's 'end' (line \(state.endLine)); read"
+            + " as part of the session"))
+      state.afterEnd = 0
+    }
+    if let cut = ending.cut {
+      visitor.warn(LogWarning(.logCut, at: nil, cutMessage(cut, ending, file: file)))
+    }
+    state.endLine = 0
+    state.inSession = false
+    try visitor.visit(.sessionEnded(ending), at: LogLocation(file: file, line: ending.lastLine))
   }
 
   /// `bytes` without a leading UTF-8 byte order mark, which some editors and Windows tools
@@ -210,7 +285,7 @@ public struct LogReader {
       + " it show as never released, stuck or leaked; their fates are unknown"
   }
 
-  private func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
     return true
   }

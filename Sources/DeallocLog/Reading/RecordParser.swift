@@ -261,124 +261,156 @@ struct RecordParser {
     return frames
   }
 
+  /// The record `f` describes, per its kind: each kind's builder checks the fields the
+  /// contract requires of it and the ranges of its times and counts.
   private mutating func build(_ f: Fields, _ scanner: JSONScanner) throws(Failure) -> LogRecord {
-    func need<T>(_ value: T?, _ name: String, _ kind: String) throws(Failure) -> T {
-      guard let value else { throw Failure("\(kind) record without '\(name)'") }
-      return value
-    }
-    func int(_ value: Int64?) -> Int? { value.map { Int(truncatingIfNeeded: $0) } }
-    func unsigned(_ value: Int64, _ name: String) throws(Failure) -> UInt64 {
-      guard value >= 0 else { throw Failure("'\(name)' is negative") }
-      return UInt64(value)
-    }
-    /// A time within ``LogLimits/times``.
-    func time(_ value: Int64?, _ kind: String) throws(Failure) -> Int64 {
-      guard let t = value else { throw Failure("\(kind) record without 't'") }
-      guard t >= 0 && t <= LogLimits.maximumTime else {
-        throw Failure("'t' is out of range (0 to 2^60 ns since the session's start)")
-      }
-      return t
-    }
-    /// A count within ``LogLimits/counts``, when present.
-    func count(_ value: Int64?, _ name: String) throws(Failure) -> Int? {
-      guard let value else { return nil }
-      guard value >= 0 && value <= LogLimits.maximumCount else {
-        throw Failure("'\(name)' is out of range (0 to 2^48)")
-      }
-      return Int(value)
-    }
     switch f.ev {
-    case Kind.enqueue:
-      return .enqueue(
-        EnqueueRecord(
-          time: try time(f.t, "enqueue"),
-          id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
-          object: Address(try need(f.obj, "obj", "enqueue")),
-          type: try need(f.type, "type", "enqueue"),
-          queue: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
-          stack: f.stack, retainCount: try count(f.rc, "rc")))
-    case Kind.release:
-      return .release(
-        ReleaseRecord(
-          time: try time(f.t, "release"),
-          id: try unsigned(try need(f.id, "id", "release"), "id"),
-          tid: f.tid, freed: try need(f.freed, "freed", "release"),
-          retainCount: try count(f.rc, "rc")))
-    case Kind.drain:
-      return .drain(
-        DrainRecord(
-          time: try time(f.t, "drain"), queue: try need(f.q, "q", "drain"),
-          count: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, reason: f.why))
+    case Kind.enqueue: return .enqueue(try Self.enqueue(f))
+    case Kind.release: return .release(try Self.release(f))
+    case Kind.drain: return .drain(try Self.drain(f))
     case Kind.stack:
       return .stack(
         StackRecord(
-          id: try need(f.id, "id", "stack"), frames: try need(f.frameList, "frames", "stack"))
-      )
+          id: try Self.need(f.id, "id", "stack"),
+          frames: try Self.need(f.frameList, "frames", "stack")))
     case Kind.dealloc:
       return .dealloc(
         DeallocRecord(
-          time: try time(f.t, "dealloc"), id: try unsigned(try need(f.id, "id", "dealloc"), "id"))
-      )
-    case Kind.check:
-      return .check(
-        CheckRecord(
-          time: try time(f.t, "check"), object: Address(try need(f.obj, "obj", "check")),
-          type: try need(f.type, "type", "check"), alive: try need(f.alive, "alive", "check"),
-          label: f.label ?? "", id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") })
-      )
+          time: try Self.time(f.t, "dealloc"),
+          id: try Self.unsigned(try Self.need(f.id, "id", "dealloc"), "id")))
+    case Kind.check: return .check(try Self.check(f))
     case Kind.mark:
-      return .mark(MarkRecord(time: try time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
+      return .mark(MarkRecord(time: try Self.time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
     case Kind.thread:
-      return .thread(ThreadRecord(tid: try need(f.tid, "tid", "thread"), name: f.name ?? ""))
-    case Kind.session:
-      return .session(
-        SessionRecord(
-          version: int(try need(f.v, "v", "session"))!, time: try time(f.t ?? 0, "session"),
-          pid: f.pid,
-          executable: f.exe, wallClock: f.wall, delayMilliseconds: f.delayMs,
-          frames: int(f.frameCount),
-          holders: try Self.value(at: f.holdersOnAt, scanner) { (s) throws(Failure) in
-            try s.readBool()
-          } ?? false))
-    case Kind.end:
-      return .end(
-        EndRecord(
-          time: try time(f.t, "end"), reason: f.why ?? "",
-          pending: try count(f.pending, "pending") ?? 0,
-          lost: try count(f.lost, "lost") ?? 0,
-          unwritten: try count(f.unwritten, "unwritten") ?? 0,
-          holderScans: try Self.value(at: f.holderScansAt, scanner) { (s) throws(Failure) in
-            try HolderValueParser.count(&s, "holder_scans")
-          },
-          holderScansSkipped: try Self.value(at: f.holderScansSkippedAt, scanner) {
-            (s) throws(Failure) in try HolderValueParser.count(&s, "holder_scans_skipped")
-          }))
-    case Kind.holders:
-      func counted(_ at: Int?, _ name: String) throws(Failure) -> Int? {
-        try Self.value(at: at, scanner) { (s) throws(Failure) in
-          try HolderValueParser.count(&s, name)
-        }
-      }
-      let paths = try need(
-        try Self.value(at: f.pathsAt, scanner) { (s) throws(Failure) in
-          try HolderValueParser.paths(&s)
-        }, "paths", "holders")
-      return .holders(
-        HolderRecord(
-          time: try time(f.t, "holders"),
-          id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") },
-          object: Address(try need(f.obj, "obj", "holders")),
-          type: try need(f.type, "type", "holders"),
-          reason: HolderRecord.Reason(rawValue: try need(f.why, "why", "holders")),
-          holders: HolderReport(
-            direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
-            more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
-            paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us"))))
+      return .thread(ThreadRecord(tid: try Self.need(f.tid, "tid", "thread"), name: f.name ?? ""))
+    case Kind.session: return .session(try Self.session(f, scanner))
+    case Kind.end: return .end(try Self.end(f, scanner))
+    case Kind.holders: return .holders(try Self.holders(f, scanner))
     case Kind.cut:
-      return .cut(CutRecord(time: try time(f.t, "cut"), maxSize: int(f.maxSize)))
+      return .cut(CutRecord(time: try Self.time(f.t, "cut"), maxSize: Self.int(f.maxSize)))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))
     }
+  }
+
+  @inline(__always)
+  private static func enqueue(_ f: Fields) throws(Failure) -> EnqueueRecord {
+    EnqueueRecord(
+      time: try time(f.t, "enqueue"),
+      id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
+      object: Address(try need(f.obj, "obj", "enqueue")),
+      type: try need(f.type, "type", "enqueue"),
+      queue: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
+      stack: f.stack, retainCount: try count(f.rc, "rc"))
+  }
+
+  @inline(__always)
+  private static func release(_ f: Fields) throws(Failure) -> ReleaseRecord {
+    ReleaseRecord(
+      time: try time(f.t, "release"),
+      id: try unsigned(try need(f.id, "id", "release"), "id"),
+      tid: f.tid, freed: try need(f.freed, "freed", "release"),
+      retainCount: try count(f.rc, "rc"))
+  }
+
+  @inline(__always)
+  private static func drain(_ f: Fields) throws(Failure) -> DrainRecord {
+    DrainRecord(
+      time: try time(f.t, "drain"), queue: try need(f.q, "q", "drain"),
+      count: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, reason: f.why)
+  }
+
+  private static func check(_ f: Fields) throws(Failure) -> CheckRecord {
+    CheckRecord(
+      time: try time(f.t, "check"), object: Address(try need(f.obj, "obj", "check")),
+      type: try need(f.type, "type", "check"), alive: try need(f.alive, "alive", "check"),
+      label: f.label ?? "", id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") })
+  }
+
+  private static func session(_ f: Fields, _ scanner: JSONScanner) throws(Failure)
+    -> SessionRecord
+  {
+    SessionRecord(
+      version: int(try need(f.v, "v", "session"))!, time: try time(f.t ?? 0, "session"),
+      pid: f.pid,
+      executable: f.exe, wallClock: f.wall, delayMilliseconds: f.delayMs,
+      frames: int(f.frameCount),
+      holders: try value(at: f.holdersOnAt, scanner) { (s) throws(Failure) in
+        try s.readBool()
+      } ?? false)
+  }
+
+  private static func end(_ f: Fields, _ scanner: JSONScanner) throws(Failure) -> EndRecord {
+    EndRecord(
+      time: try time(f.t, "end"), reason: f.why ?? "",
+      pending: try count(f.pending, "pending") ?? 0,
+      lost: try count(f.lost, "lost") ?? 0,
+      unwritten: try count(f.unwritten, "unwritten") ?? 0,
+      holderScans: try value(at: f.holderScansAt, scanner) { (s) throws(Failure) in
+        try HolderValueParser.count(&s, "holder_scans")
+      },
+      holderScansSkipped: try value(at: f.holderScansSkippedAt, scanner) {
+        (s) throws(Failure) in try HolderValueParser.count(&s, "holder_scans_skipped")
+      })
+  }
+
+  private static func holders(_ f: Fields, _ scanner: JSONScanner) throws(Failure)
+    -> HolderRecord
+  {
+    func counted(_ at: Int?, _ name: String) throws(Failure) -> Int? {
+      try value(at: at, scanner) { (s) throws(Failure) in
+        try HolderValueParser.count(&s, name)
+      }
+    }
+    let paths = try need(
+      try value(at: f.pathsAt, scanner) { (s) throws(Failure) in
+        try HolderValueParser.paths(&s)
+      }, "paths", "holders")
+    return HolderRecord(
+      time: try time(f.t, "holders"),
+      id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") },
+      object: Address(try need(f.obj, "obj", "holders")),
+      type: try need(f.type, "type", "holders"),
+      reason: HolderRecord.Reason(rawValue: try need(f.why, "why", "holders")),
+      holders: HolderReport(
+        direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
+        more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
+        paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us")))
+  }
+
+  /// A required field's value.
+  @inline(__always)
+  private static func need<T>(_ value: T?, _ name: String, _ kind: String) throws(Failure) -> T {
+    guard let value else { throw Failure("\(kind) record without '\(name)'") }
+    return value
+  }
+
+  private static func int(_ value: Int64?) -> Int? { value.map { Int(truncatingIfNeeded: $0) } }
+
+  @inline(__always)
+  private static func unsigned(_ value: Int64, _ name: String) throws(Failure) -> UInt64 {
+    guard value >= 0 else { throw Failure("'\(name)' is negative") }
+    return UInt64(value)
+  }
+
+  /// A time within ``LogLimits/times``.
+  @inline(__always)
+  private static func time(_ value: Int64?, _ kind: String) throws(Failure) -> Int64 {
+    guard let t = value else { throw Failure("\(kind) record without 't'") }
+    guard t >= 0 && t <= LogLimits.maximumTime else {
+      throw Failure("'t' is out of range (0 to 2^60 ns since the session's start)")
+    }
+    return t
+  }
+
+  /// A count within ``LogLimits/counts``, when present.
+  @inline(__always)
+  private static func count(_ value: Int64?, _ name: String) throws(Failure) -> Int? {
+    guard let value else { return nil }
+    guard value >= 0 && value <= LogLimits.maximumCount else {
+      throw Failure("'\(name)' is out of range (0 to 2^48)")
+    }
+    return Int(value)
   }
 }
