@@ -116,9 +116,7 @@ static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) 
   uintptr_t object = original_alloc(metadata, size, align_mask);
   if (object && !ch_in_tool) {
     if (metadata != last_metadata) {
-      ch_in_tool = 1;
-      ch_metadata_note(metadata);
-      ch_in_tool = 0;
+      ch_metadata_note(metadata);  // allocates nothing: no recursion guard needed
       last_metadata = metadata;
     }
     ch_registry_insert(object);

@@ -119,8 +119,8 @@ static uint64_t now_us(void) {
   return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
 }
 
-/// The snapshot row whose object encloses `address`, or -1.
-static ptrdiff_t enclosing_row(const scan *s, uintptr_t address) {
+/// How many snapshot rows start at or below `address` (rows are sorted by address).
+static size_t rows_at_or_below(const scan *s, uintptr_t address) {
   size_t low = 0, high = s->row_count;
   while (low < high) {
     size_t middle = low + (high - low) / 2;
@@ -130,23 +130,21 @@ static ptrdiff_t enclosing_row(const scan *s, uintptr_t address) {
       high = middle;
     }
   }
-  if (low == 0) return -1;
-  const ch_entry *row = &s->rows[low - 1];
-  return address < row->address + row->size ? (ptrdiff_t)(low - 1) : -1;
+  return low;
+}
+
+/// The snapshot row whose object encloses `address`, or -1.
+static ptrdiff_t enclosing_row(const scan *s, uintptr_t address) {
+  size_t count = rows_at_or_below(s, address);
+  if (count == 0) return -1;
+  const ch_entry *row = &s->rows[count - 1];
+  return address < row->address + row->size ? (ptrdiff_t)(count - 1) : -1;
 }
 
 /// The snapshot row of the object at `address` (its extent may not be known yet), or -1.
 static ptrdiff_t exact_row(const scan *s, uintptr_t address) {
-  size_t low = 0, high = s->row_count;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (s->rows[middle].address < address) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low < s->row_count && s->rows[low].address == address ? (ptrdiff_t)low : -1;
+  size_t count = rows_at_or_below(s, address);
+  return count > 0 && s->rows[count - 1].address == address ? (ptrdiff_t)(count - 1) : -1;
 }
 
 /// Fills in a row from the memory the first pass read: `header` holds the object's first
