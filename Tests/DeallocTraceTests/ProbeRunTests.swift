@@ -32,4 +32,18 @@ final class ProbeRunTests: XCTestCase {
     XCTAssertEqual(exited.exitStatus, 9)
     XCTAssertNil(exited.signal)
   }
+
+  /// A child inherits no descriptor beyond 0, 1 and 2, even one this process opened without
+  /// close-on-exec: a file another parallel test still writes would otherwise stay open in
+  /// the child, and that test's exec of it fails (ETXTBSY).
+  func testAChildInheritsOnlyStandardDescriptors() throws {
+    let leaked = open("/dev/null", O_RDONLY)  // no O_CLOEXEC, on purpose
+    XCTAssertGreaterThan(leaked, 2)
+    defer { close(leaked) }
+    let run = try ProbeRun.run(
+      ["-c", "test -e /proc/self/fd/\(leaked) && echo inherited || echo closed"],
+      timeout: .seconds(20), executable: URL(fileURLWithPath: "/bin/sh"))
+    XCTAssertEqual(run.status, 0)
+    XCTAssertEqual(run.standardOutput, "closed\n")
+  }
 }
