@@ -28,13 +28,24 @@ struct FindingOrigins {
     var stack: Int64?
   }
 
+  /// What an origin takes from its stack alone: the frames, the callers a signature keeps
+  /// (machinery skipped) and the stack key. Kept per stack, because generated and real logs
+  /// alike pair a few hundred stacks with many types, and the machinery rule is string work
+  /// per frame.
+  private struct StackPart {
+    var frames: [Frame]
+    var callers: [Frame]
+    var stackKey: String
+  }
+
   private var byKey: [Key: Int] = [:]
+  private var byStack: [Int64?: StackPart] = [:]
   private var origins: [FindingOrigin] = []
   /// The last origin asked for: unreleased objects come in runs of one call site.
   private var last: (key: Key, index: Int)?
 
   /// The origin of members of type row `type` (named `typeName`) enqueued through `stack`;
-  /// `frames` resolves the stack, and runs only the first time.
+  /// `frames` resolves the stack, and runs only the first time the stack is seen.
   mutating func origin(
     type: Int, typeName: String, stack: Int64?, frames: () -> [Frame]
   ) -> FindingOrigin {
@@ -44,16 +55,26 @@ struct FindingOrigins {
     if let known = byKey[key] {
       index = known
     } else {
-      let stack = frames()
-      let signature = Signature(type: typeName, stack: stack)
+      let part = stackPart(stack, frames)
+      let signature = Signature(type: typeName, frames: part.callers)
       index = origins.count
       origins.append(
         FindingOrigin(
-          id: index, signature: signature, stack: stack, signatureKey: signature.key,
-          stackKey: FindingCollector.key(of: stack)))
+          id: index, signature: signature, stack: part.frames, signatureKey: signature.key,
+          stackKey: part.stackKey))
       byKey[key] = index
     }
     last = (key, index)
     return origins[index]
+  }
+
+  private mutating func stackPart(_ stack: Int64?, _ frames: () -> [Frame]) -> StackPart {
+    if let known = byStack[stack] { return known }
+    let resolved = frames()
+    let part = StackPart(
+      frames: resolved, callers: Signature.callers(in: resolved),
+      stackKey: FindingCollector.key(of: resolved))
+    byStack[stack] = part
+    return part
   }
 }

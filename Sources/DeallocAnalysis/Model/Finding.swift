@@ -128,8 +128,14 @@ public struct Signature: Sendable, Hashable {
   /// and the Swift runtime, then keeps ``depth`` frames.
   public init(type: String, stack: [Frame], holderKey: String? = nil) {
     self.type = type
-    self.frames = Array(stack.lazy.filter { !Self.isMachinery($0) }.prefix(Self.depth))
+    self.frames = Self.callers(in: stack)
     self.holderKey = holderKey
+  }
+
+  /// The frames a signature keeps from an enqueue stack: the first ``depth`` that are not
+  /// machinery.
+  public static func callers(in stack: [Frame]) -> [Frame] {
+    Array(stack.lazy.filter { !isMachinery($0) }.prefix(depth))
   }
 
   /// Whether a frame belongs to the machinery rather than to the program

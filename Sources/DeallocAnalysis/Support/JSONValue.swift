@@ -30,59 +30,63 @@ public indirect enum JSONValue: Sendable, Equatable {
   public static func optional(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
 
   /// The text: compact, or indented by two spaces per level.
+  ///
+  /// Written as UTF-8 bytes and made a `String` once: appending to a `String` piece by piece
+  /// was most of the time a leak-heavy report spends rendering.
   public func serialized(pretty: Bool = false) -> String {
-    var out = ""
+    var out: [UInt8] = []
     write(to: &out, pretty: pretty, indent: 0)
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 
-  private func write(to out: inout String, pretty: Bool, indent: Int) {
+  private func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
     switch self {
-    case .null: out += "null"
-    case .bool(let value): out += value ? "true" : "false"
-    case .int(let value): out += String(value)
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .int(let value): out.append(contentsOf: String(value).utf8)
     case .double(let value):
       if !value.isFinite {
-        out += "null"
+        out.append(contentsOf: "null".utf8)
       } else if value == value.rounded(), abs(value) < 1e15 {
-        out += String(Int64(value))
+        out.append(contentsOf: String(Int64(value)).utf8)
       } else {
-        out += String(value)
+        out.append(contentsOf: String(value).utf8)
       }
     case .string(let value): Escaping.json(value, into: &out)
     case .array(let values):
       if values.isEmpty {
-        out += "[]"
+        out.append(contentsOf: "[]".utf8)
         return
       }
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         if pretty { newline(&out, indent + 1) }
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
       if pretty { newline(&out, indent) }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let members):
       if members.isEmpty {
-        out += "{}"
+        out.append(contentsOf: "{}".utf8)
         return
       }
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (index, (key, value)) in members.enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         if pretty { newline(&out, indent + 1) }
         Escaping.json(key, into: &out)
-        out += pretty ? ": " : ":"
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(UInt8(ascii: " ")) }
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
       if pretty { newline(&out, indent) }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  private func newline(_ out: inout String, _ indent: Int) {
-    out += "\n"
-    out += String(repeating: "  ", count: indent)
+  private func newline(_ out: inout [UInt8], _ indent: Int) {
+    out.append(UInt8(ascii: "\n"))
+    out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
   }
 }

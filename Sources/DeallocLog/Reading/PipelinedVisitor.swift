@@ -19,6 +19,17 @@ import Foundation
 /// parse up to that many more lines before it stops (the error is the same). Events carry
 /// their line number only, and the file name travels once per input, so that the two threads
 /// do not share the reference count of the name's storage for every record.
+/// What the reader hands over, in order.
+///
+/// Outside ``PipelinedVisitor`` on purpose: nested in the generic type, its layout depended
+/// on the visitor's type, and every copy of an event went through a runtime metadata lookup
+/// and value witnesses (a fifth of a clean report's instructions).
+private enum PipelinedItem: Sendable {
+  case file(String)
+  case event(LogEvent, line: Int)
+  case warning(LogWarning)
+}
+
 package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   /// Events per batch: enough to make the hand-over's lock rare, few enough to stay in cache.
   static var batchSize: Int { 2048 }
@@ -26,7 +37,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   static var batchesInFlight: Int { 4 }
 
   private let channel: Channel
-  private var batch: [Item] = []
+  private var batch: [PipelinedItem] = []
   private var file: String?
 
   /// Inputs smaller than this are read on one thread: starting a thread and handing batches
@@ -86,13 +97,6 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     return visitor
   }
 
-  /// What the reader hands over, in order.
-  fileprivate enum Item: Sendable {
-    case file(String)
-    case event(LogEvent, line: Int)
-    case warning(LogWarning)
-  }
-
   /// The queue between the two threads, and the visitor while its thread owns it.
   ///
   /// `@unchecked Sendable`: every field is read and written under `condition`'s lock, except
@@ -100,8 +104,8 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   /// lock), and only the reading thread after: a hand-over, never shared access.
   private final class Channel: @unchecked Sendable {
     private let condition = NSCondition()
-    private var queue: [[Item]] = []
-    private var spare: [[Item]] = []
+    private var queue: [[PipelinedItem]] = []
+    private var spare: [[PipelinedItem]] = []
     private var closed = false
     private var finished = false
     private var visitor: Visitor
@@ -116,7 +120,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     }
 
     /// Queues `batch`, waiting while the queue is full; returns an empty array to fill next.
-    func put(_ batch: [Item]) -> [Item] {
+    func put(_ batch: [PipelinedItem]) -> [PipelinedItem] {
       condition.lock()
       defer { condition.unlock() }
       while queue.count >= PipelinedVisitor.batchesInFlight && thrown == nil {
@@ -128,14 +132,14 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
         empty.removeAll(keepingCapacity: true)
         return empty
       }
-      var fresh: [Item] = []
+      var fresh: [PipelinedItem] = []
       fresh.reserveCapacity(PipelinedVisitor.batchSize)
       return fresh
     }
 
     /// Queues the last batch, waits for the visitor's thread to finish, and returns the
     /// visitor.
-    func close(remaining: [Item]) -> Visitor {
+    func close(remaining: [PipelinedItem]) -> Visitor {
       condition.lock()
       if !remaining.isEmpty && thrown == nil { queue.append(remaining) }
       closed = true
@@ -178,7 +182,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
 
     private var file = ""
 
-    private func apply(_ batch: [Item]) -> AnalysisError? {
+    private func apply(_ batch: [PipelinedItem]) -> AnalysisError? {
       for item in batch {
         switch item {
         case .file(let name): file = name

@@ -8,6 +8,13 @@
 struct RecordParser {
   private var interner = StringInterner()
 
+  /// Parses one line (without its newline): lines in the recorder's own shape through
+  /// ``RecorderShapeParser``, every other through ``parseAnyShape(_:)``.
+  mutating func parse(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> LogRecord {
+    if let record = RecorderShapeParser.parse(line, interner: &interner) { return record }
+    return try parseAnyShape(line)
+  }
+
   /// Field names packed into integers (``JSONScanner/pack(_:)-(StaticString)``), written as
   /// literals so that matching a key costs no lazy initialization; a test checks each one.
   enum Key {
@@ -114,8 +121,8 @@ struct RecordParser {
 
   typealias Failure = JSONScanner.Failure
 
-  /// Parses one line (without its newline).
-  mutating func parse(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> LogRecord {
+  /// Parses one line (without its newline) whatever its key order and spacing.
+  mutating func parseAnyShape(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) -> LogRecord {
     var scanner = JSONScanner(line)
     var fields = Fields()
     try scanner.expect(UInt8(ascii: "{"), "a JSON object")
