@@ -19,8 +19,8 @@ import Testing
   func aBigInputOnATerminalShowsProgressAndClearsIt(command: [String]) throws {
     let scratch = try ScratchDirectory("progress-terminal")
     defer { scratch.remove() }
-    // A name that would retitle and wipe a terminal, were it written there unescaped.
     let size = ProgressLine.minimumInputBytes + 1
+    // A name that would retitle and wipe the terminal, were it written there unescaped.
     let log = try BigLog.write(size: size, to: scratch.file("\u{1B}]0;owned\u{07}\u{1B}[2J.jsonl"))
 
     let onPipe = try CLIRun.run(command + [log], clearing: Self.silencing)
@@ -32,6 +32,26 @@ import Testing
     #expect(onTerminal.standardOutput == onPipe.standardOutput)
     #expect(onTerminal.status == onPipe.status)
     let shown = try #require(ProgressShown(onTerminal.standardError, totalBytes: size))
+    #expect(!shown.lines.isEmpty)
+    #expect(shown.afterwards == onPipe.standardError)
+    #expect(!onTerminal.standardError.contains("\u{1B}]"))
+  }
+
+  /// Inputs each under the threshold but over it together: one line, against their sum.
+  @Test func severalInputsShowProgressAgainstTheirSum() throws {
+    let scratch = try ScratchDirectory("progress-terminal")
+    defer { scratch.remove() }
+    let half = ProgressLine.minimumInputBytes / 2 + 1
+    for name in ["a.jsonl", "b.jsonl"] {
+      _ = try BigLog.write(size: half, to: scratch.file(name))
+    }
+
+    let onPipe = try CLIRun.run(["report", scratch.path], clearing: Self.silencing)
+    let onTerminal = try CLIRun.run(
+      ["report", scratch.path], clearing: Self.silencing, standardError: .terminal)
+
+    #expect(onTerminal.standardOutput == onPipe.standardOutput)
+    let shown = try #require(ProgressShown(onTerminal.standardError, totalBytes: 2 * half))
     #expect(!shown.lines.isEmpty)
     #expect(shown.afterwards == onPipe.standardError)
   }
@@ -105,12 +125,12 @@ private struct ProgressShown {
   }
 }
 
-/// Logs just over the progress threshold that a debug build reads in a fraction of a second.
+/// Logs around the progress threshold that a debug build reads in a fraction of a second.
 ///
 /// Parsing 100 MB of records takes seconds in a debug build, so the records are a fixture's,
-/// followed by one line of NUL bytes longer than the reader's longest line: the reader finds
-/// its end with `memchr` and skips it (a warning, in both runs alike). Written as a hole in
-/// a sparse file, it costs no disk and no time to write.
+/// followed by one line of NUL bytes: the reader finds its end with `memchr` and skips it
+/// cheaply (malformed, or longer than it holds: a warning, alike in both runs).
+/// Written as a hole in a sparse file, it costs no disk and no time to write.
 private enum BigLog {
   static let records = CLIRun.root.appendingPathComponent("fixtures/feed.jsonl")
 
