@@ -25,8 +25,11 @@ enum CLIRun {
   /// A child still running after `timeout` (a hang) is killed with SIGKILL, and the run
   /// reports status 128 + 9, so a hanging CLI fails its test instead of the whole run.
   /// `executable` replaces the CLI (a wrapper such as `/bin/sh -c …` that execs it).
+  /// `clearing` names more variables the child must not inherit; `standardError` is where
+  /// its standard error goes (its own pipe by default).
   static func run(
     _ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:],
+    clearing: [String] = [], standardError: ChildProcess.ErrorStream = .separate,
     timeout: Duration = .seconds(120), executable override: URL? = nil
   ) throws -> ChildRun {
     try #require(
@@ -35,8 +38,8 @@ enum CLIRun {
     return try ChildProcess(
       override ?? executable, arguments,
       environment: ChildEnvironment.inherited(
-        clearing: ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"], adding: extra),
-      directory: root, input: input
+        clearing: ["GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"] + clearing, adding: extra),
+      directory: root, input: input, standardError: standardError
     ).run(timeout: timeout)
   }
 

@@ -23,6 +23,10 @@ public struct ChildProcess: Sendable {
     case discarded
     /// This process's standard error (what the child says shows in the test's log).
     case inherited
+    /// A pseudo-terminal of its own, read while the child runs (`ChildRun.standardError`),
+    /// so that `isatty(2)` holds in the child as at a person's terminal. The terminal is raw:
+    /// what the child writes arrives unchanged (no `\n` becomes `\r\n`).
+    case terminal
   }
 
   public var executable: URL
@@ -61,6 +65,7 @@ public struct ChildProcess: Sendable {
     // another thread never holds a pipe's write end open (its reader would wait for it).
     let output = try PipeEnds()
     let error = standardError == .separate ? try PipeEnds() : nil
+    let terminal = standardError == .terminal ? try PseudoTerminal() : nil
     let stdin = input == nil ? nil : try PipeEnds()
 
     var actions = posix_spawn_file_actions_t()
@@ -78,6 +83,7 @@ public struct ChildProcess: Sendable {
     case .mergedIntoOutput: posix_spawn_file_actions_adddup2(&actions, output.write, 2)
     case .discarded: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     case .inherited: break
+    case .terminal: posix_spawn_file_actions_adddup2(&actions, terminal!.secondary, 2)
     }
     if let directory {
       _ = GNU.addChdir(&actions, directory.path)
@@ -114,10 +120,12 @@ public struct ChildProcess: Sendable {
     // pipes open past its exit.
     close(output.write)
     if let error { close(error.write) }
+    if let terminal { close(terminal.secondary) }
     if let stdin { close(stdin.read) }
     guard status == 0 else {
       close(output.read)
       if let error { close(error.read) }
+      if let terminal { close(terminal.primary) }
       if let stdin { close(stdin.write) }
       throw ChildProcessError(executable: executable.path, code: status)
     }
@@ -127,7 +135,8 @@ public struct ChildProcess: Sendable {
     return RunningChild(
       pid: pid, executable: executable.lastPathComponent,
       output: PipeDrain(FileHandle(fileDescriptor: output.read, closeOnDealloc: true)),
-      error: error.map { PipeDrain(FileHandle(fileDescriptor: $0.read, closeOnDealloc: true)) })
+      error: error.map { PipeDrain(FileHandle(fileDescriptor: $0.read, closeOnDealloc: true)) }
+        ?? terminal.map { PipeDrain(terminalPrimary: $0.primary) })
   }
 }
 
@@ -152,6 +161,39 @@ private struct PipeEnds {
     }
     read = ends[0]
     write = ends[1]
+  }
+}
+
+/// A pseudo-terminal pair: the primary side (POSIX's "master") that the test reads, and the
+/// secondary side (the "slave") that the child writes to as its terminal. Both are
+/// close-on-exec, like the pipes; the secondary is not made the child's controlling terminal
+/// (`O_NOCTTY`), which `isatty` does not need.
+private struct PseudoTerminal {
+  let primary: Int32
+  let secondary: Int32
+
+  init() throws {
+    let primary = GNU.posixOpenpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard primary >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    var name = [CChar](repeating: 0, count: 128)
+    var secondary: Int32 = -1
+    if GNU.grantpt(primary) == 0, GNU.unlockpt(primary) == 0,
+      GNU.ptsnameR(primary, &name, name.count) == 0
+    {
+      secondary = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    }
+    guard secondary >= 0 else {
+      let code = errno
+      close(primary)
+      throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+    }
+    // Raw: no output processing, so the bytes read are the bytes written.
+    var settings = termios()
+    tcgetattr(secondary, &settings)
+    cfmakeraw(&settings)
+    tcsetattr(secondary, TCSANOW, &settings)
+    self.primary = primary
+    self.secondary = secondary
   }
 }
 
@@ -180,8 +222,8 @@ private enum InputFeeder {
   }
 }
 
-/// The glibc extensions this file needs, which Swift's Glibc module does not declare (it
-/// is built without `_GNU_SOURCE`): looked up once by name.
+/// The glibc functions this file needs that Swift's Glibc module does not declare (it is
+/// built without `_GNU_SOURCE` or `_XOPEN_SOURCE`): looked up once by name.
 private enum GNU {
   typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
   typealias AddCloseFrom =
@@ -189,6 +231,14 @@ private enum GNU {
   typealias AddChdir =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) ->
     Int32
+  typealias OnDescriptor = @convention(c) (Int32) -> Int32
+  typealias PtsnameR = @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
+
+  /// `posix_openpt(3)`, `grantpt(3)`, `unlockpt(3)` and `ptsname_r(3)`: a pseudo-terminal.
+  static let posixOpenpt = unsafeBitCast(symbol("posix_openpt"), to: OnDescriptor.self)
+  static let grantpt = unsafeBitCast(symbol("grantpt"), to: OnDescriptor.self)
+  static let unlockpt = unsafeBitCast(symbol("unlockpt"), to: OnDescriptor.self)
+  static let ptsnameR = unsafeBitCast(symbol("ptsname_r"), to: PtsnameR.self)
 
   /// `pipe2(2)`: a pipe whose ends are close-on-exec from the start, with no window in
   /// which another thread's spawn could inherit them.

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Reads a pipe on a thread of its own while the child runs, so that a child writing more
 /// than the pipe holds (64 KiB on Linux) never blocks on it.
 public final class PipeDrain: @unchecked Sendable {
@@ -8,10 +12,31 @@ public final class PipeDrain: @unchecked Sendable {
   private var data = Data()
   private var ended = false
 
-  public init(_ handle: FileHandle) {
+  public convenience init(_ handle: FileHandle) {
+    self.init { handle.availableData }
+  }
+
+  /// Reads the primary side of a pseudo-terminal, and closes it at the end. Its end is the
+  /// secondary side closed everywhere, which Linux reports as EIO rather than as an end of
+  /// file: `FileHandle.availableData` would fail on it.
+  convenience init(terminalPrimary descriptor: Int32) {
+    self.init {
+      var buffer = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count > 0 { return Data(buffer[..<count]) }
+        if count < 0 && errno == EINTR { continue }
+        close(descriptor)
+        return Data()
+      }
+    }
+  }
+
+  /// Calls `nextChunk` on a thread of its own until it returns no bytes (the end).
+  private init(_ nextChunk: @escaping @Sendable () -> Data) {
     let thread = Thread { [self] in
       while true {
-        let chunk = handle.availableData
+        let chunk = nextChunk()
         condition.lock()
         if chunk.isEmpty {
           ended = true

@@ -11,7 +11,7 @@ public final class RunningChild: @unchecked Sendable {
   public let pid: pid_t
   /// The child's standard output (and standard error, when merged), as read so far.
   public let output: PipeDrain
-  /// The child's standard error, when it has a pipe of its own.
+  /// The child's standard error, when it has a pipe or a terminal of its own.
   public let error: PipeDrain?
   private let executable: String
   private let condition = NSCondition()
@@ -103,7 +103,8 @@ public struct ChildRun: Sendable {
   /// Whether the child ran past its timeout and was killed for it.
   public var timedOut: Bool
   public var standardOutput: String
-  /// Empty unless standard error had a pipe of its own (`ErrorStream.separate`).
+  /// Empty unless standard error had a pipe or a terminal of its own (`ErrorStream.separate`,
+  /// `.terminal`).
   public var standardError: String
 
   /// The status as a shell reports it: the exit status, or 128 + the signal's number.
