@@ -1,4 +1,4 @@
-/// An open-addressing hash table (linear probing, backward-shift deletion) from 64-bit keys to
+/// An open-addressing hash table (linear probing, deletion by tombstone) from 64-bit keys to
 /// positions in storage the caller owns, where the keys live: each lookup passes a closure
 /// that reads the key at a position.
 ///
@@ -13,6 +13,11 @@
 /// enqueues touch the table's memory in order instead of missing the cache each time. The
 /// trade-off: ids that are far from sequential and share low bits probe longer (slower, never
 /// wrong). At most 2³² − 2 positions.
+///
+/// Why tombstones: sequential ids sit in one run of occupied slots (every object in a queue),
+/// and a backward-shift deletion walks to the run's end on every release, the whole queue's
+/// length each time. A tombstone costs one store; the table is rebuilt at its size when
+/// tombstones and keys together pass the load limit, so probes stay short.
 struct PositionTable {
   enum Placement {
     case scattered
@@ -27,6 +32,11 @@ struct PositionTable {
   /// the top bits of the stored hash bits.
   private var shift: UInt64 = 64 - 4
   private var count = 0
+  private var tombstones = 0
+
+  /// A removed key's slot: no position is `2³² − 1` (position + 1 stored), so no key's slot
+  /// equals it.
+  private static let tombstone: UInt64 = 0xFFFF_FFFF
 
   init(_ placement: Placement) {
     self.placement = placement
@@ -65,7 +75,9 @@ struct PositionTable {
     while true {
       let slot = slots[index]
       if slot == 0 { return nil }
-      if slot >> 32 == bits && keyOf(Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1) == key {
+      if slot != Self.tombstone && slot >> 32 == bits
+        && keyOf(Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1) == key
+      {
         return index
       }
       index = (index + 1) & mask
@@ -84,10 +96,11 @@ struct PositionTable {
       slots[index] = value
       return
     }
-    if (count + 1) * 10 > slots.count * 7 { grow() }
+    if (count + tombstones + 1) * 10 > slots.count * 7 { rebuild() }
     let mask = slots.count - 1
     var index = home(bits)
-    while slots[index] != 0 { index = (index + 1) & mask }
+    while slots[index] != 0 && slots[index] != Self.tombstone { index = (index + 1) & mask }
+    if slots[index] == Self.tombstone { tombstones -= 1 }
     slots[index] = value
     count += 1
   }
@@ -95,37 +108,37 @@ struct PositionTable {
   /// Removes `key`; returns the position it held.
   @discardableResult
   mutating func remove(key: UInt64, _ keyOf: (Int) -> UInt64) -> Int? {
-    guard var hole = slot(of: key, keyOf) else { return nil }
-    let removed = Int(truncatingIfNeeded: slots[hole] & 0xFFFF_FFFF) - 1
-    let mask = slots.count - 1
-    var next = (hole + 1) & mask
-    while slots[next] != 0 {
-      let wanted = home(slots[next] >> 32)
-      if (hole &- wanted) & mask <= (next &- wanted) & mask {
-        slots[hole] = slots[next]
-        hole = next
-      }
-      next = (next + 1) & mask
+    guard let index = slot(of: key, keyOf) else { return nil }
+    let removed = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
+    // The end of a run needs no tombstone: no probe continues past an empty slot.
+    if slots[(index + 1) & (slots.count - 1)] == 0 {
+      slots[index] = 0
+    } else {
+      slots[index] = Self.tombstone
+      tombstones += 1
     }
-    slots[hole] = 0
     count -= 1
     return removed
   }
 
   /// Replaces every stored position `p` by `renumbered[p]`.
   mutating func renumber(_ renumbered: [UInt32]) {
-    for index in slots.indices where slots[index] != 0 {
+    for index in slots.indices where slots[index] != 0 && slots[index] != Self.tombstone {
       let position = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
       slots[index] = slots[index] & ~0xFFFF_FFFF | UInt64(renumbered[position] + 1)
     }
   }
 
-  private mutating func grow() {
+  /// Rehashes without tombstones, at twice the size when the keys alone fill more than half
+  /// of the load limit, else at the same size.
+  private mutating func rebuild() {
     let old = slots
-    slots = [UInt64](repeating: 0, count: max(16, old.count * 2))
-    if !old.isEmpty { shift -= 1 }
+    let grows = old.isEmpty || (count + 1) * 20 > old.count * 7
+    slots = [UInt64](repeating: 0, count: grows ? max(16, old.count * 2) : old.count)
+    if grows && !old.isEmpty { shift -= 1 }
+    tombstones = 0
     let mask = slots.count - 1
-    for value in old where value != 0 {
+    for value in old where value != 0 && value != Self.tombstone {
       var index = home(value >> 32)
       while slots[index] != 0 { index = (index + 1) & mask }
       slots[index] = value

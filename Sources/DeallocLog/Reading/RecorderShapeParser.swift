@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Parses the four record kinds that make up nearly every line of a log (`enqueue`,
 /// `release`, `dealloc`, `drain`) when they are byte for byte in the shape the recorder
 /// writes: its key order, no whitespace, no escapes, no `null`.
@@ -120,7 +116,8 @@ struct RecorderShapeParser {
   private mutating func literal(_ text: StaticString) -> Bool {
     let count = text.utf8CodeUnitCount
     guard index + count <= end else { return false }
-    if memcmp(base + index, text.utf8Start, count) != 0 { return false }
+    let expected = text.utf8Start
+    for offset in 0..<count where base[index + offset] != expected[offset] { return false }
     index += count
     return true
   }
