@@ -125,7 +125,6 @@ struct LogTally: LogVisitor {
     let ended = endings.last?.end != nil
     for object in objects.values {
       if object.releases > 0 {
-        summary.released += 1
         if object.freed {
           summary.freed += 1
         } else if object.deallocated {
