@@ -111,8 +111,9 @@ let package = Package(
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
     ),
+    // The HTML report (content, charts, in a headless browser) and the Perfetto export.
     .testTarget(
-      name: "DeallocVisualTests",
+      name: "HTMLAndPerfettoTests",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "TestSupport"]
     ),
     .testTarget(
