@@ -94,15 +94,22 @@ let package = Package(
     ),
 
     // Tests.
-    .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue"]),
+    .testTarget(name: "DeallocQueueTests", dependencies: ["DeallocQueue", "TestSupport"]),
+    // The tests that need real time to pass (real timers, a sleeping deinit, a settle wait),
+    // the queue's and the leak assertions': one target, so that they run as one serial group
+    // apart from the rest. They assert order, never durations.
+    .testTarget(
+      name: "TimingTests", dependencies: ["DeallocQueue", "DeallocTesting", "TestSupport"]
+    ),
     .testTarget(
       name: "DeallocTraceTests",
       dependencies: ["DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport"]
     ),
     // Golden-file comparison shared by the test targets.
     .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
-    // What every child-process runner of the tests shares: the environment it clears, and
-    // reading a child's pipes while it runs.
+    // What the tests share: the one child-process runner (the environment it clears, reading a
+    // child's pipes while it runs), the one raw log parser, scratch directories, and the
+    // objects the queue's, the leak assertions' and the timing tests let go of.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
       name: "DeallocAnalysisTests",
@@ -111,8 +118,9 @@ let package = Package(
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
     ),
+    // The HTML report (content, charts, in a headless browser) and the Perfetto export.
     .testTarget(
-      name: "DeallocVisualTests",
+      name: "HTMLAndPerfettoTests",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "TestSupport"]
     ),
     .testTarget(

@@ -32,9 +32,7 @@ enum EnqueueStackLookup {
       return nil  // best effort: a failure message never fails for want of a stack
     }
     return finder.queue.map { queue in
-      Enqueue(
-        queue: queue, frames: finder.frames.filter { !$0.isMachinery }.map(\.displayName)
-      )
+      Enqueue(queue: queue, frames: finder.frames.map(\.displayName))
     }
   }
 }
@@ -44,8 +42,9 @@ private struct EnqueueStackFinder: LogVisitor {
   let id: UInt64
   let pid: Int64
   private var inOurSession = false
-  private var stacks: [Int64: [Frame]] = [:]
+  private var stacks = EnqueueStacks()
   private(set) var queue: String?
+  /// The program's frames of the enqueue (``EnqueueStacks/programFrames(of:)``).
   private(set) var frames: [Frame] = []
 
   init(id: UInt64, pid: Int64) {
@@ -59,15 +58,15 @@ private struct EnqueueStackFinder: LogVisitor {
       // A later session of this process (start after finish) supersedes an earlier one.
       inOurSession = session.record.pid == pid
       if inOurSession {
-        stacks = [:]
+        stacks.removeAll()
         queue = nil
         frames = []
       }
     case .record(.stack(let stack)) where inOurSession:
-      stacks[stack.id] = stack.frames
+      stacks.record(stack)
     case .record(.enqueue(let enqueue)) where inOurSession && enqueue.id == id:
       queue = enqueue.queue
-      frames = enqueue.stack.flatMap { stacks[$0] } ?? []
+      frames = stacks.programFrames(of: enqueue)
     default:
       break
     }

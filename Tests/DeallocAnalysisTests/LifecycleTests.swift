@@ -1,4 +1,5 @@
 import DeallocLog
+import Foundation
 import Testing
 
 @testable import DeallocAnalysis
@@ -63,14 +64,27 @@ import Testing
   @Test func theSummaryAndTheTypeRowsAreSumsOfTheSameCounts() throws {
     let report = try Fixtures.report(["several-sessions.jsonl", "feed.jsonl"])
     #expect(report.types.count > 1)
+    var total = LifecycleCounts()
+    for row in report.types { total.add(row.counts) }
+    #expect(total == report.summary.counts)
+    #expect(report.summary.enqueued > 0 && report.summary.falseLeaks > 0)
     for state in ObjectState.allCases {
       #expect(report.types.reduce(0) { $0 + $1[state] } == report.summary[state], "\(state)")
     }
-    #expect(report.types.reduce(0) { $0 + $1.enqueued } == report.summary.enqueued)
-    #expect(report.types.reduce(0) { $0 + $1.falseLeaks } == report.summary.falseLeaks)
-    #expect(report.types.reduce(0) { $0 + $1.trueLeaks } == report.summary.trueLeaks)
     #expect(
       report.summary.released
         == report.summary.freed + report.summary.late + report.summary.leaked)
+  }
+
+  /// `Codable` keeps the JSON format's flat `summary` object, keys in its order.
+  @Test func aSummaryCodesAsTheFlatObjectOfTheJSONFormat() throws {
+    let report = try Fixtures.report(["several-sessions.jsonl", "feed.jsonl"])
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let data = try encoder.encode(report.summary)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+    #expect(Set(object.keys) == Set(report.summary.fields.map(\.key)))
+    for (key, value) in report.summary.fields { #expect(object[key] == value, "\(key)") }
+    #expect(try JSONDecoder().decode(Summary.self, from: data) == report.summary)
   }
 }

@@ -1,5 +1,6 @@
 import DeallocQueue
 import Dispatch
+import TestSupport
 import XCTest
 
 /// `maxPending`: a batch that reaches the bound is drained at once on the target queue.
@@ -19,18 +20,18 @@ final class BoundedQueueTests: XCTestCase {
     enqueue(on: queue, counting: deinits)
     XCTAssertEqual(queue.boundDrainCountForTesting, 1, "one drain per batch")
     XCTAssertEqual(queue.pendingCount, 4, "the drain waits for the target, and takes latecomers")
-    XCTAssertEqual(deinits.current, 0)
+    XCTAssertEqual(deinits.value, 0)
 
     target.resume()
     target.sync {}
     XCTAssertEqual(queue.pendingCount, 0)
-    XCTAssertEqual(deinits.current, 4, "released on the target, an hour before the timer")
+    XCTAssertEqual(deinits.value, 4, "released on the target, an hour before the timer")
 
     // The next batch starts afresh and gets its own bound.
     for _ in 0..<3 { enqueue(on: queue, counting: deinits) }
     target.sync {}
     XCTAssertEqual(queue.boundDrainCountForTesting, 2)
-    XCTAssertEqual(deinits.current, 7)
+    XCTAssertEqual(deinits.value, 7)
   }
 
   func testWithoutABoundTheBatchWaitsForItsTimer() {
@@ -47,7 +48,7 @@ final class BoundedQueueTests: XCTestCase {
     target.sync {}
     XCTAssertEqual(queue.pendingCount, 1000, "nothing ran on the target but the future timer")
     queue.drain()
-    XCTAssertEqual(deinits.current, 1000)
+    XCTAssertEqual(deinits.value, 1000)
   }
 
   func testABoundBelowOneCountsAsOne() {
@@ -57,7 +58,7 @@ final class BoundedQueueTests: XCTestCase {
     let deinits = Observed(0)
     enqueue(on: queue, counting: deinits)
     target.sync {}
-    XCTAssertEqual(deinits.current, 1)
+    XCTAssertEqual(deinits.value, 1)
   }
 
   private func enqueue(on queue: DeallocQueue, counting deinits: Observed<Int>) {

@@ -2,6 +2,7 @@ import DeallocQueue
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -23,13 +24,13 @@ final class DeallocQueueTests: XCTestCase {
       var object: Probe? = Probe { thread in threads.update { $0.append(thread) } }
       queue.releaseInBackground(&object)
     }
-    XCTAssertEqual(threads.current.count, 0)
+    XCTAssertEqual(threads.value.count, 0)
     XCTAssertEqual(queue.pendingCount, 10)
 
     queue.drain()
 
-    XCTAssertEqual(threads.current.count, 10, "drain() must release before it returns")
-    XCTAssertEqual(Set(threads.current), [currentThreadID()])
+    XCTAssertEqual(threads.value.count, 10, "drain() must release before it returns")
+    XCTAssertEqual(Set(threads.value), [currentThreadID()])
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
@@ -45,12 +46,12 @@ final class DeallocQueueTests: XCTestCase {
       queue.releaseInBackground(&object)
     }
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 1, "later entries join the first's batch")
-    XCTAssertEqual(deinitCount.current, 0)
+    XCTAssertEqual(deinitCount.value, 0)
     let drained = DispatchSemaphore(value: 0)
     target.async { drained.signal() }  // runs after the batch's timer
     target.resume()
     XCTAssertEqual(drained.wait(timeout: .now() + .seconds(30)), .success)
-    XCTAssertEqual(deinitCount.current, 100)
+    XCTAssertEqual(deinitCount.value, 100)
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 1)
 
     // The next entry arrives at an empty queue and so starts a new batch with its own timer.
@@ -58,7 +59,7 @@ final class DeallocQueueTests: XCTestCase {
     queue.releaseInBackground(&late)
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 2)
     queue.drain()
-    XCTAssertEqual(deinitCount.current, 101)
+    XCTAssertEqual(deinitCount.value, 101)
   }
 
   /// A batch's timer drains only its own batch: the timer of a batch that `drain()` took
@@ -84,17 +85,17 @@ final class DeallocQueueTests: XCTestCase {
     queue.releaseInBackground(&first)  // the target: [first batch's timer]
     queue.drain()  // takes the first batch; its timer is stale now
     target.async {  // the target: [first batch's timer, this check]
-      staleTimerRan.update { $0 = (queue.pendingCount, secondReleased.current) }
+      staleTimerRan.update { $0 = (queue.pendingCount, secondReleased.value) }
       checks.signal()
     }
     var second: Probe? = Probe { _ in secondReleased.update { $0 = true } }
     queue.releaseInBackground(&second)  // a new batch; the target: [..., its own timer]
     target.async {  // the target: [..., the second batch's timer, this check]
-      ownTimerRan.update { $0 = secondReleased.current }
+      ownTimerRan.update { $0 = secondReleased.value }
       checks.signal()
     }
     XCTAssertEqual(queue.scheduledDrainCountForTesting, 2)
-    XCTAssertFalse(secondReleased.current, "released before its timer ran")
+    XCTAssertFalse(secondReleased.value, "released before its timer ran")
 
     target.resume()
     suspended = false
@@ -104,12 +105,12 @@ final class DeallocQueueTests: XCTestCase {
     // The precondition: the second batch's timer ran before the block added after it, so the
     // first batch's timer, scheduled before the first check, ran before that check.
     XCTAssertEqual(
-      ownTimerRan.current, true,
+      ownTimerRan.value, true,
       "the timers did not reach the target when scheduled; this run cannot test the stale timer")
     XCTAssertEqual(
-      staleTimerRan.current?.pending, 1, "the first batch's timer took the second batch")
+      staleTimerRan.value?.pending, 1, "the first batch's timer took the second batch")
     XCTAssertEqual(
-      staleTimerRan.current?.released, false, "the first batch's timer released the second batch")
+      staleTimerRan.value?.released, false, "the first batch's timer released the second batch")
     XCTAssertEqual(queue.pendingCount, 0)
   }
 

@@ -1,5 +1,6 @@
 import DeallocQueue
 import Dispatch
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -35,8 +36,8 @@ final class DrainsInFlightTests: XCTestCase {
     DispatchQueue.global().async { queue.drain() }
 
     wait(for: [returned], timeout: 10)
-    XCTAssertEqual(seen.current?.insideDrain, true)
-    XCTAssertEqual(seen.current?.waited, true)
+    XCTAssertEqual(seen.value?.insideDrain, true)
+    XCTAssertEqual(seen.value?.waited, true)
     XCTAssertFalse(queue.isDrainingOnCallingThread)
   }
 

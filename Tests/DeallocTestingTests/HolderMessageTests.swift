@@ -1,4 +1,3 @@
-import DeallocAnalysis
 import DeallocLog
 import DeallocTrace
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the leak samples (`LeakSamples.swift`) in child copies of this test binary, the

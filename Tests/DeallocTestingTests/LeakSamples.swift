@@ -1,6 +1,7 @@
 import DeallocQueue
 import DeallocTesting
 import Foundation
+import TestSupport
 import Testing
 import XCTest
 

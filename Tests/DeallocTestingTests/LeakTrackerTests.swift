@@ -1,5 +1,6 @@
 import DeallocQueue
 import Dispatch
+import TestSupport
 import XCTest
 
 @testable import DeallocTesting

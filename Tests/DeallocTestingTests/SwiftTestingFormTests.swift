@@ -1,5 +1,6 @@
 import DeallocQueue
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import DeallocTesting

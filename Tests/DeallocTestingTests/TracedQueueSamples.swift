@@ -1,4 +1,5 @@
 import DeallocQueue
+import TestSupport
 import XCTest
 
 /// Queue samples that `DrainRecordChildProcessTests` runs in a traced child copy of this

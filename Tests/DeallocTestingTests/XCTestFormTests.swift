@@ -1,4 +1,5 @@
 import DeallocQueue
+import TestSupport
 import XCTest
 
 @testable import DeallocTesting

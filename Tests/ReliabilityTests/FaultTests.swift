@@ -87,11 +87,11 @@ final class FaultTests: XCTestCase {
       child.standardOutput)
 
     let tally = try LogTally.read(childLog)
-    XCTAssertEqual(tally.warnings.map(\.description), [])
+    XCTAssertEqual(try DeallocAnalysis.analyze([childLog]).warnings.map(\.description), [])
     XCTAssertEqual(tally.sessions.map(\.pid), [Int64(forkedPID)])
     XCTAssertEqual(tally.enqueueCount, 200)
     XCTAssertTrue(tally.objects.values.allSatisfy { $0.releases == 1 && $0.freed })
-    XCTAssertEqual(tally.endings.last?.end?.reason, "exit")
+    XCTAssertEqual(tally.sessions.last?.end?.reason, "exit")
     XCTAssertTrue(tally.marks.allSatisfy { $0.label.hasPrefix("forked child") })
   }
 
@@ -110,7 +110,9 @@ final class FaultTests: XCTestCase {
     let forkedPID = try XCTUnwrap(forkedChildPID(child), child.standardOutput)
 
     let tally = try LogTally.read(log)
-    XCTAssertEqual(tally.warnings.map(\.description), [], "every line of the parent's log parses")
+    XCTAssertEqual(
+      try DeallocAnalysis.analyze([log]).warnings.map(\.description), [],
+      "every line of the parent's log parses")
     XCTAssertEqual(tally.sessions.count, 1)
     let parentPID = try XCTUnwrap(tally.sessions.first?.pid)
     XCTAssertNotEqual(parentPID, Int64(forkedPID))
@@ -119,8 +121,8 @@ final class FaultTests: XCTestCase {
     XCTAssertTrue(tally.objects.values.allSatisfy { $0.releases == 1 && $0.freed })
     XCTAssertFalse(tally.threadIDs.contains(Int64(forkedPID)), "no record from the forked child")
     XCTAssertFalse(tally.marks.contains { $0.label.hasPrefix("forked child") })
-    XCTAssertEqual(tally.endings.map { $0.end?.reason }, ["exit"])
-    XCTAssertEqual(tally.endings.last?.end?.lost, 0)
+    XCTAssertEqual(tally.sessions.map { $0.end?.reason }, ["exit"])
+    XCTAssertEqual(tally.sessions.last?.end?.lost, 0)
     return (child, log, scratch)
   }
 

@@ -71,37 +71,41 @@ final class FuzzRegressionTests: XCTestCase {
       "time-overflow-check.jsonl", "time-overflow-dealloc.jsonl", "time-overflow-age.jsonl",
       "depth-overflow.jsonl",
     ] {
-      let tally = try LogTally.read(Self.directory.appendingPathComponent(name).path)
-      XCTAssertEqual(tally.sessions.count, 1, name)
-      let malformed = tally.warnings.filter { $0.kind == .malformedLine }
+      let report = try Self.report(name)
+      XCTAssertEqual(report.summary.sessions, 1, name)
+      let malformed = report.warnings.filter { $0.kind == .malformedLine }
       XCTAssertFalse(malformed.isEmpty, name)
       XCTAssertTrue(
         malformed.allSatisfy { $0.message.contains("out of range") }, "\(name): \(malformed)")
     }
   }
 
-  /// The hand-written probes also pin what the reader makes of them, so that "does not
-  /// crash" cannot hide "silently reads nothing".
+  /// The hand-written probes also pin what the reader and the analyzer make of them, so that
+  /// "does not crash" cannot hide "silently reads nothing".
   func testProbesAreReadWithWarningsNotErrors() throws {
-    var tally = try LogTally.read(
-      Self.directory.appendingPathComponent("inconsistent-ids.jsonl").path)
-    XCTAssertEqual(tally.sessions.count, 1)
-    XCTAssertGreaterThanOrEqual(tally.releasesOfUnknownIDs, 1)
-    XCTAssertEqual(tally.duplicateEnqueues, 1)
-
-    tally = try LogTally.read(
-      Self.directory.appendingPathComponent("cut-unicode-escape.jsonl").path)
-    XCTAssertEqual(tally.sessions.count, 1)
+    var report = try Self.report("inconsistent-ids.jsonl")
+    XCTAssertEqual(report.summary.sessions, 1)
+    let inconsistent = report.warnings.filter { $0.kind == .inconsistentRecord }.map(\.message)
     XCTAssertTrue(
-      tally.warnings.contains { $0.kind == .truncatedLine }, "the cut-off last line is reported")
+      inconsistent.contains { $0.hasPrefix("release of id 7,") }, "\(inconsistent)")
+    XCTAssertTrue(
+      inconsistent.contains { $0.hasPrefix("enqueue reuses id 1,") }, "\(inconsistent)")
 
-    tally = try LogTally.read(
-      Self.directory.appendingPathComponent("records-without-session.jsonl").path)
-    XCTAssertEqual(tally.sessions.count, 2)
-    XCTAssertTrue(tally.warnings.contains { $0.kind == .recordBeforeSession })
+    report = try Self.report("cut-unicode-escape.jsonl")
+    XCTAssertEqual(report.summary.sessions, 1)
+    XCTAssertTrue(
+      report.warnings.contains { $0.kind == .truncatedLine }, "the cut-off last line is reported")
 
-    tally = try LogTally.read(Self.directory.appendingPathComponent("binary-garbage.bin").path)
-    XCTAssertEqual(tally.sessions.count, 1)
-    XCTAssertTrue(tally.warnings.contains { $0.kind == .malformedLine })
+    report = try Self.report("records-without-session.jsonl")
+    XCTAssertEqual(report.summary.sessions, 2)
+    XCTAssertTrue(report.warnings.contains { $0.kind == .recordBeforeSession })
+
+    report = try Self.report("binary-garbage.bin")
+    XCTAssertEqual(report.summary.sessions, 1)
+    XCTAssertTrue(report.warnings.contains { $0.kind == .malformedLine })
+  }
+
+  private static func report(_ name: String) throws -> Report {
+    try DeallocAnalysis.analyze([directory.appendingPathComponent(name).path])
   }
 }

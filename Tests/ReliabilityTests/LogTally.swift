@@ -1,18 +1,34 @@
 import DeallocAnalysis
-import DeallocLog
+import Foundation
+import TestSupport
 
-/// An independent reading of a log, kept apart from the `Analyzer` so the tests can check
-/// the analyser's verdicts against a second derivation of the same contract.
+/// An independent reading of a log, against which the tests check the analyzer's counts: it
+/// reads the wire through `ParsedLog` (the tests' one raw parser, not the product's reader)
+/// and derives the states of the contract's table (docs/log-format.md) itself.
 ///
 /// It keeps one small entry per enqueued id, which is fine for the test logs (a million
-/// objects is a few tens of megabytes), not for the tool.
-struct LogTally: LogVisitor {
+/// objects is a few tens of megabytes), not for the tool. A complete line that is not a JSON
+/// object fails the calling test; what the product's reader warns about is for the tests to
+/// check on its report.
+struct LogTally {
   struct Object {
     var t: Int64
     var tid: Int64?
     var releases = 0
     var freed = false
     var deallocated = false
+  }
+
+  /// A `session` record, and the `end` record that closed it, if any.
+  struct Session {
+    var pid: Int64?
+    var end: End?
+  }
+
+  struct End {
+    var reason: String?
+    var pending: Int?
+    var lost: Int?
   }
 
   struct Mark {
@@ -25,9 +41,9 @@ struct LogTally: LogVisitor {
     var mainThreadExplicitDrainsBefore: Int
   }
 
-  var sessions: [SessionRecord] = []
-  var endings: [SessionEnding] = []
-  var warnings: [LogWarning] = []
+  var sessions: [Session] = []
+  /// Whether the last line was cut short (a killed writer's).
+  var truncatedTail = false
   var objects: [UInt64: Object] = [:]
   var marks: [Mark] = []
   var threadIDs: Set<Int64> = []
@@ -40,79 +56,62 @@ struct LogTally: LogVisitor {
   private var mainThreadReleases = 0
   private var mainThreadExplicitDrains = 0
 
-  /// Reads `path` with the project's `LogReader`.
-  static func read(_ path: String) throws -> LogTally {
+  /// Reads `path` with `ParsedLog`, one record at a time.
+  static func read(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws
+    -> LogTally
+  {
     var tally = LogTally()
-    var reader = LogReader()
-    try reader.read(LogInput(path: path), into: &tally)
+    tally.truncatedTail = try ParsedLog.forEachRecord(
+      in: URL(fileURLWithPath: path), file: file, line: line
+    ) { tally.tally($0) }
     return tally
   }
 
-  /// Reads `path` once into both a tally and the project's `Analyzer` (a big log is read
-  /// once, not twice).
-  static func readWithReport(_ path: String) throws -> (LogTally, Report) {
-    var both = TallyAndAnalyzer()
-    var reader = LogReader()
-    try reader.read(LogInput(path: path), into: &both)
-    return (both.tally, both.analyzer.finish(inputs: [path]))
-  }
-
-  mutating func warn(_ warning: LogWarning) {
-    warnings.append(warning)
-  }
-
-  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
-    switch event {
-    case .sessionBegan(let info):
-      sessions.append(info.record)
-    case .sessionEnded(let ending):
-      endings.append(ending)
-    case .record(let record):
-      if let t = record.time { lastTime = max(lastTime, t) }
-      tally(record)
-    }
-  }
-
-  private mutating func tally(_ record: LogRecord) {
-    switch record {
-    case .enqueue(let enqueue):
+  private mutating func tally(_ record: [String: Any]) {
+    func int(_ key: String) -> Int64? { (record[key] as? Int).map(Int64.init) }
+    let id = int("id").flatMap { UInt64(exactly: $0) }
+    let tid = int("tid")
+    if let tid { threadIDs.insert(tid) }
+    if let t = int("t") { lastTime = max(lastTime, t) }
+    let byMainThread = tid != nil && tid == sessions.last?.pid
+    switch record["ev"] as? String {
+    case "session":
+      sessions.append(Session(pid: int("pid")))
+    case "end":
+      guard !sessions.isEmpty else { return }
+      sessions[sessions.count - 1].end = End(
+        reason: record["why"] as? String, pending: record["pending"] as? Int,
+        lost: record["lost"] as? Int)
+    case "enqueue":
+      guard let id, let t = int("t") else { return }
       enqueueCount += 1
-      if let tid = enqueue.tid { threadIDs.insert(tid) }
-      if enqueue.tid == sessions.last?.pid { mainThreadEnqueues += 1 }
-      if objects[enqueue.id] != nil { duplicateEnqueues += 1 }
-      objects[enqueue.id] = Object(t: enqueue.time, tid: enqueue.tid)
-    case .release(let release):
-      if let tid = release.tid { threadIDs.insert(tid) }
-      if release.tid == sessions.last?.pid { mainThreadReleases += 1 }
-      guard objects[release.id] != nil else {
+      if byMainThread { mainThreadEnqueues += 1 }
+      if objects[id] != nil { duplicateEnqueues += 1 }
+      objects[id] = Object(t: t, tid: tid)
+    case "release":
+      if byMainThread { mainThreadReleases += 1 }
+      guard let id, objects[id] != nil else {
         releasesOfUnknownIDs += 1
         return
       }
-      objects[release.id]!.releases += 1
-      objects[release.id]!.freed = release.freed
-    case .dealloc(let dealloc):
-      guard objects[dealloc.id] != nil else {
+      objects[id]!.releases += 1
+      objects[id]!.freed = record["freed"] as? Bool == true
+    case "dealloc":
+      guard let id, objects[id] != nil else {
         deallocsOfUnknownIDs += 1
         return
       }
-      objects[dealloc.id]!.deallocated = true
-    case .mark(let mark):
-      if let tid = mark.tid { threadIDs.insert(tid) }
+      objects[id]!.deallocated = true
+    case "mark":
       marks.append(
         Mark(
-          label: mark.label, t: mark.time, mainThreadEnqueuesBefore: mainThreadEnqueues,
+          label: record["label"] as? String ?? "", t: int("t") ?? 0,
+          mainThreadEnqueuesBefore: mainThreadEnqueues,
           mainThreadReleasesBefore: mainThreadReleases,
           mainThreadExplicitDrainsBefore: mainThreadExplicitDrains))
-    case .drain(let drain):
-      if let tid = drain.tid { threadIDs.insert(tid) }
-      if drain.tid == sessions.last?.pid && drain.reason == "explicit" {
-        mainThreadExplicitDrains += 1
-      }
-    case .thread(let thread):
-      threadIDs.insert(thread.tid)
-    case .check(let check):
-      _ = check
-    case .session, .stack, .end, .cut, .holders, .unknown:
+    case "drain":
+      if byMainThread && record["why"] as? String == "explicit" { mainThreadExplicitDrains += 1 }
+    default:
       break
     }
   }
@@ -122,10 +121,9 @@ struct LogTally: LogVisitor {
     var summary = Summary()
     summary.sessions = sessions.count
     summary.enqueued = objects.count
-    let ended = endings.last?.end != nil
+    let ended = sessions.last?.end != nil
     for object in objects.values {
       if object.releases > 0 {
-        summary.released += 1
         if object.freed {
           summary.freed += 1
         } else if object.deallocated {
@@ -142,26 +140,5 @@ struct LogTally: LogVisitor {
       }
     }
     return summary
-  }
-
-  /// Warnings other than the one a killed writer may leave: a cut-off last line.
-  var warningsOtherThanTruncation: [LogWarning] {
-    warnings.filter { $0.kind != .truncatedLine }
-  }
-}
-
-/// Hands every event to a tally and to an analyzer.
-private struct TallyAndAnalyzer: LogVisitor {
-  var tally = LogTally()
-  var analyzer = Analyzer()
-
-  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
-    try tally.visit(event, at: location)
-    try analyzer.visit(event, at: location)
-  }
-
-  mutating func warn(_ warning: LogWarning) {
-    tally.warn(warning)
-    analyzer.warn(warning)
   }
 }

@@ -27,8 +27,9 @@ final class StressTests: XCTestCase {
         "stress objects=\(objects) deinits=\(objects) missing=0 repeated=0 settled=true"),
       child.standardOutput)
 
-    let (tally, report) = try LogTally.readWithReport(log)
-    XCTAssertEqual(tally.warnings.map(\.description), [])
+    let tally = try LogTally.read(log)
+    let report = try DeallocAnalysis.analyze([log])
+    XCTAssertEqual(report.warnings.map(\.description), [])
     XCTAssertEqual(tally.sessions.count, 1)
     XCTAssertEqual(tally.enqueueCount, objects)
     XCTAssertEqual(tally.objects.count, objects, "ids must be unique")
@@ -37,7 +38,7 @@ final class StressTests: XCTestCase {
     let unreleased = tally.objects.filter { $0.value.releases != 1 }
     XCTAssertEqual(
       unreleased.count, 0, "enqueues without exactly one release: \(unreleased.prefix(5))")
-    let end = try XCTUnwrap(tally.endings.last?.end, "the session must end cleanly")
+    let end = try XCTUnwrap(tally.sessions.last?.end, "the session must end cleanly")
     XCTAssertEqual(end.lost, 0)
     XCTAssertEqual(end.pending, 0)
     XCTAssertEqual(end.reason, "explicit")

@@ -95,7 +95,7 @@ public struct ObjectHistoryCollector: LogVisitor {
   private var symbolizer: (any FrameSymbolizer)?
 
   private var session: SessionInfo?
-  private var stacks: [Int64: [Frame]] = [:]
+  private var stacks = EnqueueStacks()
   private var threads: [Int64: String] = [:]
   /// Matched objects of the current session, by id, as indices into `histories`.
   private var open: [UInt64: Int] = [:]
@@ -127,7 +127,7 @@ public struct ObjectHistoryCollector: LogVisitor {
     switch event {
     case .sessionBegan(let info):
       session = info
-      stacks = [:]
+      stacks.removeAll()
       threads = [:]
       open = [:]
       byAddress = [:]
@@ -153,7 +153,7 @@ public struct ObjectHistoryCollector: LogVisitor {
 
   private mutating func apply(_ record: LogRecord, _ location: LogLocation) {
     switch record {
-    case .stack(let stack): stacks[stack.id] = stack.frames
+    case .stack(let stack): stacks.record(stack)
     case .thread(let thread): threads[thread.tid] = thread.name
     case .enqueue(let r):
       startHistory(r, record, location)
@@ -200,7 +200,7 @@ public struct ObjectHistoryCollector: LogVisitor {
     var history = ObjectHistory(
       session: session!, id: r.id, address: r.object, type: r.type, queue: r.queue)
     history.lifecycle = ObjectLifecycle(enqueuedAt: r.time)
-    history.stack = r.stack.flatMap { stacks[$0] } ?? []
+    history.stack = stacks.frames(of: r)
     if !history.stack.isEmpty, symbolizer != nil {
       history.stack = symbolizer!.symbolize(history.stack)
     }

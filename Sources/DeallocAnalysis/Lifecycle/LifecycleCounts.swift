@@ -1,25 +1,28 @@
-/// Objects enqueued, objects per final state, and the verdicts of alive checks: what the
-/// analyzer counts of one type in one session.
+/// Objects enqueued, objects per final state, and the verdicts of alive checks: the one set of
+/// counters of the report.
 ///
-/// Why one set: the analyzer counts here only, per type and session; a session's ``Summary``
-/// and the report's ``TypeRow``s are sums of these, so they cannot drift apart. Named fields,
+/// Why one set: the analyzer counts here only, per type and session; a ``Summary`` and a
+/// ``TypeRow`` each hold one (their `summary.freed`, `row.freed` are these fields, by dynamic
+/// member lookup), and are sums of the analyzer's, so they cannot drift apart. Named fields,
 /// not a dictionary by state: the analyzer updates one for every record.
-struct LifecycleCounts: Sendable, Equatable {
-  var enqueued = 0
-  var freed = 0
-  var late = 0
-  var leaked = 0
-  var pending = 0
-  var stuck = 0
-  var neverReleased = 0
-  var falseLeaks = 0
-  var trueLeaks = 0
+public struct LifecycleCounts: Sendable, Equatable {
+  public var enqueued = 0
+  public var freed = 0
+  public var late = 0
+  public var leaked = 0
+  public var pending = 0
+  public var stuck = 0
+  public var neverReleased = 0
+  public var falseLeaks = 0
+  public var trueLeaks = 0
+
+  public init() {}
 
   /// Objects released: each ends freed, late or leaked.
-  var released: Int { freed + late + leaked }
+  public var released: Int { freed + late + leaked }
 
   /// The objects in `state`.
-  subscript(state: ObjectState) -> Int {
+  public subscript(state: ObjectState) -> Int {
     get {
       switch state {
       case .freed: return freed

@@ -55,6 +55,11 @@ public struct Report: Sendable, Equatable {
 /// The latencies a report shows.
 public struct LatencySection: Sendable, Equatable {
   /// Enqueue to release, every released object.
+  ///
+  /// Recorded beside the per-type ones (``TypeRow/enqueueToRelease``), not derived from them:
+  /// percentiles do not merge. Counts, sums and histogram buckets would add up, but a type's
+  /// exact samples stop at its smaller exact limit, so the sum of the rows could not give the
+  /// exact percentiles this one keeps up to ``LatencyDistribution/defaultExactLimit``.
   public var enqueueToRelease = LatencyDistribution()
   /// Release to dealloc, late objects.
   public var releaseToDealloc = LatencyDistribution()
@@ -105,29 +110,30 @@ public struct SessionReport: Sendable, Equatable {
 }
 
 /// One row of the per-type table.
+///
+/// Its counts are a ``LifecycleCounts`` (the set a ``Summary`` holds too), read as
+/// `row.enqueued` or `row[state]`; the analyzer adds each session's counts of the type here at
+/// its end.
+@dynamicMemberLookup
 public struct TypeRow: Sendable, Equatable {
   public var type: String
-  /// The counts: the analyzer adds each session's counts of the type here at its end.
-  var counts = LifecycleCounts()
+  public var counts = LifecycleCounts()
+  /// Enqueue to release, objects of this type. The report's
+  /// (``LatencySection/enqueueToRelease``) is recorded beside these, not summed from them:
+  /// see there.
   public var enqueueToRelease = LatencyDistribution(exactLimit: 1000)
 
   public init(type: String) {
     self.type = type
   }
 
-  public var enqueued: Int {
-    get { counts.enqueued }
-    set { counts.enqueued = newValue }
+  public subscript<Value>(dynamicMember count: WritableKeyPath<LifecycleCounts, Value>) -> Value {
+    get { counts[keyPath: count] }
+    set { counts[keyPath: count] = newValue }
   }
 
-  public var falseLeaks: Int {
-    get { counts.falseLeaks }
-    set { counts.falseLeaks = newValue }
-  }
-
-  public var trueLeaks: Int {
-    get { counts.trueLeaks }
-    set { counts.trueLeaks = newValue }
+  public subscript<Value>(dynamicMember count: KeyPath<LifecycleCounts, Value>) -> Value {
+    counts[keyPath: count]
   }
 
   /// The number of objects of this type in `state`.

@@ -1,54 +1,73 @@
 /// The report's counts: the stable `summary` of the JSON format and the input of a gate.
-public struct Summary: Sendable, Equatable, Codable {
+///
+/// The object counts are a ``LifecycleCounts``, the one set of counters a ``TypeRow`` holds
+/// too, read and written as `summary.freed` through dynamic member lookup; only the session
+/// and `check` record counts are the summary's own. (API change: `released` is derived,
+/// freed + late + leaked, and can no longer be set.) `Codable` in the JSON format's flat
+/// shape, the keys of ``fields``.
+@dynamicMemberLookup
+public struct Summary: Sendable, Equatable {
   public var sessions = 0
-  public var enqueued = 0
-  /// `release` records: freed + late + leaked.
-  public var released = 0
-  public var freed = 0
-  public var late = 0
-  public var leaked = 0
-  public var pending = 0
-  public var stuck = 0
-  public var neverReleased = 0
+  public var counts = LifecycleCounts()
   /// All `check` records, alive or not.
   public var checks = 0
-  public var falseLeaks = 0
-  public var trueLeaks = 0
 
   public init() {}
 
+  public subscript<Value>(dynamicMember count: WritableKeyPath<LifecycleCounts, Value>) -> Value {
+    get { counts[keyPath: count] }
+    set { counts[keyPath: count] = newValue }
+  }
+
+  public subscript<Value>(dynamicMember count: KeyPath<LifecycleCounts, Value>) -> Value {
+    counts[keyPath: count]
+  }
+
   /// The count of objects in `state`.
   public subscript(state: ObjectState) -> Int {
-    get {
-      switch state {
-      case .freed: return freed
-      case .late: return late
-      case .leaked: return leaked
-      case .pending: return pending
-      case .stuck: return stuck
-      case .neverReleased: return neverReleased
-      }
-    }
-    set {
-      switch state {
-      case .freed: freed = newValue
-      case .late: late = newValue
-      case .leaked: leaked = newValue
-      case .pending: pending = newValue
-      case .stuck: stuck = newValue
-      case .neverReleased: neverReleased = newValue
-      }
-    }
+    get { counts[state] }
+    set { counts[state] = newValue }
+  }
+
+  /// The keys in their documented order, each with where its count lives: the one list of
+  /// them, for ``fields`` and `Codable`.
+  private static var keys: [(name: String, count: KeyPath<Summary, Int>)] {
+    [
+      ("sessions", \.sessions), ("enqueued", \.counts.enqueued), ("released", \.counts.released),
+      ("freed", \.counts.freed), ("late", \.counts.late), ("leaked", \.counts.leaked),
+      ("pending", \.counts.pending), ("stuck", \.counts.stuck),
+      ("neverReleased", \.counts.neverReleased), ("checks", \.checks),
+      ("falseLeaks", \.counts.falseLeaks), ("trueLeaks", \.counts.trueLeaks),
+    ]
   }
 
   /// The keys in their documented order, with their values (for renderers).
   public var fields: [(key: String, value: Int)] {
-    [
-      ("sessions", sessions), ("enqueued", enqueued), ("released", released), ("freed", freed),
-      ("late", late), ("leaked", leaked), ("pending", pending), ("stuck", stuck),
-      ("neverReleased", neverReleased), ("checks", checks), ("falseLeaks", falseLeaks),
-      ("trueLeaks", trueLeaks),
-    ]
+    Self.keys.map { ($0.name, self[keyPath: $0.count]) }
+  }
+}
+
+extension Summary: Codable {
+  private struct Key: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    self.init()
+    let container = try decoder.container(keyedBy: Key.self)
+    // `released` is derived: read only the counts that are stored.
+    for (name, count) in Self.keys {
+      guard let stored = count as? WritableKeyPath<Summary, Int> else { continue }
+      self[keyPath: stored] = try container.decode(Int.self, forKey: Key(stringValue: name))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    for (key, value) in fields { try container.encode(value, forKey: Key(stringValue: key)) }
   }
 }
 
@@ -57,27 +76,14 @@ extension Summary {
   init(session counts: LifecycleCounts, checks: Int) {
     self.init()
     sessions = 1
-    enqueued = counts.enqueued
-    released = counts.released
-    for state in ObjectState.allCases { self[state] = counts[state] }
+    self.counts = counts
     self.checks = checks
-    falseLeaks = counts.falseLeaks
-    trueLeaks = counts.trueLeaks
   }
 
   /// Adds another summary's counts to this one.
   mutating func add(_ other: Summary) {
     sessions += other.sessions
-    enqueued += other.enqueued
-    released += other.released
-    freed += other.freed
-    late += other.late
-    leaked += other.leaked
-    pending += other.pending
-    stuck += other.stuck
-    neverReleased += other.neverReleased
+    counts.add(other.counts)
     checks += other.checks
-    falseLeaks += other.falseLeaks
-    trueLeaks += other.trueLeaks
   }
 }

@@ -1,6 +1,7 @@
 import DeallocQueue
 import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -9,8 +10,8 @@ import XCTest
 
 /// The queue's tests that need real time to pass: a real timer's delay, or a `deinit` that
 /// sleeps so that a drain is caught halfway. They assert only order (never how long
-/// something took), and run as this one serial group (with `LeakTrackerTimingTests`, the
-/// `TimingTests` of the package).
+/// something took), and run in the `TimingTests` target, one serial group with
+/// `LeakTrackerTimingTests`.
 final class QueueTimingTests: XCTestCase {
   func testCallerVariableIsNilAndObjectDeinitsLaterOnAnotherThread() throws {
     // Suspended, so that the batch's timer cannot release the object before the checks
@@ -38,7 +39,7 @@ final class QueueTimingTests: XCTestCase {
     suspended = false
     wait(for: [done], timeout: 5)
     XCTAssertNil(watcher)
-    XCTAssertNotEqual(deinitThread.current, currentThreadID(), "deinit ran on the caller's thread")
+    XCTAssertNotEqual(deinitThread.value, currentThreadID(), "deinit ran on the caller's thread")
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
@@ -54,15 +55,15 @@ final class QueueTimingTests: XCTestCase {
     let releasedAtOurTimer = Observed<Bool?>(nil)
     let fired = DispatchSemaphore(value: 0)
     target.asyncAfter(deadline: .now() + .milliseconds(100)) {
-      releasedAtOurTimer.update { $0 = released.current }
+      releasedAtOurTimer.update { $0 = released.value }
       fired.signal()
     }
 
     XCTAssertEqual(fired.wait(timeout: .now() + .seconds(30)), .success)
-    XCTAssertEqual(releasedAtOurTimer.current, false, "released before the queue's delay")
+    XCTAssertEqual(releasedAtOurTimer.value, false, "released before the queue's delay")
     XCTAssertEqual(queue.pendingCount, 1)
     queue.drain()
-    XCTAssertTrue(released.current)
+    XCTAssertTrue(released.value)
   }
 
   func testDeinitThatEnqueuesDuringADrainIsReleasedLaterWithoutDeadlock() {
@@ -81,8 +82,8 @@ final class QueueTimingTests: XCTestCase {
     }
     queue.releaseInBackground(&outer)
     queue.drain()
-    XCTAssertEqual(outerThread.current, currentThreadID())
-    XCTAssertNil(innerThread.current, "the inner object must not be released in the same drain")
+    XCTAssertEqual(outerThread.value, currentThreadID())
+    XCTAssertNil(innerThread.value, "the inner object must not be released in the same drain")
     wait(for: [innerDeinit], timeout: 5)
     XCTAssertEqual(queue.pendingCount, 0)
   }
@@ -106,7 +107,7 @@ final class QueueTimingTests: XCTestCase {
     XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)
     XCTAssertTrue(queue.waitForDrainsInFlight())
 
-    XCTAssertEqual(finished.current, 3, "returned before the drain released its whole batch")
+    XCTAssertEqual(finished.value, 3, "returned before the drain released its whole batch")
     XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
   }
 
@@ -123,6 +124,6 @@ final class QueueTimingTests: XCTestCase {
     started.wait()
 
     XCTAssertTrue(queue.waitForDrainsInFlight())
-    XCTAssertTrue(finished.current)
+    XCTAssertTrue(finished.value)
   }
 }

@@ -1,19 +1,21 @@
 import DeallocQueue
 import Dispatch
 import Foundation
+import Synchronization
+import TestSupport
 import XCTest
 
 @testable import DeallocTesting
 
 /// The tracker's tests that need real time to pass: a release 50 ms into the settle wait, a
 /// drain longer than the settle timeout, a real timer's release. They assert what `verify()`
-/// finds (never how long it took), and run as this one serial group (with
-/// `QueueTimingTests`, the `TimingTests` of the package).
+/// finds (never how long it took), and run in the `TimingTests` target, one serial group with
+/// `QueueTimingTests`.
 final class LeakTrackerTimingTests: XCTestCase {
   func testObjectReleasedOnAnotherThreadWithinTheSettleTimeoutPasses() {
     let tracker = LeakTracker(label: name, settleTimeout: .seconds(10))
     let gone = Flag()
-    var node: Node? = Node(onDeinit: gone.set)
+    var node: Probe? = Probe { _ in gone.set() }
     tracker.track(node!)
     ForgetfulCache.insert(node!)
     let released = ObjectIdentifier(node!)
@@ -33,7 +35,7 @@ final class LeakTrackerTimingTests: XCTestCase {
     // speed: the two outcomes are a hand-off (50 ms) and an hour apart.
     let tracker = LeakTracker(label: name, settleTimeout: .seconds(3600))
     let gone = Flag()
-    let node = Node(onDeinit: gone.set)
+    let node = Probe { _ in gone.set() }
     tracker.track(node)
     let handoff = Handoff(consume node)
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
@@ -64,7 +66,7 @@ final class LeakTrackerTimingTests: XCTestCase {
     let started = DispatchSemaphore(value: 0)
     let flags = (0..<8).map { _ in Flag() }
     for flag in flags {
-      var node: Node? = Node {
+      var node: Probe? = Probe { _ in
         started.signal()
         usleep(100_000)
         flag.set()
@@ -85,7 +87,7 @@ final class LeakTrackerTimingTests: XCTestCase {
     try XCTSkipIf(CheckRecording.isRecording, "this process is traced")
     let queue = DeallocQueue(label: "fast", delay: .milliseconds(5))
     let tracker = LeakTracker(label: name, settleTimeout: .milliseconds(10))
-    var node: Node? = Node()
+    var node: Probe? = Probe { _ in }
     weak let survivor = node
     ForgetfulCache.insert(node!)
     defer { survivor.map(ForgetfulCache.remove) }
@@ -105,5 +107,20 @@ final class LeakTrackerTimingTests: XCTestCase {
         "not recorded: tracing is off (set DEALLOCTRACE_LOG=FILE to record it, and to learn "
           + "whether a queue released it earlier)"),
       message)
+  }
+}
+
+/// Passes one object to another thread, which takes the last strong reference.
+///
+/// `@unchecked Sendable`: the object is only moved through the lock, never used.
+private final class Handoff: @unchecked Sendable {
+  private let slot: Mutex<Probe?>
+
+  init(_ probe: sending Probe) {
+    slot = Mutex(probe)
+  }
+
+  func take() -> Probe? {
+    slot.withLock { $0.take() }
   }
 }
