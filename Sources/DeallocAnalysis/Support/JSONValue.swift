@@ -7,7 +7,11 @@ import TextEscaping
 /// Why not `JSONEncoder`: key order and number formatting must be stable across platforms
 /// and releases, and renderers build documents of mixed shapes. The trade-off is a little
 /// more code per renderer.
-public indirect enum JSONValue: Sendable, Equatable {
+///
+/// Not `indirect`: arrays and member lists already hold their elements out of line, and an
+/// indirect enum boxed every number and string too, an allocation per node that a leak-heavy
+/// report's document paid hundreds of thousands of times.
+public enum JSONValue: Sendable, Equatable {
   case null
   case bool(Bool)
   case int(Int64)

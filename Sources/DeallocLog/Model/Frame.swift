@@ -37,20 +37,42 @@ public struct Frame: Sendable, Hashable {
 
   /// A short name for sentences: the symbol without its module prefix and return type,
   /// e.g. `Feed.FeedScreen.close() -> ()` becomes `FeedScreen.close()`.
+  ///
+  /// Works on UTF-8 bytes (the markers are ASCII): findings name a frame per member, and
+  /// Character-wise searching of long demangled names was a visible share of a report.
   public var shortName: String {
     guard let symbol else { return displayName }
-    var name = Substring(symbol)
-    if let arrow = name.range(of: " -> ", options: .backwards),
-      name[..<arrow.lowerBound].last == ")"
+    var name = Substring(symbol).utf8
+    if let arrow = Self.lastRange(of: " -> ", in: name), arrow > name.startIndex,
+      name[name.index(before: arrow)] == UInt8(ascii: ")")
     {
-      name = name[..<arrow.lowerBound]
+      name = name[..<arrow]
     }
-    let head = name.prefix { $0 != "(" && $0 != "<" && $0 != " " }
-    let parts = head.split(separator: ".", omittingEmptySubsequences: false)
-    if parts.count >= 3 {
-      name = name.dropFirst(parts[0].count + 1)
+    let headEnd =
+      name.firstIndex {
+        $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: " ")
+      } ?? name.endIndex
+    let head = name[..<headEnd]
+    if let firstDot = head.firstIndex(of: UInt8(ascii: ".")),
+      head[head.index(after: firstDot)...].contains(UInt8(ascii: "."))
+    {
+      name = name[name.index(after: firstDot)...]
     }
-    return String(name)
+    return String(Substring(name))
+  }
+
+  /// Where the last occurrence of `needle` in `text` starts.
+  private static func lastRange(of needle: StaticString, in text: Substring.UTF8View)
+    -> Substring.UTF8View.Index?
+  {
+    let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+    guard text.count >= pattern.count else { return nil }
+    var index = text.index(text.endIndex, offsetBy: -pattern.count)
+    while true {
+      if text[index...].starts(with: pattern) { return index }
+      if index == text.startIndex { return nil }
+      index = text.index(before: index)
+    }
   }
 
   /// `file:line` when a symbolizer resolved it.
