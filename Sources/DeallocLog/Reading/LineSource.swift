@@ -9,6 +9,10 @@
 /// copy per line. The buffer is reused; memory is bounded by the longest line, and lines
 /// longer than ``maximumLineLength`` are skipped (reported as too long) so that a garbage
 /// file without newlines cannot make the reader allocate its size.
+///
+/// Newlines are found with `memchr`, which glibc implements with AVX2 (32 bytes a step, with
+/// an SSE2 fallback): a `SIMD16<UInt8>` loop in Swift does half the bytes per step. The time
+/// of a report is in parsing and analysis, not here (about 1 % in the profiles of issue 11).
 final class LineSource {
   static let chunkSize = 1 << 20
   static let maximumLineLength = 64 << 20
