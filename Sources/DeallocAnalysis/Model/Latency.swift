@@ -46,10 +46,16 @@ public struct LatencyDistribution: Sendable, Equatable {
 
   /// The value at `fraction` (0…1) by the nearest-rank method; `nil` when empty.
   public func percentile(_ fraction: Double) -> Int64? {
+    percentile(fraction, sortedExact: isExact ? exact.sorted() : [])
+  }
+
+  /// ``percentile(_:)`` with the exact samples sorted once by the caller, for several
+  /// percentiles of one distribution.
+  private func percentile(_ fraction: Double, sortedExact: [Int64]) -> Int64? {
     guard count > 0 else { return nil }
     let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
     if isExact {
-      return exact.sorted()[min(rank, count) - 1]
+      return sortedExact[min(rank, count) - 1]
     }
     var seen = 0
     for (index, n) in buckets.enumerated() {
@@ -62,9 +68,11 @@ public struct LatencyDistribution: Sendable, Equatable {
   /// The distribution's summary: count, min, p50, p90, p99, max, mean.
   public var stats: LatencyStats? {
     guard count > 0 else { return nil }
+    let sorted = isExact ? exact.sorted() : []
     return LatencyStats(
-      count: count, min: minimum, p50: percentile(0.5)!, p90: percentile(0.9)!,
-      p99: percentile(0.99)!, max: maximum, mean: sum / Int64(count))
+      count: count, min: minimum, p50: percentile(0.5, sortedExact: sorted)!,
+      p90: percentile(0.9, sortedExact: sorted)!, p99: percentile(0.99, sortedExact: sorted)!,
+      max: maximum, mean: sum / Int64(count))
   }
 
   /// The histogram as (lower bound, upper bound, count), skipping empty buckets.

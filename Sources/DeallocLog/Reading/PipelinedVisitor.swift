@@ -4,6 +4,62 @@ import Foundation
   import Glibc
 #endif
 
+/// What the reader hands over, in order.
+///
+/// Outside ``PipelinedVisitor`` on purpose: nested in the generic type, its layout depended
+/// on the visitor's type, and every copy of an event went through a runtime metadata lookup
+/// and value witnesses (a fifth of a clean report's instructions).
+private enum PipelinedItem: Sendable {
+  case file(String)
+  case event(LogEvent, line: Int)
+  case warning(LogWarning)
+}
+
+/// One batch of items, moved through the queue as a whole: the reader initializes each item
+/// in place and the visitor's thread moves each out, so an event is copied once (into the
+/// batch) instead of three times (in, out of the array, and destroyed with it).
+///
+/// `@unchecked Sendable`: a batch belongs to one thread at a time, handed over under the
+/// channel's lock (the reader fills it, the visitor empties it, the spare list returns it).
+private final class PipelinedBatch: @unchecked Sendable {
+  private let items: UnsafeMutablePointer<PipelinedItem>
+  let capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    items = .allocate(capacity: capacity)
+  }
+
+  deinit {
+    items.deinitialize(count: count)
+    items.deallocate()
+  }
+
+  var isEmpty: Bool { count == 0 }
+  var isFull: Bool { count == capacity }
+
+  func append(_ item: consuming PipelinedItem) {
+    (items + count).initialize(to: item)
+    count += 1
+  }
+
+  /// Moves every item out, in order, into `body`, and leaves the batch empty; stops early
+  /// (dropping the rest) when `body` returns `false`.
+  func drain(_ body: (consuming PipelinedItem) -> Bool) {
+    var index = 0
+    defer {
+      (items + index).deinitialize(count: count - index)
+      count = 0
+    }
+    while index < count {
+      let item = (items + index).move()
+      index += 1
+      if !body(item) { return }
+    }
+  }
+}
+
 /// Runs a ``LogVisitor`` on a thread of its own, fed in batches by the reading thread: the
 /// reader splits and parses on one core while the visitor (the analyzer) works on the other.
 ///
@@ -19,17 +75,6 @@ import Foundation
 /// parse up to that many more lines before it stops (the error is the same). Events carry
 /// their line number only, and the file name travels once per input, so that the two threads
 /// do not share the reference count of the name's storage for every record.
-/// What the reader hands over, in order.
-///
-/// Outside ``PipelinedVisitor`` on purpose: nested in the generic type, its layout depended
-/// on the visitor's type, and every copy of an event went through a runtime metadata lookup
-/// and value witnesses (a fifth of a clean report's instructions).
-private enum PipelinedItem: Sendable {
-  case file(String)
-  case event(LogEvent, line: Int)
-  case warning(LogWarning)
-}
-
 package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   /// Events per batch: enough to make the hand-over's lock rare, few enough to stay in cache.
   static var batchSize: Int { 2048 }
@@ -37,7 +82,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   static var batchesInFlight: Int { 4 }
 
   private let channel: Channel
-  private var batch: [PipelinedItem] = []
+  private var batch: PipelinedBatch
   private var file: String?
 
   /// Inputs smaller than this are read on one thread: starting a thread and handing batches
@@ -62,7 +107,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   /// Starts the visitor's thread. Call ``finish()`` to get the visitor back.
   package init(_ visitor: Visitor) {
     channel = Channel(visitor)
-    batch.reserveCapacity(Self.batchSize)
+    batch = PipelinedBatch(capacity: Self.batchSize)
     let channel = self.channel
     // The default stack size: the visitor ends sessions (and may symbolize) on this thread.
     Thread { channel.consume() }.start()
@@ -75,18 +120,17 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       batch.append(.file(String(decoding: Array(location.file.utf8), as: UTF8.self)))
     }
     batch.append(.event(event, line: location.line))
-    if batch.count >= Self.batchSize { try send() }
+    if batch.isFull { try send() }
   }
 
   package mutating func warn(_ warning: LogWarning) {
     batch.append(.warning(warning))
-    if batch.count >= Self.batchSize { try? send() }
+    if batch.isFull { try? send() }
   }
 
   /// Hands the pending batch over; throws the visitor's error, if it threw one.
   private mutating func send() throws(AnalysisError) {
-    let full = batch
-    batch = channel.put(full)
+    batch = channel.put(batch)
     if let error = channel.error { throw error }
   }
 
@@ -104,8 +148,8 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   /// lock), and only the reading thread after: a hand-over, never shared access.
   private final class Channel: @unchecked Sendable {
     private let condition = NSCondition()
-    private var queue: [[PipelinedItem]] = []
-    private var spare: [[PipelinedItem]] = []
+    private var queue: [PipelinedBatch] = []
+    private var spare: [PipelinedBatch] = []
     private var closed = false
     private var finished = false
     private var visitor: Visitor
@@ -120,7 +164,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     }
 
     /// Queues `batch`, waiting while the queue is full; returns an empty array to fill next.
-    func put(_ batch: [PipelinedItem]) -> [PipelinedItem] {
+    func put(_ batch: PipelinedBatch) -> PipelinedBatch {
       condition.lock()
       defer { condition.unlock() }
       while queue.count >= PipelinedVisitor.batchesInFlight && thrown == nil {
@@ -128,18 +172,12 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       }
       if thrown == nil { queue.append(batch) }
       condition.broadcast()
-      if var empty = spare.popLast() {
-        empty.removeAll(keepingCapacity: true)
-        return empty
-      }
-      var fresh: [PipelinedItem] = []
-      fresh.reserveCapacity(PipelinedVisitor.batchSize)
-      return fresh
+      return spare.popLast() ?? PipelinedBatch(capacity: PipelinedVisitor.batchSize)
     }
 
     /// Queues the last batch, waits for the visitor's thread to finish, and returns the
     /// visitor.
-    func close(remaining: [PipelinedItem]) -> Visitor {
+    func close(remaining: PipelinedBatch) -> Visitor {
       condition.lock()
       if !remaining.isEmpty && thrown == nil { queue.append(remaining) }
       closed = true
@@ -161,11 +199,10 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
           condition.unlock()
           return
         }
-        var batch = queue.removeFirst()
+        let batch = queue.removeFirst()
         condition.broadcast()
         condition.unlock()
         let error = apply(batch)
-        batch.removeAll(keepingCapacity: true)
         condition.lock()
         if spare.count < PipelinedVisitor.batchesInFlight { spare.append(batch) }
         if let error {
@@ -182,20 +219,23 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
 
     private var file = ""
 
-    private func apply(_ batch: [PipelinedItem]) -> AnalysisError? {
-      for item in batch {
-        switch item {
+    private func apply(_ batch: PipelinedBatch) -> AnalysisError? {
+      var thrown: AnalysisError?
+      batch.drain { item in
+        switch consume item {
         case .file(let name): file = name
         case .event(let event, let line):
-          do {
+          do throws(AnalysisError) {
             try visitor.visit(event, at: LogLocation(file: file, line: line))
           } catch {
-            return error
+            thrown = error
+            return false
           }
         case .warning(let warning): visitor.warn(warning)
         }
+        return true
       }
-      return nil
+      return thrown
     }
   }
 }
