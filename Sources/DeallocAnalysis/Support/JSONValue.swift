@@ -47,12 +47,12 @@ public enum JSONValue: Sendable, Equatable {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-    case .int(let value): out.append(contentsOf: String(value).utf8)
+    case .int(let value): Self.appendDecimal(value, to: &out)
     case .double(let value):
       if !value.isFinite {
         out.append(contentsOf: "null".utf8)
       } else if value == value.rounded(), abs(value) < 1e15 {
-        out.append(contentsOf: String(Int64(value)).utf8)
+        Self.appendDecimal(Int64(value), to: &out)
       } else {
         out.append(contentsOf: String(value).utf8)
       }
@@ -91,6 +91,30 @@ public enum JSONValue: Sendable, Equatable {
 
   private func newline(_ out: inout [UInt8], _ indent: Int) {
     out.append(UInt8(ascii: "\n"))
-    out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
+    var left = 2 * indent
+    while left > 0 {
+      let run = min(left, Self.spaces.count)
+      out.append(contentsOf: Self.spaces[..<run])
+      left -= run
+    }
+  }
+
+  private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+  /// `value` in decimal, as `String(value)` writes it, without making the string.
+  private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    // 24 bytes: an Int64's magnitude has at most 19 digits.
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      var index = buffer.count
+      repeat {
+        index -= 1
+        buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      out.append(contentsOf: buffer[index...])
+    }
   }
 }
