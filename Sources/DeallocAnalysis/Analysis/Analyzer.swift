@@ -28,8 +28,7 @@ public struct Analyzer: LogVisitor {
   private var checks: [CheckVerdict] = []
   private var latency = LatencySection()
   private var types: [TypeRow] = []
-  private var typeIndex: [String: Int] = [:]
-  private var recentTypes: [Int] = []
+  private var typeIndex = NameIndex()
   private var warnings: CappedWarnings
   private var holders = HolderSummary()
   private var lateHeld = LateHeldCollector()
@@ -373,20 +372,10 @@ public struct Analyzer: LogVisitor {
     return index
   }
 
-  /// The index of `type`'s row, created on first use. A short scan of the latest rows
-  /// (interned names compare by identity first) avoids hashing the name for every record.
+  /// The index of `type`'s row, created on first use.
   private mutating func typeRow(_ type: String) -> Int {
-    for index in recentTypes where types[index].type == type { return index }
-    let index: Int
-    if let known = typeIndex[type] {
-      index = known
-    } else {
-      index = types.count
-      types.append(TypeRow(type: type))
-      typeIndex[type] = index
-    }
-    if recentTypes.count == 8 { recentTypes.removeFirst() }
-    recentTypes.append(index)
+    let (index, isNew) = typeIndex.row(type)
+    if isNew { types.append(TypeRow(type: type)) }
     return index
   }
 
@@ -541,18 +530,18 @@ public struct Analyzer: LogVisitor {
     for (_, index) in examples {
       let entry = ledger.entries[index]
       let origin = self.origin(type: entry.typeRow, stack: entry.stack)
-      let verdict = self.verdict(entry, origin, lastTime: lastTime, ended: ended)
+      let session = state.info
       findings.add(
         .trueLeak,
         self.origin(
           type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey),
         FindingExample(
-          session: state.info.index, id: entry.facts?.id, address: entry.check.object,
+          session: session.index, id: entry.facts?.id, address: entry.check.object,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
           releasedAt: entry.facts?.releasedAt, retainCount: entry.facts?.retainCountAfterRelease,
-          checkedAt: entry.check.time, checkLabel: entry.check.label, location: verdict.location,
-          holders: entry.holders),
-        verdict: verdict)
+          checkedAt: entry.check.time, checkLabel: entry.check.label,
+          location: LogLocation(file: session.file, line: entry.line), holders: entry.holders),
+        verdict: Self.verdict(entry, origin, in: session, lastTime: lastTime, ended: ended))
     }
     for group in ledger.groups where group.count > group.examples.count {
       let first = ledger.entries[group.examples[0]]
@@ -562,13 +551,14 @@ public struct Analyzer: LogVisitor {
     }
     for entry in ledger.listed where checks.count < options.maximumListedChecks {
       let origin = self.origin(type: entry.typeRow, stack: entry.stack)
-      checks.append(verdict(entry, origin, lastTime: lastTime, ended: ended))
+      checks.append(Self.verdict(entry, origin, in: state.info, lastTime: lastTime, ended: ended))
     }
   }
 
   /// A check's verdict; `origin` is its object's (the check's type, the object's stack).
-  private func verdict(
-    _ entry: CheckLedger.Entry, _ origin: FindingOrigin, lastTime: Int64, ended: Bool
+  private static func verdict(
+    _ entry: CheckLedger.Entry, _ origin: FindingOrigin, in session: SessionInfo,
+    lastTime: Int64, ended: Bool
   ) -> CheckVerdict {
     var facts = entry.facts
     if facts != nil {
@@ -576,8 +566,8 @@ public struct Analyzer: LogVisitor {
       facts!.enqueuedBy = origin.signature.frames.first
     }
     return CheckVerdict(
-      verdict: entry.verdict, session: state.info.index, check: entry.check,
-      location: LogLocation(file: state.info.file, line: entry.line), object: facts,
+      verdict: entry.verdict, session: session.index, check: entry.check,
+      location: LogLocation(file: session.file, line: entry.line), object: facts,
       explanation: Explanations.check(
         entry.verdict, entry.check, facts, sessionEnd: lastTime, ended: ended,
         neverEnqueued: entry.neverEnqueued),

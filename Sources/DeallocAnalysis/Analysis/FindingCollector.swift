@@ -22,9 +22,13 @@ struct FindingCollector {
   /// Adds one member from `origin`, with its example: the same as
   /// ``add(_:_:stack:_:verdict:)`` with the origin's signature and stack, but after the
   /// origin's first member it costs no key building or hashing.
+  ///
+  /// `verdict` is evaluated only when the member starts a finding: a true-leak group's
+  /// explanation is its first check's, and building a verdict's text for every other
+  /// member was most of the end of a session with thousands of checks.
   mutating func add(
     _ kind: Finding.Kind, _ origin: FindingOrigin, _ example: FindingExample,
-    verdict: CheckVerdict? = nil
+    verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
     let slot = origin.id &* 4 &+ Self.order(kind)
     if origin.id == FindingOrigin.uncached {
@@ -70,7 +74,7 @@ struct FindingCollector {
   /// Adds one member, with its example.
   mutating func add(
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], _ example: FindingExample,
-    verdict: CheckVerdict? = nil
+    verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
     _ = insert(
       kind, kind.rawValue + "\u{1}" + signature.key, signature, stack: stack,
@@ -81,13 +85,13 @@ struct FindingCollector {
   /// joined.
   private mutating func insert(
     _ kind: Finding.Kind, _ key: String, _ signature: Signature, stack: [Frame],
-    stackKey: String, _ example: FindingExample, verdict: CheckVerdict?
+    stackKey: String, _ example: FindingExample, verdict: () -> CheckVerdict?
   ) -> (finding: Int, variant: Int) {
     var example = example
     guard let index = groups[key] else {
       example.stackKey = stackKey
       groups[key] = findings.count
-      if let verdict { firstVerdicts[findings.count] = verdict }
+      if let verdict = verdict() { firstVerdicts[findings.count] = verdict }
       variantIndexes.append([stackKey: 0])
       findings.append(
         Finding(

@@ -35,36 +35,15 @@ package enum SHA256 {
     }
     var state = initialState
     var words = [UInt32](repeating: 0, count: 64)
-    for blockStart in stride(from: 0, to: padded.count, by: 64) {
-      for index in 0..<16 {
-        let offset = blockStart + index * 4
-        words[index] =
-          UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-          | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
-      }
-      for index in 16..<64 {
-        let s0 =
-          rotateRight(words[index - 15], 7) ^ rotateRight(words[index - 15], 18)
-          ^ (words[index - 15] >> 3)
-        let s1 =
-          rotateRight(words[index - 2], 17) ^ rotateRight(words[index - 2], 19)
-          ^ (words[index - 2] >> 10)
-        words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-      }
-      var (a, b, c, d, e, f, g, h) = (
-        state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
-      )
-      for index in 0..<64 {
-        let s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
-        let choice = (e & f) ^ (~e & g)
-        let temp1 = h &+ s1 &+ choice &+ roundConstants[index] &+ words[index]
-        let s0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
-        let majority = (a & b) ^ (a & c) ^ (b & c)
-        let temp2 = s0 &+ majority
-        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-      }
-      for (index, value) in [a, b, c, d, e, f, g, h].enumerated() {
-        state[index] = state[index] &+ value
+    // Unchecked buffers: the indices below are fixed by the algorithm, and a checked array
+    // access per word made a leak-heavy report's ids cost almost twice as much.
+    padded.withUnsafeBufferPointer { bytes in
+      words.withUnsafeMutableBufferPointer { w in
+        roundConstants.withUnsafeBufferPointer { k in
+          for blockStart in stride(from: 0, to: bytes.count, by: 64) {
+            compress(block: bytes.baseAddress! + blockStart, into: &state, w, k)
+          }
+        }
       }
     }
     var digest: [UInt8] = []
@@ -77,14 +56,60 @@ package enum SHA256 {
     return digest
   }
 
-  /// The digest of `message` as lower-case hex.
-  package static func hexDigest(_ message: [UInt8]) -> String {
-    digest(message).map { byte in
-      let hex = String(byte, radix: 16)
-      return byte < 16 ? "0" + hex : hex
-    }.joined()
+  private static func compress(
+    block: UnsafePointer<UInt8>, into state: inout [UInt32],
+    _ words: UnsafeMutableBufferPointer<UInt32>, _ constants: UnsafeBufferPointer<UInt32>
+  ) {
+    for index in 0..<16 {
+      let offset = index * 4
+      words[index] =
+        UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16
+        | UInt32(block[offset + 2]) << 8 | UInt32(block[offset + 3])
+    }
+    for index in 16..<64 {
+      let s0 =
+        rotateRight(words[index - 15], 7) ^ rotateRight(words[index - 15], 18)
+        ^ (words[index - 15] >> 3)
+      let s1 =
+        rotateRight(words[index - 2], 17) ^ rotateRight(words[index - 2], 19)
+        ^ (words[index - 2] >> 10)
+      words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+    }
+    var (a, b, c, d, e, f, g, h) = (
+      state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
+    )
+    for index in 0..<64 {
+      let s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
+      let choice = (e & f) ^ (~e & g)
+      let temp1 = h &+ s1 &+ choice &+ constants[index] &+ words[index]
+      let s0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
+      let majority = (a & b) ^ (a & c) ^ (b & c)
+      let temp2 = s0 &+ majority
+      (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+    }
+    state[0] = state[0] &+ a
+    state[1] = state[1] &+ b
+    state[2] = state[2] &+ c
+    state[3] = state[3] &+ d
+    state[4] = state[4] &+ e
+    state[5] = state[5] &+ f
+    state[6] = state[6] &+ g
+    state[7] = state[7] &+ h
   }
 
+  /// The digest of `message` as lower-case hex.
+  package static func hexDigest(_ message: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var hex: [UInt8] = []
+    hex.reserveCapacity(64)
+    for byte in digest(message) {
+      hex.append(digits[Int(byte >> 4)])
+      hex.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: hex, as: UTF8.self)
+  }
+
+  @inline(__always)
   private static func rotateRight(_ value: UInt32, _ count: UInt32) -> UInt32 {
     (value >> count) | (value << (32 - count))
   }

@@ -12,141 +12,193 @@ public struct JSONRenderer: ReportRenderer {
 
   public init() {}
 
+  /// Written as bytes, without a tree (see ``JSONOutput``).
   public func render(_ report: Report) -> String {
-    document(report).serialized(pretty: true) + "\n"
+    var out = JSONByteWriter(capacity: 1 << 16)
+    Self.write(report, to: &out)
+    var bytes = out.bytes
+    bytes.append(UInt8(ascii: "\n"))
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// The document as a value, for tools that embed it.
   public func document(_ report: Report) -> JSONValue {
-    .object([
-      ("reportVersion", .int(Self.reportVersion)),
-      ("tool", .string("dealloctrace \(DeallocAnalysis.toolVersion)")),
-      ("inputs", .array(report.inputs.map { .string($0) })),
-      ("stuckAfterNs", .int(report.options.stuckAfter)),
-      ("holdersRecorded", .bool(report.holders.recorded)),
-      ("holderScans", .int(report.holders.scans)),
-      ("holderScansSkipped", .int(report.holders.skippedScans)),
-      ("holderHint", .optional(HolderHint.text(report))),
-      ("summary", Self.summary(report.summary)),
-      ("findings", .array(report.findings.map(Self.finding))),
-      ("lateHeld", .array(report.lateHeld.map(Self.lateHeld))),
-      ("omittedLateHeld", .int(report.omittedLateHeld)),
-      ("checks", .array(report.checks.map(Self.check))),
-      (
-        "latency",
-        .object([
-          ("enqueueToRelease", Self.latency(report.latency.enqueueToRelease)),
-          ("releaseToDealloc", Self.latency(report.latency.releaseToDealloc)),
-        ])
-      ),
-      ("peak", report.peak.map(Self.peak) ?? .null),
-      ("types", .array(report.types.map(Self.type))),
-      ("sessions", .array(report.sessions.map(Self.session))),
-      ("omittedSessions", .int(report.omittedSessions)),
-      ("warnings", .array(report.warnings.map(Self.warning))),
-      ("omittedWarnings", .int(report.omittedWarnings)),
-    ])
+    var tree = JSONTreeBuilder()
+    Self.write(report, to: &tree)
+    return tree.value
   }
 
-  static func summary(_ summary: Summary) -> JSONValue {
-    .object(summary.fields.map { ($0.key, .int($0.value)) })
-  }
-
-  static func frame(_ frame: Frame) -> JSONValue {
-    var members: [(String, JSONValue)] = [("ip", .string("0x" + String(frame.ip, radix: 16)))]
-    if let module = frame.module { members.append(("mod", .string(module))) }
-    if let offset = frame.offset {
-      members.append(("off", .string("0x" + String(offset, radix: 16))))
+  /// The report's shape, written once for both outputs.
+  static func write<O: JSONOutput>(_ report: Report, to o: inout O) {
+    o.object { o in
+      o.field("reportVersion", Self.reportVersion)
+      o.field("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
+      o.key("inputs")
+      o.array(report.inputs) { $0.string($1) }
+      o.field("stuckAfterNs", report.options.stuckAfter)
+      o.field("holdersRecorded", report.holders.recorded)
+      o.field("holderScans", report.holders.scans)
+      o.field("holderScansSkipped", report.holders.skippedScans)
+      o.field("holderHint", HolderHint.text(report))
+      o.key("summary")
+      summary(report.summary, to: &o)
+      o.key("findings")
+      o.array(report.findings) { finding($1, to: &$0) }
+      o.key("lateHeld")
+      o.array(report.lateHeld) { lateHeld($1, to: &$0) }
+      o.field("omittedLateHeld", report.omittedLateHeld)
+      o.key("checks")
+      o.array(report.checks) { check($1, to: &$0) }
+      o.field("latency") { o in
+        o.object { o in
+          o.key("enqueueToRelease")
+          latency(report.latency.enqueueToRelease, to: &o)
+          o.key("releaseToDealloc")
+          latency(report.latency.releaseToDealloc, to: &o)
+        }
+      }
+      o.key("peak")
+      if let peak = report.peak { Self.peak(peak, to: &o) } else { o.null() }
+      o.key("types")
+      o.array(report.types) { type($1, to: &$0) }
+      o.key("sessions")
+      o.array(report.sessions) { session($1, to: &$0) }
+      o.field("omittedSessions", report.omittedSessions)
+      o.key("warnings")
+      o.array(report.warnings) { warning($1, to: &$0) }
+      o.field("omittedWarnings", report.omittedWarnings)
     }
-    if let symbol = frame.symbol { members.append(("sym", .string(symbol))) }
-    if let file = frame.file { members.append(("file", .string(file))) }
-    if let line = frame.line { members.append(("line", .int(line))) }
-    return .object(members)
   }
 
-  static func location(_ location: LogLocation) -> JSONValue {
-    .object([("file", .string(location.file)), ("line", .int(location.line))])
+  /// A tree of what `write` writes, for other documents that embed a part.
+  private static func tree(_ write: (inout JSONTreeBuilder) -> Void) -> JSONValue {
+    var tree = JSONTreeBuilder()
+    write(&tree)
+    return tree.value
   }
 
-  static func finding(_ finding: Finding) -> JSONValue {
-    .object([
-      ("id", .string(finding.id.hex)),
-      ("kind", .string(finding.kind.rawValue)),
-      ("type", .string(finding.signature.type)),
-      ("signature", .string(finding.signature.key)),
-      ("title", .string(finding.signature.title)),
-      ("count", .int(finding.count)),
-      ("explanation", .string(finding.explanation)),
-      ("signatureFrames", .array(finding.signature.frames.map(frame))),
-      ("stack", .array(finding.stack.map(frame))),
-      ("examples", .array(finding.examples.map(example))),
-      ("holderKey", .optional(finding.signature.holderKey)),
-      ("holders", finding.holders.map(holders) ?? .null),
-    ])
+  static func summary(_ summary: Summary) -> JSONValue { tree { Self.summary(summary, to: &$0) } }
+
+  static func summary<O: JSONOutput>(_ summary: Summary, to o: inout O) {
+    o.object { o in
+      for (key, value) in summary.fields { o.field(key, value) }
+    }
+  }
+
+  static func frame<O: JSONOutput>(_ frame: Frame, to o: inout O) {
+    o.object { o in
+      o.hexField("ip", frame.ip)
+      if let module = frame.module { o.field("mod", module) }
+      if let offset = frame.offset { o.hexField("off", offset) }
+      if let symbol = frame.symbol { o.field("sym", symbol) }
+      if let file = frame.file { o.field("file", file) }
+      if let line = frame.line { o.field("line", line) }
+    }
+  }
+
+  static func location<O: JSONOutput>(_ location: LogLocation, to o: inout O) {
+    o.object { o in
+      o.field("file", location.file)
+      o.field("line", location.line)
+    }
+  }
+
+  static func finding(_ finding: Finding) -> JSONValue { tree { Self.finding(finding, to: &$0) } }
+
+  static func finding<O: JSONOutput>(_ finding: Finding, to o: inout O) {
+    o.object { o in
+      o.field("id", finding.id.hex)
+      o.field("kind", finding.kind.rawValue)
+      o.field("type", finding.signature.type)
+      o.field("signature", finding.signature.key)
+      o.field("title", finding.signature.title)
+      o.field("count", finding.count)
+      o.field("explanation", finding.explanation)
+      o.key("signatureFrames")
+      o.array(finding.signature.frames) { frame($1, to: &$0) }
+      o.key("stack")
+      o.array(finding.stack) { frame($1, to: &$0) }
+      o.key("examples")
+      o.array(finding.examples) { example($1, to: &$0) }
+      o.field("holderKey", finding.signature.holderKey)
+      o.key("holders")
+      optionalHolders(finding.holders, to: &o)
+    }
   }
 
   /// A group of late objects held past their release (`docs/report-format.md`, "Late
   /// objects held past their release").
-  static func lateHeld(_ group: LateHeldGroup) -> JSONValue {
-    .object([
-      ("type", .string(group.signature.type)),
-      ("signature", .string(group.signature.key)),
-      ("title", .string(group.signature.title)),
-      ("count", .int(group.count)),
-      ("signatureFrames", .array(group.signature.frames.map(frame))),
-      ("stack", .array(group.stack.map(frame))),
-      ("examples", .array(group.examples.map(lateExample))),
-      ("holderKey", .string(group.holders.groupingKey)),
-      ("holders", holders(group.holders)),
-    ])
+  static func lateHeld<O: JSONOutput>(_ group: LateHeldGroup, to o: inout O) {
+    o.object { o in
+      o.field("type", group.signature.type)
+      o.field("signature", group.signature.key)
+      o.field("title", group.signature.title)
+      o.field("count", group.count)
+      o.key("signatureFrames")
+      o.array(group.signature.frames) { frame($1, to: &$0) }
+      o.key("stack")
+      o.array(group.stack) { frame($1, to: &$0) }
+      o.key("examples")
+      o.array(group.examples) { lateExample($1, to: &$0) }
+      o.field("holderKey", group.holders.groupingKey)
+      o.key("holders")
+      holders(group.holders, to: &o)
+    }
   }
 
-  static func lateExample(_ example: LateHeldExample) -> JSONValue {
-    .object([
-      ("session", .int(example.session)),
-      ("id", .int(Int64(truncatingIfNeeded: example.id))),
-      ("obj", .string(example.address.description)),
-      ("type", .string(example.type)),
-      ("queue", .string(example.queue)),
-      ("enqueuedNs", .int(example.enqueuedAt)),
-      ("releasedNs", .int(example.releasedAt)),
-      ("deallocNs", .int(example.deallocAt)),
-      ("location", location(example.location)),
-      ("holders", holders(example.holders)),
-    ])
+  static func lateExample<O: JSONOutput>(_ example: LateHeldExample, to o: inout O) {
+    o.object { o in
+      o.field("session", example.session)
+      o.field("id", Int64(truncatingIfNeeded: example.id))
+      o.hexField("obj", example.address.rawValue)
+      o.field("type", example.type)
+      o.field("queue", example.queue)
+      o.field("enqueuedNs", example.enqueuedAt)
+      o.field("releasedNs", example.releasedAt)
+      o.field("deallocNs", example.deallocAt)
+      o.key("location")
+      location(example.location, to: &o)
+      o.key("holders")
+      holders(example.holders, to: &o)
+    }
+  }
+
+  private static func optionalHolders<O: JSONOutput>(_ report: HolderReport?, to o: inout O) {
+    if let report { holders(report, to: &o) } else { o.null() }
   }
 
   /// A holder report (`docs/report-format.md`, "Holders"): the log's HOLDERS-VALUE with the
   /// report's key conventions, plus the text lines every other output shows.
-  static func holders(_ report: HolderReport) -> JSONValue {
-    .object([
-      ("direct", .int(report.direct)),
-      ("more", .int(report.more)),
-      ("scanUs", report.scanMicroseconds.map { .int($0) } ?? .null),
-      ("key", .string(report.groupingKey)),
-      ("paths", .array(report.paths.map(holderPath))),
-    ])
+  static func holders<O: JSONOutput>(_ report: HolderReport, to o: inout O) {
+    o.object { o in
+      o.field("direct", report.direct)
+      o.field("more", report.more)
+      o.field("scanUs", report.scanMicroseconds)
+      o.field("key", report.groupingKey)
+      o.key("paths")
+      o.array(report.paths) { holderPath($1, to: &$0) }
+    }
   }
 
-  static func holderPath(_ path: HolderPath) -> JSONValue {
+  static func holderPath<O: JSONOutput>(_ path: HolderPath, to o: inout O) {
     let root = path.root
-    return .object([
-      (
-        "root",
-        .object([
-          ("kind", .string(root.kind.rawValue)),
-          ("sym", .optional(root.symbol)),
-          ("mod", .optional(root.module)),
-          ("off", .optional(root.offset.map { "0x" + String($0, radix: 16) })),
-          ("tid", .optional(root.tid)),
-        ])
-      ),
-      ("steps", .array(path.steps.map(holderStep))),
-      ("omittedSteps", .int(path.omittedSteps)),
-    ])
+    o.object { o in
+      o.field("root") { o in
+        o.object { o in
+          o.field("kind", root.kind.rawValue)
+          o.field("sym", root.symbol)
+          o.field("mod", root.module)
+          o.hexField("off", root.offset)
+          o.field("tid", root.tid)
+        }
+      }
+      o.key("steps")
+      o.array(path.steps) { holderStep($1, to: &$0) }
+      o.field("omittedSteps", path.omittedSteps)
+    }
   }
 
-  static func holderStep(_ step: HolderStep) -> JSONValue {
+  static func holderStep<O: JSONOutput>(_ step: HolderStep, to o: inout O) {
     var field: String?
     var element: Int?
     var count: Int?
@@ -159,135 +211,148 @@ public struct JSONRenderer: ReportRenderer {
     case .captures(let types): captures = types
     case .unnamed: break
     }
-    return .object([
-      ("type", .string(step.type)),
-      ("obj", .optional(step.address?.description)),
-      ("off", step.offset.map { .int($0) } ?? .null),
-      ("field", .optional(field)),
-      ("element", element.map { .int($0) } ?? .null),
-      ("count", count.map { .int($0) } ?? .null),
-      ("captures", captures.map { .array($0.map { .string($0) }) } ?? .null),
-    ])
+    o.object { o in
+      o.field("type", step.type)
+      o.hexField("obj", step.address?.rawValue)
+      o.field("off", step.offset)
+      o.field("field", field)
+      o.field("element", element)
+      o.field("count", count)
+      o.key("captures")
+      if let captures { o.array(captures) { $0.string($1) } } else { o.null() }
+    }
   }
 
-  static func example(_ example: FindingExample) -> JSONValue {
-    .object([
-      ("session", .int(example.session)),
-      ("id", example.id.map { .int(Int64(truncatingIfNeeded: $0)) } ?? .null),
-      ("obj", .string(example.address.description)),
-      ("type", .string(example.type)),
-      ("queue", .optional(example.queue)),
-      ("enqueuedNs", .optional(example.enqueuedAt)),
-      ("releasedNs", .optional(example.releasedAt)),
-      ("rc", example.retainCount.map { .int($0) } ?? .null),
-      ("checkedNs", .optional(example.checkedAt)),
-      ("checkLabel", .optional(example.checkLabel)),
-      ("ageNs", .optional(example.age)),
-      ("location", location(example.location)),
-      ("holders", example.holders.map(holders) ?? .null),
-    ])
+  static func example<O: JSONOutput>(_ example: FindingExample, to o: inout O) {
+    o.object { o in
+      o.field("session", example.session)
+      o.field("id", example.id.map { Int64(truncatingIfNeeded: $0) })
+      o.hexField("obj", example.address.rawValue)
+      o.field("type", example.type)
+      o.field("queue", example.queue)
+      o.field("enqueuedNs", example.enqueuedAt)
+      o.field("releasedNs", example.releasedAt)
+      o.field("rc", example.retainCount)
+      o.field("checkedNs", example.checkedAt)
+      o.field("checkLabel", example.checkLabel)
+      o.field("ageNs", example.age)
+      o.key("location")
+      location(example.location, to: &o)
+      o.key("holders")
+      optionalHolders(example.holders, to: &o)
+    }
   }
 
-  static func check(_ verdict: CheckVerdict) -> JSONValue {
-    .object([
-      ("verdict", .string(verdict.verdict.rawValue)),
-      ("session", .int(verdict.session)),
-      ("tNs", .int(verdict.check.time)),
-      ("label", .string(verdict.check.label)),
-      ("type", .string(verdict.check.type)),
-      ("obj", .string(verdict.check.object.description)),
-      ("id", verdict.object.map { .int(Int64(truncatingIfNeeded: $0.id)) } ?? .null),
-      ("queue", .optional(verdict.object?.queue)),
-      ("enqueuedNs", .optional(verdict.object?.enqueuedAt)),
-      ("releasedNs", .optional(verdict.object?.releasedAt)),
-      ("state", .optional(verdict.object?.state?.rawValue)),
-      ("explanation", .string(verdict.explanation)),
-      ("location", location(verdict.location)),
-      ("holders", verdict.holders.map(holders) ?? .null),
-    ])
+  static func check<O: JSONOutput>(_ verdict: CheckVerdict, to o: inout O) {
+    o.object { o in
+      o.field("verdict", verdict.verdict.rawValue)
+      o.field("session", verdict.session)
+      o.field("tNs", verdict.check.time)
+      o.field("label", verdict.check.label)
+      o.field("type", verdict.check.type)
+      o.hexField("obj", verdict.check.object.rawValue)
+      o.field("id", verdict.object.map { Int64(truncatingIfNeeded: $0.id) })
+      o.field("queue", verdict.object?.queue)
+      o.field("enqueuedNs", verdict.object?.enqueuedAt)
+      o.field("releasedNs", verdict.object?.releasedAt)
+      o.field("state", verdict.object?.state?.rawValue)
+      o.field("explanation", verdict.explanation)
+      o.key("location")
+      location(verdict.location, to: &o)
+      o.key("holders")
+      optionalHolders(verdict.holders, to: &o)
+    }
   }
 
-  static func latency(_ distribution: LatencyDistribution) -> JSONValue {
-    guard let stats = distribution.stats else { return .null }
-    return .object([
-      ("count", .int(stats.count)),
-      ("minNs", .int(stats.min)),
-      ("p50Ns", .int(stats.p50)),
-      ("p90Ns", .int(stats.p90)),
-      ("p99Ns", .int(stats.p99)),
-      ("maxNs", .int(stats.max)),
-      ("meanNs", .int(stats.mean)),
-      ("exact", .bool(distribution.isExact)),
-    ])
+  static func latency<O: JSONOutput>(_ distribution: LatencyDistribution, to o: inout O) {
+    guard let stats = distribution.stats else { return o.null() }
+    o.object { o in
+      o.field("count", stats.count)
+      o.field("minNs", stats.min)
+      o.field("p50Ns", stats.p50)
+      o.field("p90Ns", stats.p90)
+      o.field("p99Ns", stats.p99)
+      o.field("maxNs", stats.max)
+      o.field("meanNs", stats.mean)
+      o.field("exact", distribution.isExact)
+    }
   }
 
-  static func peak(_ peak: QueuePeak) -> JSONValue {
-    .object([
-      ("queue", .string(peak.queue)),
-      ("session", .int(peak.session)),
-      ("depth", .int(peak.depth)),
-      ("tNs", .int(peak.at)),
-    ])
+  static func peak<O: JSONOutput>(_ peak: QueuePeak, to o: inout O) {
+    o.object { o in
+      o.field("queue", peak.queue)
+      o.field("session", peak.session)
+      o.field("depth", peak.depth)
+      o.field("tNs", peak.at)
+    }
   }
 
-  static func type(_ row: TypeRow) -> JSONValue {
-    .object(
-      [("type", .string(row.type)), ("enqueued", .int(row.enqueued))]
-        + ObjectState.allCases.map { ($0.rawValue, .int(row[$0])) }
-        + [("falseLeaks", .int(row.falseLeaks)), ("trueLeaks", .int(row.trueLeaks))])
+  static func type<O: JSONOutput>(_ row: TypeRow, to o: inout O) {
+    o.object { o in
+      o.field("type", row.type)
+      o.field("enqueued", row.enqueued)
+      for state in ObjectState.allCases { o.field(state.rawValue, row[state]) }
+      o.field("falseLeaks", row.falseLeaks)
+      o.field("trueLeaks", row.trueLeaks)
+    }
   }
 
-  static func session(_ session: SessionReport) -> JSONValue {
-    .object([
-      ("index", .int(session.index)),
-      ("file", .string(session.file)),
-      ("line", .int(session.line)),
-      ("pid", .optional(session.header.pid)),
-      ("exe", .optional(session.header.executable)),
-      ("wall", .optional(session.header.wallClock)),
-      ("delayMs", session.header.delayMilliseconds.map { .double($0) } ?? .null),
-      ("complete", .bool(session.isComplete)),
-      ("truncated", .bool(session.truncated)),
-      (
-        "end",
-        session.end.map {
-          .object([
-            ("why", .string($0.reason)), ("tNs", .int($0.time)), ("pending", .int($0.pending)),
-            ("lost", .int($0.lost)),
-          ])
-        } ?? .null
-      ),
-      ("lastNs", .int(session.lastTime)),
-      ("summary", summary(session.summary)),
-      (
-        "queues",
-        .array(
-          session.queues.map {
-            .object(
-              [
-                ("name", .string($0.queue)), ("enqueued", .int($0.enqueued)),
-                ("drains", .int($0.drains)),
-              ]
-                // Only for a queue with a bound (`maxPending`) that was reached.
-                + ($0.boundDrains > 0 ? [("boundDrains", .int($0.boundDrains))] : [])
-                + [("peakDepth", .int($0.peakDepth)), ("peakNs", .int($0.peakTime))])
-          })
-      ),
-      ("marks", .int(session.marks.count + session.omittedMarks)),
-      (
-        "unknownKinds",
-        .object(session.unknownKinds.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
-      ),
-      ("malformedLines", .int(session.malformedLines)),
-    ])
+  static func session<O: JSONOutput>(_ session: SessionReport, to o: inout O) {
+    o.object { o in
+      o.field("index", session.index)
+      o.field("file", session.file)
+      o.field("line", session.line)
+      o.field("pid", session.header.pid)
+      o.field("exe", session.header.executable)
+      o.field("wall", session.header.wallClock)
+      o.key("delayMs")
+      if let delay = session.header.delayMilliseconds { o.double(delay) } else { o.null() }
+      o.field("complete", session.isComplete)
+      o.field("truncated", session.truncated)
+      o.key("end")
+      if let end = session.end {
+        o.object { o in
+          o.field("why", end.reason)
+          o.field("tNs", end.time)
+          o.field("pending", end.pending)
+          o.field("lost", end.lost)
+        }
+      } else {
+        o.null()
+      }
+      o.field("lastNs", session.lastTime)
+      o.key("summary")
+      summary(session.summary, to: &o)
+      o.key("queues")
+      o.array(session.queues) { o, queue in
+        o.object { o in
+          o.field("name", queue.queue)
+          o.field("enqueued", queue.enqueued)
+          o.field("drains", queue.drains)
+          // Only for a queue with a bound (`maxPending`) that was reached.
+          if queue.boundDrains > 0 { o.field("boundDrains", queue.boundDrains) }
+          o.field("peakDepth", queue.peakDepth)
+          o.field("peakNs", queue.peakTime)
+        }
+      }
+      o.field("marks", session.marks.count + session.omittedMarks)
+      o.field("unknownKinds") { o in
+        o.object { o in
+          for (kind, count) in session.unknownKinds.sorted(by: { $0.key < $1.key }) {
+            o.field(kind, count)
+          }
+        }
+      }
+      o.field("malformedLines", session.malformedLines)
+    }
   }
 
-  static func warning(_ warning: LogWarning) -> JSONValue {
-    .object([
-      ("kind", .string(warning.kind.rawValue)),
-      ("file", .optional(warning.location?.file)),
-      ("line", warning.location.map { .int($0.line) } ?? .null),
-      ("message", .string(warning.message)),
-    ])
+  static func warning<O: JSONOutput>(_ warning: LogWarning, to o: inout O) {
+    o.object { o in
+      o.field("kind", warning.kind.rawValue)
+      o.field("file", warning.location?.file)
+      o.field("line", warning.location?.line)
+      o.field("message", warning.message)
+    }
   }
 }

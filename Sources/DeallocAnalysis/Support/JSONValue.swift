@@ -43,7 +43,7 @@ public enum JSONValue: Sendable, Equatable {
     return String(decoding: out, as: UTF8.self)
   }
 
-  private func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
+  func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -65,10 +65,10 @@ public enum JSONValue: Sendable, Equatable {
       out.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        if pretty { newline(&out, indent + 1) }
+        if pretty { Self.newline(&out, indent + 1) }
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
-      if pretty { newline(&out, indent) }
+      if pretty { Self.newline(&out, indent) }
       out.append(UInt8(ascii: "]"))
     case .object(let members):
       if members.isEmpty {
@@ -78,18 +78,19 @@ public enum JSONValue: Sendable, Equatable {
       out.append(UInt8(ascii: "{"))
       for (index, (key, value)) in members.enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        if pretty { newline(&out, indent + 1) }
+        if pretty { Self.newline(&out, indent + 1) }
         Escaping.json(key, into: &out)
         out.append(UInt8(ascii: ":"))
         if pretty { out.append(UInt8(ascii: " ")) }
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
-      if pretty { newline(&out, indent) }
+      if pretty { Self.newline(&out, indent) }
       out.append(UInt8(ascii: "}"))
     }
   }
 
-  private func newline(_ out: inout [UInt8], _ indent: Int) {
+  /// A line break and `indent` levels of two spaces.
+  static func newline(_ out: inout [UInt8], _ indent: Int) {
     out.append(UInt8(ascii: "\n"))
     var left = 2 * indent
     while left > 0 {

@@ -1,0 +1,48 @@
+/// Row indices by name (type names, queue labels), for names that arrive once per record.
+///
+/// Why not only a dictionary: hashing a name's characters for every enqueue was most of the
+/// cost of finding its row. The reader interns names, so the same name arrives as the same
+/// `String` value, bit for bit: a small cache keyed by those bits finds the row without
+/// reading the characters. A hit is confirmed against the row's own name by bits, and that
+/// name is kept alive by the index, so no other live string can share its bits; any other
+/// string (decoded from an escaped field, say) simply misses and goes to the dictionary.
+struct NameIndex {
+  private var names: [String] = []
+  private var byName: [String: Int] = [:]
+  /// Row + 1 per slot (0: empty), at a slot chosen by the name's bits.
+  private var cache = [Int](repeating: 0, count: cacheSize)
+  private static let cacheSize = 256
+
+  /// The row of `name` and whether it was added by this call.
+  mutating func row(_ name: String) -> (row: Int, isNew: Bool) {
+    let bits = Self.bits(name)
+    let slot = Self.slot(bits)
+    let cached = cache[slot] - 1
+    if cached >= 0, Self.bits(names[cached]) == bits { return (cached, false) }
+    let row: Int
+    let isNew: Bool
+    if let known = byName[name] {
+      row = known
+      isNew = false
+    } else {
+      row = names.count
+      names.append(name)
+      byName[name] = row
+      isNew = true
+    }
+    cache[slot] = row + 1
+    return (row, isNew)
+  }
+
+  /// A `String`'s two words: its small-string contents, or its storage and flags.
+  @inline(__always)
+  private static func bits(_ name: String) -> (UInt64, UInt64) {
+    unsafeBitCast(name, to: (UInt64, UInt64).self)
+  }
+
+  @inline(__always)
+  private static func slot(_ bits: (UInt64, UInt64)) -> Int {
+    let mixed = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+    return Int(truncatingIfNeeded: mixed >> 56) & (cacheSize - 1)
+  }
+}

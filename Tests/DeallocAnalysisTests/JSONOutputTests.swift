@@ -1,0 +1,71 @@
+import Testing
+
+@testable import DeallocAnalysis
+
+/// The JSON report's shape is written once, to a tree (``JSONRenderer/document(_:)``) or to
+/// bytes (``JSONRenderer/render(_:)``): both must say the same thing, byte for byte.
+@Suite struct JSONOutputTests {
+  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
+  func theTreeAndTheStreamedBytesAgree(_ name: String) throws {
+    let report = try Fixtures.report(["\(name).jsonl"])
+    let renderer = JSONRenderer()
+    let streamed = renderer.render(report)
+    #expect(renderer.document(report).serialized(pretty: true) + "\n" == streamed)
+    #expect(streamed.contains("\"reportVersion\": 1"))
+  }
+
+  @Test func aByteWriterPrintsWhatATreePrints() {
+    let tree: JSONValue = .object([
+      ("empty", .object([])), ("none", .array([])), ("n", .int(-9_223_372_036_854_775_808)),
+      ("list", .array([.int(0), .string("a\"b"), .null, .double(1.5), .bool(false)])),
+      ("nested", .object([("deep", .array([.object([("x", .int(1))])]))])),
+    ])
+    var bytes = JSONByteWriter()
+    bytes.value(tree)
+    #expect(String(decoding: bytes.bytes, as: UTF8.self) == tree.serialized(pretty: true))
+    var streamed = JSONByteWriter()
+    streamed.object { o in
+      o.field("empty") { $0.object { _ in } }
+      o.key("none")
+      o.array([Int]()) { $0.int($1) }
+      o.field("n", Int64.min)
+      o.key("list")
+      o.beginArray()
+      o.int(0)
+      o.string("a\"b")
+      o.null()
+      o.double(1.5)
+      o.bool(false)
+      o.endArray()
+      o.field("nested") { o in
+        o.object { o in
+          o.key("deep")
+          o.array([1]) { o, x in o.object { $0.field("x", x) } }
+        }
+      }
+    }
+    #expect(String(decoding: streamed.bytes, as: UTF8.self) == tree.serialized(pretty: true))
+    var hex = JSONByteWriter()
+    hex.array([0, 0x1f, UInt64.max]) { $0.hex($1) }
+    #expect(
+      String(decoding: hex.bytes, as: UTF8.self)
+        == "[\n  \"0x0\",\n  \"0x1f\",\n  \"0xffffffffffffffff\"\n]")
+  }
+
+  @Test func aNameIndexFindsEqualNamesWhateverTheirStorage() {
+    var index = NameIndex()
+    let long = "Module.AVeryLongTypeNameThatIsNotASmallString"
+    let first = index.row(long)
+    #expect(first.row == 0 && first.isNew)
+    // The same characters in another storage: the cache misses, the dictionary finds it.
+    let copy = String(decoding: Array(long.utf8), as: UTF8.self)
+    #expect(index.row(copy) == (0, false))
+    #expect(index.row(long) == (0, false))
+    // More names than cache slots: collisions fall back to the dictionary, never a wrong row.
+    for number in 0..<1000 { _ = index.row("Type\(number)") }
+    for number in stride(from: 999, through: 0, by: -7) {
+      #expect(index.row("Type\(number)").row == number + 1)
+    }
+    #expect(index.row(long) == (0, false))
+  }
+}
