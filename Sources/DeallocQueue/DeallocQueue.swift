@@ -22,7 +22,12 @@ import Synchronization
 /// after it): `deinit`s run on a background thread.
 public final class DeallocQueue: Sendable {
   /// The process-wide queue, with the default delay on the global dispatch queue.
-  public static let shared = DeallocQueue(label: "shared", delay: QueueTracing.sharedQueueDelay)
+  public static let shared = DeallocQueue(label: "shared", delay: defaultDelay)
+
+  /// The delay of ``shared`` and of queues created without one: Texture's. It is kept in the
+  /// tracing seam so that the recorder's `session` record states it without importing the
+  /// queue.
+  public static let defaultDelay: Duration = QueueTracing.sharedQueueDelay
 
   /// The name reports use for this queue.
   public let label: String
@@ -55,7 +60,7 @@ public final class DeallocQueue: Sendable {
   ///     Values below 1 count as 1.
   public init(
     label: String,
-    delay: Duration = .milliseconds(100),
+    delay: Duration = DeallocQueue.defaultDelay,
     target: DispatchQueue = .global(),
     maxPending: Int? = nil
   ) {

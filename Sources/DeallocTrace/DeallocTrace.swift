@@ -14,6 +14,22 @@ public enum DeallocTrace {
   /// The default backtrace depth (`DEALLOCTRACE_FRAMES` overrides it; 0 turns stacks off).
   public static let defaultFrames = TraceConfiguration.defaultFrames
 
+  /// The longest `start` waits for a session of this process that another thread is
+  /// finishing to close its file.
+  public static var previousSessionWait: Duration {
+    .nanoseconds(Int64(Tracer.previousSessionWaitNanoseconds))
+  }
+
+  /// The longest `finish()` waits for releases whose `deinit` is still running.
+  public static var releaseWait: Duration {
+    .nanoseconds(Int64(TraceSession.releaseWaitNanoseconds))
+  }
+
+  /// The longest `finish()` waits in all for the writer to write `end` and close the log.
+  public static var writerWait: Duration {
+    .nanoseconds(Int64(Tracer.writerWaitNanoseconds))
+  }
+
   /// Whether a session is recording in this process now.
   public static var isEnabled: Bool {
     Tracer.startFromEnvironmentOnce()
@@ -43,7 +59,8 @@ public enum DeallocTrace {
   /// - Throws: `DeallocTraceError` when the file cannot be opened or written, is not this
   ///   user's log, or a session is already recording. Tracing then stays as it was. A
   ///   session of this process that another thread is finishing is waited for (at most
-  ///   2.5 s), so cycles of `start` and `finish` on several threads reuse `path`.
+  ///   ``previousSessionWait``), so cycles of `start` and `finish` on several threads reuse
+  ///   `path`.
   ///
   /// Holders are recorded when `DEALLOCTRACE_HOLDERS=1` is set, as with the environment
   /// switch; `start(path:frames:holders:)` chooses from code.
@@ -71,8 +88,9 @@ public enum DeallocTrace {
 
   /// Ends the current session: writes `end` with the `pending` and `lost` counts, flushes
   /// and closes the log. Safe to call when not recording. A later `start` begins a new
-  /// session. It waits (at most 250 ms) for releases whose `deinit` is still running, so
-  /// that their records are counted, and for the writer at most two seconds in all.
+  /// session. It waits (at most ``releaseWait``) for releases whose `deinit` is still
+  /// running, so that their records are counted, and for the writer at most ``writerWait``
+  /// in all.
   public static func finish() {
     Tracer.finish(why: .explicit)
   }

@@ -147,7 +147,8 @@ enum Tracer {
 
   /// How long `finish()` waits for the writer to write `end`: bounded, so that a stuck disk
   /// never holds up the host's exit.
-  static let writerWait = DispatchTimeInterval.seconds(2)
+  static let writerWaitNanoseconds: UInt64 = 2_000_000_000
+  static var writerWait: DispatchTimeInterval { .nanoseconds(Int(writerWaitNanoseconds)) }
 
   /// Ends the current session: `end` is written, the file closed, the writer waited for at
   /// most `writerWait`.
