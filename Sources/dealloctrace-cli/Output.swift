@@ -18,8 +18,24 @@ enum Output {
   /// Writes `text` to `path`, or to standard output when `path` is `nil` or `-`.
   static func write(_ text: String, to path: String?) throws(AnalysisError) {
     var text = text
+    try write(to: path) { fd, name in text.withUTF8 { writeAll($0, to: fd, path: name) } }
+  }
+
+  /// Writes `bytes` as ``write(_:to:)`` writes text: for documents rendered as bytes, which
+  /// need no `String` (and no UTF-8 check of tens of megabytes) on their way out.
+  static func write(_ bytes: [UInt8], to path: String?) throws(AnalysisError) {
+    try write(to: path) { fd, name in
+      bytes.withUnsafeBufferPointer { writeAll($0, to: fd, path: name) }
+    }
+  }
+
+  /// Opens `path` as the type's documentation says and has `content` write everything to the
+  /// descriptor (named for messages); `content` returns its failure, if any.
+  private static func write(
+    to path: String?, _ content: (Int32, String) -> AnalysisError?
+  ) throws(AnalysisError) {
     guard let path, path != "-" else {
-      if let failure = text.withUTF8({ writeAll($0, to: 1, path: "<stdout>") }) { throw failure }
+      if let failure = content(1, "<stdout>") { throw failure }
       return
     }
     var info = stat()
@@ -27,7 +43,7 @@ enum Output {
       let fd = open(path, O_WRONLY | O_CLOEXEC)
       guard fd >= 0 else { throw .outputUnwritable(path: path, reason: reason(errno)) }
       defer { close(fd) }
-      if let failure = text.withUTF8({ writeAll($0, to: fd, path: path) }) { throw failure }
+      if let failure = content(fd, path) { throw failure }
       return
     }
     // Through a symbolic link, the file it names is replaced, not the link.
@@ -51,8 +67,7 @@ enum Output {
     let mask = umask(0)
     umask(mask)
     fchmod(fd, 0o644 & ~mask)
-    let failure = text.withUTF8 { writeAll($0, to: fd, path: path) }
-    if let failure {
+    if let failure = content(fd, path) {
       close(fd)
       throw failure
     }

@@ -12,13 +12,17 @@ public struct JSONRenderer: ReportRenderer {
 
   public init() {}
 
-  /// Written as bytes, without a tree (see ``JSONOutput``).
   public func render(_ report: Report) -> String {
+    String(decoding: renderBytes(report), as: UTF8.self)
+  }
+
+  /// Written as bytes, without a tree (see ``JSONOutput``).
+  public func renderBytes(_ report: Report) -> [UInt8] {
     var out = JSONByteWriter(capacity: 1 << 16)
     Self.write(report, to: &out)
     var bytes = out.bytes
     bytes.append(UInt8(ascii: "\n"))
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
   }
 
   /// The document as a value, for tools that embed it.
