@@ -84,10 +84,11 @@ private let pythonLoop = """
       json.loads(line)
   """
 
-/// The report a user asks for: analysis and the JSON rendering. Returns the rendered size.
+/// The report a user asks for: analysis and the JSON rendering, as `report --format json`
+/// renders it (bytes). Returns the rendered size.
 private func fullReport(_ path: String) -> Int {
   guard let report = try? DeallocAnalysis.analyze([path]) else { return 0 }
-  return JSONRenderer().render(report).utf8.count
+  return JSONRenderer().renderBytes(report).count
 }
 
 /// Wall time of `body`, in seconds.
