@@ -59,12 +59,34 @@ import TextEscaping
     ("(extension in DeallocQueue):Swift.AnyObject.releaseInBackground() -> ()", true),
     ("swift_release", true),
     ("cunwind_backtrace", true),
+    ("ctrace_record_enqueue", true),
+    ("partial apply for closure #2 () -> () in (extension in DeallocTrace):Foo.bar() -> ()", true),
     ("Feed.FeedScreen.close(DeallocQueue.DeallocQueue) -> ()", false),
     ("Feed.MyDeallocQueueUser.close() -> ()", false),
     ("main", false),
   ])
   func machineryFramesAreRecognised(_ symbol: String, _ machinery: Bool) {
     #expect(Signature.isMachinery(Frame(ip: 1, symbol: symbol)) == machinery)
+  }
+
+  @Test func machineryModulesNeedAProgramSymbolToCount() {
+    let core = "/usr/lib/swift/linux/libswiftCore.so"
+    #expect(Frame(ip: 1, module: core).isMachinery)
+    #expect(Frame(ip: 1, module: core, symbol: "swift_retain").isMachinery)
+    #expect(!Frame(ip: 1, module: core, symbol: "Swift.Array.append(A) -> ()").isMachinery)
+    #expect(!Frame(ip: 1, module: "/app/libswiftCoreless/Feed").isMachinery)
+  }
+
+  @Test(arguments: [
+    ("Feed.Screen.step(animated: Swift.Bool) -> ()", "Screen.step(animated: Swift.Bool)"),
+    ("closure #1 () -> () in Feed.f() -> ()", "closure #1 () -> () in Feed.f()"),
+    ("Feed.makeList() -> [Feed.Item]", "Feed.makeList()"),
+    ("a.b.c", "b.c"),
+    ("Ünï.Cödé.f() -> ()", "Cödé.f()"),
+    ("Feed.T.x -> y", "T.x -> y"),
+  ])
+  func shortNamesDropTheModuleAndTheReturnType(_ symbol: String, _ short: String) {
+    #expect(Frame(ip: 1, symbol: symbol).shortName == short)
   }
 
   @Test func framesHaveShortNames() {
