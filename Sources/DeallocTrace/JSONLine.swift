@@ -32,7 +32,7 @@ struct JSONLine {
 
   mutating func field(_ key: StaticString, _ value: some BinaryInteger) {
     beginField(key)
-    appendDecimal(value)
+    Escaping.appendDecimal(value, to: &bytes)
   }
 
   mutating func field(_ key: StaticString, _ value: Bool) {
@@ -44,7 +44,7 @@ struct JSONLine {
   mutating func field(_ key: StaticString, hex value: UInt) {
     beginField(key)
     bytes.append(UInt8(ascii: "\""))
-    appendHex(value)
+    Escaping.appendHex(UInt64(value), to: &bytes)
     bytes.append(UInt8(ascii: "\""))
   }
 
@@ -110,41 +110,6 @@ struct JSONLine {
 
   mutating func raw(_ ascii: Character) {
     bytes.append(UInt8(ascii: ascii.unicodeScalars.first!))
-  }
-
-  mutating func appendHex(_ value: UInt) {
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &digits) { digits in
-      digits[0] = UInt8(ascii: "0")
-      digits[1] = UInt8(ascii: "x")
-      var count = 2
-      var shift = max(4, (UInt.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4)
-      while shift > 0 {
-        shift -= 4
-        let digit = UInt8((value >> UInt(shift)) & 0xf)
-        digits[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-        count += 1
-      }
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[..<count]))
-    }
-  }
-
-  mutating func appendDecimal(_ value: some BinaryInteger) {
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &digits) { digits in
-      var magnitude = value.magnitude
-      var start = digits.count
-      repeat {
-        start -= 1
-        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      if value < 0 {
-        start -= 1
-        digits[start] = UInt8(ascii: "-")
-      }
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[start...]))
-    }
   }
 
   /// A JSON string, escaped by the same policy as every JSON the reader side writes

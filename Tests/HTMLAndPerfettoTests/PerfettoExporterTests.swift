@@ -155,18 +155,7 @@ extension PerfettoExporterTests {
       check(70, "0xb0", "C: after it, written after it"),
       #"{"ev":"end","t":200,"why":"exit","pending":0,"lost":0}"#,
     ]
-    let directory = try temporaryDirectory()
-    let url = directory.appendingPathComponent("order.jsonl")
-    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
-    let (trace, _) = try export([url.path])
-    XCTAssertEqual(trace.problems, [])
-    var verdicts: [String: String] = [:]
-    for event in trace.ofPhase("i") where event["cat"] as? String == "check" {
-      let args = TraceValidation.args(event)
-      if let label = args["label"] as? String {
-        verdicts[String(label.prefix(1))] = args["verdict"] as? String
-      }
-    }
+    let (verdicts, _) = try checkVerdicts(lines, in: "order.jsonl")
     XCTAssertEqual(verdicts, ["A": "falseLeak", "B": "trueLeak", "C": "trueLeak"])
   }
 
@@ -189,8 +178,22 @@ extension PerfettoExporterTests {
       check("", "B: by address"),
       #"{"ev":"end","t":3000000200,"why":"exit","pending":0,"lost":0}"#,
     ]
-    let directory = try temporaryDirectory()
-    let url = directory.appendingPathComponent("aged.jsonl")
+    let (verdicts, url) = try checkVerdicts(lines, in: "aged.jsonl")
+    let report = try DeallocAnalysis.analyze([url.path])
+    let reported = Dictionary(
+      uniqueKeysWithValues: report.checks.map {
+        (String($0.check.label.prefix(1)), $0.verdict.rawValue)
+      })
+    XCTAssertEqual(reported, ["A": "falseLeak", "B": "falseLeak"])
+    XCTAssertEqual(verdicts, reported)
+  }
+
+  /// Writes `lines` as a log named `name`, exports it (which must raise no problem), and
+  /// returns each check's verdict by the first letter of its label, with the log's URL.
+  private func checkVerdicts(_ lines: [String], in name: String) throws
+    -> (verdicts: [String: String], url: URL)
+  {
+    let url = try temporaryDirectory().appendingPathComponent(name)
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
     let (trace, _) = try export([url.path])
     XCTAssertEqual(trace.problems, [])
@@ -201,12 +204,6 @@ extension PerfettoExporterTests {
         verdicts[String(label.prefix(1))] = args["verdict"] as? String
       }
     }
-    let report = try DeallocAnalysis.analyze([url.path])
-    let reported = Dictionary(
-      uniqueKeysWithValues: report.checks.map {
-        (String($0.check.label.prefix(1)), $0.verdict.rawValue)
-      })
-    XCTAssertEqual(reported, ["A": "falseLeak", "B": "falseLeak"])
-    XCTAssertEqual(verdicts, reported)
+    return (verdicts, url)
   }
 }

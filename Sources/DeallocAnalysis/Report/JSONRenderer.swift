@@ -113,15 +113,9 @@ public struct JSONRenderer: ReportRenderer {
     o.object { o in
       o.field("id", finding.id.hex)
       o.field("kind", finding.kind.rawValue)
-      o.field("type", finding.signature.type)
-      o.field("signature", finding.signature.key)
-      o.field("title", finding.signature.title)
-      o.field("count", finding.count)
+      groupFields(finding.signature, count: finding.count, to: &o)
       o.field("explanation", finding.explanation)
-      o.key("signatureFrames")
-      o.array(finding.signature.frames) { frame($1, to: &$0) }
-      o.key("stack")
-      o.array(finding.stack) { frame($1, to: &$0) }
+      frameFields(finding.signature, stack: finding.stack, to: &o)
       o.key("examples")
       o.array(finding.examples) { example($1, to: &$0) }
       o.field("holderKey", finding.signature.holderKey)
@@ -130,18 +124,31 @@ public struct JSONRenderer: ReportRenderer {
     }
   }
 
+  /// The members a finding and a late-held group share first: what groups them.
+  private static func groupFields<O: JSONOutput>(_ signature: Signature, count: Int, to o: inout O)
+  {
+    o.field("type", signature.type)
+    o.field("signature", signature.key)
+    o.field("title", signature.title)
+    o.field("count", count)
+  }
+
+  /// A group's signature frames and its full enqueue stack.
+  private static func frameFields<O: JSONOutput>(
+    _ signature: Signature, stack: [Frame], to o: inout O
+  ) {
+    o.key("signatureFrames")
+    o.array(signature.frames) { frame($1, to: &$0) }
+    o.key("stack")
+    o.array(stack) { frame($1, to: &$0) }
+  }
+
   /// A group of late objects held past their release (`docs/report-format.md`, "Late
   /// objects held past their release").
   static func lateHeld<O: JSONOutput>(_ group: LateHeldGroup, to o: inout O) {
     o.object { o in
-      o.field("type", group.signature.type)
-      o.field("signature", group.signature.key)
-      o.field("title", group.signature.title)
-      o.field("count", group.count)
-      o.key("signatureFrames")
-      o.array(group.signature.frames) { frame($1, to: &$0) }
-      o.key("stack")
-      o.array(group.stack) { frame($1, to: &$0) }
+      groupFields(group.signature, count: group.count, to: &o)
+      frameFields(group.signature, stack: group.stack, to: &o)
       o.key("examples")
       o.array(group.examples) { lateExample($1, to: &$0) }
       o.field("holderKey", group.holders.groupingKey)

@@ -1,3 +1,4 @@
+import DeallocLog
 import TextEscaping
 
 /// Where a renderer writes a JSON document, part by part in document order: into a
@@ -163,15 +164,10 @@ struct JSONByteWriter: JSONOutput {
     value.write(to: &bytes, pretty: true, indent: counts.count)
   }
 
-  /// Written digit by digit: a report's frames and examples hold tens of thousands.
   mutating func hex(_ value: UInt64) {
     beginValue()
-    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "0"), UInt8(ascii: "x")])
-    let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
-    for index in stride(from: digits - 1, through: 0, by: -1) {
-      let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * index)) & 0xF
-      bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
-    }
+    bytes.append(UInt8(ascii: "\""))
+    Escaping.appendHex(value, to: &bytes)
     bytes.append(UInt8(ascii: "\""))
   }
 }
@@ -228,6 +224,6 @@ struct JSONTreeBuilder: JSONOutput {
   mutating func int(_ value: Int64) { add(.int(value)) }
   mutating func double(_ value: Double) { add(.double(value)) }
   mutating func string(_ value: String) { add(.string(value)) }
-  mutating func hex(_ value: UInt64) { add(.string("0x" + String(value, radix: 16))) }
+  mutating func hex(_ value: UInt64) { add(.string(Address(value).description)) }
   mutating func value(_ value: JSONValue) { add(value) }
 }

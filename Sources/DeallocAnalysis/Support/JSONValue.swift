@@ -47,12 +47,12 @@ public enum JSONValue: Sendable, Equatable {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-    case .int(let value): Self.appendDecimal(value, to: &out)
+    case .int(let value): Escaping.appendDecimal(value, to: &out)
     case .double(let value):
       if !value.isFinite {
         out.append(contentsOf: "null".utf8)
       } else if value == value.rounded(), abs(value) < 1e15 {
-        Self.appendDecimal(Int64(value), to: &out)
+        Escaping.appendDecimal(Int64(value), to: &out)
       } else {
         out.append(contentsOf: String(value).utf8)
       }
@@ -101,21 +101,4 @@ public enum JSONValue: Sendable, Equatable {
   }
 
   private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
-
-  /// `value` in decimal, as `String(value)` writes it, without making the string.
-  private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-    if value < 0 { out.append(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
-    // 24 bytes: an Int64's magnitude has at most 19 digits.
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &digits) { buffer in
-      var index = buffer.count
-      repeat {
-        index -= 1
-        buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      out.append(contentsOf: buffer[index...])
-    }
-  }
 }

@@ -71,32 +71,39 @@ struct JSONScanner {
     index += 1
     let start = index
     var escaped = false
-    // Eight bytes at a time to the first quote or backslash (most strings have neither
-    // inside), then byte by byte from there.
-    while index + 8 <= end {
-      let found = Self.quoteOrBackslash(
-        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
-      if found != 0 {
-        index += found.trailingZeroBitCount >> 3
-        break
-      }
-      index += 8
-    }
-    while index < end {
-      let byte = base[index]
-      if byte == UInt8(ascii: "\"") {
+    while true {
+      index = Self.firstQuoteOrBackslash(base, from: index, end: end)
+      guard index < end else { throw Failure("unterminated string") }
+      if base[index] == UInt8(ascii: "\"") {
         let count = index - start
         index += 1
         return (start, count, escaped)
       }
-      if byte == UInt8(ascii: "\\") {
-        escaped = true
-        index += 2
-        continue
+      escaped = true
+      index += 2
+    }
+  }
+
+  /// The index of the first quote or backslash in `base[start..<end]`, or `end`: eight bytes
+  /// at a time (most strings have neither inside), then byte by byte.
+  @inline(__always)
+  static func firstQuoteOrBackslash(_ base: UnsafePointer<UInt8>, from start: Int, end: Int)
+    -> Int
+  {
+    var index = start
+    while index + 8 <= end {
+      let found = quoteOrBackslash(
+        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+      if found != 0 { return index + found.trailingZeroBitCount >> 3 }
+      index += 8
+    }
+    while index < end {
+      if base[index] == UInt8(ascii: "\"") || base[index] == UInt8(ascii: "\\") {
+        return index
       }
       index += 1
     }
-    throw Failure("unterminated string")
+    return max(index, end)
   }
 
   /// A mask with the high bit set in each byte of `word` that is a quote or a backslash, exact

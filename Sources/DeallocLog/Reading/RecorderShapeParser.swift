@@ -181,18 +181,7 @@ struct RecorderShapeParser {
     guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
     index += 1
     let start = index
-    while index + 8 <= end {
-      let found = JSONScanner.quoteOrBackslash(
-        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
-      if found != 0 {
-        index += found.trailingZeroBitCount >> 3
-        break
-      }
-      index += 8
-    }
-    while index < end, base[index] != UInt8(ascii: "\""), base[index] != UInt8(ascii: "\\") {
-      index += 1
-    }
+    index = JSONScanner.firstQuoteOrBackslash(base, from: index, end: end)
     guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
     let count = index - start
     index += 1
