@@ -17,7 +17,8 @@ struct StackIDSet {
     }
     let word = Int(id >> 6)
     if word >= words.count {
-      words.append(contentsOf: repeatElement(0, count: max(word + 1, words.count * 2) - words.count))
+      words.append(
+        contentsOf: repeatElement(0, count: max(word + 1, words.count * 2) - words.count))
     }
     words[word] |= 1 << UInt64(id & 63)
   }
