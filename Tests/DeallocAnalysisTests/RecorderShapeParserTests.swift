@@ -76,7 +76,10 @@ import Testing
   /// record, the general parser returns the same one. (Fails if the fast path accepts a
   /// byte the general parser reads differently or rejects.)
   @Test func noOneByteChangeMakesThePathsDisagree() {
-    let replacements: [UInt8] = Array(#" "\,:{}[]0179afxAFX-+.eEtn"#.utf8) + [0x00, 0x0A, 0xC3]
+    // `/`, `:`, `;` and 0xFA to 0xFF border the digits in the eight-bytes-at-once integer
+    // scan (and make its per-byte add carry).
+    let replacements: [UInt8] =
+      Array(#" "\,:;/{}[]0179afxAFX-+.eEtn"#.utf8) + [0x00, 0x0A, 0xC3, 0xFA, 0xFF]
     var fastRecords = 0
     for line in Self.recorderLines {
       let bytes = Array(line.utf8)
@@ -94,5 +97,25 @@ import Testing
     }
     // Digits replaced by digits, hex by hex, and so on keep the shape: the loop did compare.
     #expect(fastRecords > 100)
+  }
+
+  /// Each key's two words spell its text, byte for byte (the words are written out as
+  /// constants so that comparing a key costs two compares).
+  @Test func everyShapeKeySpellsItsText() {
+    for (key, text) in ShapeKey.all {
+      let bytes = Array(text.utf8)
+      #expect(key.count == bytes.count, "\(text)")
+      for (offset, byte) in bytes.enumerated() {
+        #expect(key.byte(offset) == byte, "\(text) byte \(offset)")
+      }
+      let beyondFirst = key.count >= 8 ? 0 : key.first >> UInt64(8 * key.count)
+      let beyondSecond = key.count >= 16 ? 0 : key.second >> UInt64(8 * max(0, key.count - 8))
+      #expect(beyondFirst == 0 && beyondSecond == 0, "\(text): bits past its end")
+      if key.count > 8 {
+        let lastEight = bytes.suffix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(key.last == lastEight, "\(text): its last eight bytes")
+      }
+    }
+    #expect(ShapeKey.all.count == Set(ShapeKey.all.map(\.text)).count)
   }
 }

@@ -102,12 +102,10 @@ struct LiveObjects {
     byID = ids
     guard let position = removed else { return nil }
     let object = record(position)
-    if byAddress.find(object.address, { record($0).address }) == position {
-      var addresses = byAddress
-      byAddress = PositionTable(.scattered)
-      addresses.remove(key: object.address) { record($0).address }
-      byAddress = addresses
-    }
+    var addresses = byAddress
+    byAddress = PositionTable(.scattered)
+    addresses.remove(key: object.address, ifAt: position) { record($0).address }
+    byAddress = addresses
     chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)].type = -1
     holes += 1
     if holes > 4096 && holes > storedCount / 2 { compact() }

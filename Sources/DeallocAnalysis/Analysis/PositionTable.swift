@@ -86,22 +86,36 @@ struct PositionTable {
 
   /// Stores `position` under `key`. With `replacing`, a position already under `key` is
   /// replaced; without, the caller guarantees that `key` is absent.
+  ///
+  /// One probe either way: a replacing insert looks for the key and remembers the first
+  /// tombstone on the way, where the key goes when it is absent.
   mutating func insert(
     _ position: Int, key: UInt64, replacing: Bool = false, _ keyOf: (Int) -> UInt64
   ) {
     precondition(position < Int(UInt32.max) - 1, "more than 4 billion positions")
     let bits = hashBits(key)
     let value = bits << 32 | UInt64(position + 1)
-    if replacing, let index = slot(of: key, keyOf) {
-      slots[index] = value
-      return
-    }
     if (count + tombstones + 1) * 10 > slots.count * 7 { rebuild() }
     let mask = slots.count - 1
     var index = home(bits)
-    while slots[index] != 0 && slots[index] != Self.tombstone { index = (index + 1) & mask }
-    if slots[index] == Self.tombstone { tombstones -= 1 }
-    slots[index] = value
+    var free: Int?
+    while true {
+      let slot = slots[index]
+      if slot == 0 { break }
+      if slot == Self.tombstone {
+        if !replacing { break }
+        if free == nil { free = index }
+      } else if replacing && slot >> 32 == bits
+        && keyOf(Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1) == key
+      {
+        slots[index] = value
+        return
+      }
+      index = (index + 1) & mask
+    }
+    let target = free ?? index
+    if slots[target] == Self.tombstone { tombstones -= 1 }
+    slots[target] = value
     count += 1
   }
 
@@ -109,6 +123,19 @@ struct PositionTable {
   @discardableResult
   mutating func remove(key: UInt64, _ keyOf: (Int) -> UInt64) -> Int? {
     guard let index = slot(of: key, keyOf) else { return nil }
+    return remove(at: index)
+  }
+
+  /// Removes `key` when it holds `position` (one probe, where a find and a remove took two).
+  mutating func remove(key: UInt64, ifAt position: Int, _ keyOf: (Int) -> UInt64) {
+    guard let index = slot(of: key, keyOf),
+      Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1 == position
+    else { return }
+    remove(at: index)
+  }
+
+  @discardableResult
+  private mutating func remove(at index: Int) -> Int {
     let removed = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
     // The end of a run needs no tombstone: no probe continues past an empty slot.
     if slots[(index + 1) & (slots.count - 1)] == 0 {

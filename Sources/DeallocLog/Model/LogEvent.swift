@@ -20,11 +20,14 @@ public struct LogLocation: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Closed: a stream of sessions has these three events; new kinds of records arrive as
 /// ``record(_:)``.
+///
+/// The session boundaries are `indirect` (boxed): they are rare, and inline they made every
+/// event as large as a session's ending, which each record's move to the analyzer copied.
 public enum LogEvent: Sendable {
-  case sessionBegan(SessionInfo)
+  indirect case sessionBegan(SessionInfo)
   /// Any known record but `session`. Unknown kinds are counted, not delivered.
   case record(LogRecord)
-  case sessionEnded(SessionEnding)
+  indirect case sessionEnded(SessionEnding)
 }
 
 /// A session as its `session` record introduced it.

@@ -7,23 +7,27 @@
 /// Not closed: the log format adds record kinds within a version (`holders` came after the
 /// first release), and each one the reader learns becomes a case here. A `switch` over it
 /// outside this package should have a `default:`.
+///
+/// The kinds that make up nearly every line (`enqueue`, `release`, `dealloc`, `drain`) are
+/// stored inline; the others are `indirect` (boxed), so that a record is only as large as an
+/// `enqueue` and moving one from the reader to the analyzer copies that, not the largest kind.
 public enum LogRecord: Sendable, Equatable {
-  case session(SessionRecord)
-  case thread(ThreadRecord)
-  case stack(StackRecord)
+  indirect case session(SessionRecord)
+  indirect case thread(ThreadRecord)
+  indirect case stack(StackRecord)
   case enqueue(EnqueueRecord)
   case drain(DrainRecord)
   case release(ReleaseRecord)
   case dealloc(DeallocRecord)
-  case mark(MarkRecord)
-  case check(CheckRecord)
-  case end(EndRecord)
+  indirect case mark(MarkRecord)
+  indirect case check(CheckRecord)
+  indirect case end(EndRecord)
   /// `holders`: who held an object when the recorder scanned for it.
-  case holders(HolderRecord)
+  indirect case holders(HolderRecord)
   /// The log reached its size limit here; later records were not written.
-  case cut(CutRecord)
+  indirect case cut(CutRecord)
   /// A kind this reader does not know. The reader skips and counts these; visitors never see them.
-  case unknown(kind: String)
+  indirect case unknown(kind: String)
 
   /// The record's time, when its kind has one (`stack` and `thread` have none).
   public var time: Int64? {

@@ -181,7 +181,7 @@ public struct LogReader {
     }
     if case .cut(let cut) = record { state.session.cut = cut }
     state.session.records += 1
-    try visitor.visit(.record(record), at: state.location)
+    try visitor.visit(.record(consume record), at: state.location)
   }
 
   /// Ends the session being read, if any, and starts the one `header` opens.

@@ -26,22 +26,22 @@ struct RecorderShapeParser {
     -> LogRecord?
   {
     var cursor = RecorderShapeParser(line)
-    guard cursor.literal("{\"ev\":\"") else { return nil }
+    guard cursor.literal(.recordStart) else { return nil }
     // Each kind returns its record straight from its branch: built into an optional and
     // mapped, the record (about a hundred bytes) was copied several times per line.
-    if cursor.literal("release\",\"t\":") {
+    if cursor.literal(.releaseKind) {
       guard let release = cursor.release(), cursor.atEnd() else { return nil }
       return .release(release)
     }
-    if cursor.literal("enqueue\",\"t\":") {
+    if cursor.literal(.enqueueKind) {
       guard let enqueue = cursor.enqueue(&interner), cursor.atEnd() else { return nil }
       return .enqueue(enqueue)
     }
-    if cursor.literal("dealloc\",\"t\":") {
+    if cursor.literal(.deallocKind) {
       guard let dealloc = cursor.dealloc(), cursor.atEnd() else { return nil }
       return .dealloc(dealloc)
     }
-    if cursor.literal("drain\",\"t\":") {
+    if cursor.literal(.drainKind) {
       guard let drain = cursor.drain(&interner), cursor.atEnd() else { return nil }
       return .drain(drain)
     }
@@ -57,26 +57,26 @@ struct RecorderShapeParser {
   // MARK: The kinds, in the recorder's field order (DeallocTrace's LogWriter).
 
   private mutating func enqueue(_ interner: inout StringInterner) -> EnqueueRecord? {
-    guard let time = time(), literal(",\"id\":"), let id = integer(),
-      literal(",\"obj\":"), let object = hexString(),
-      literal(",\"type\":"), let type = string(&interner),
-      literal(",\"q\":"), let queue = string(&interner)
+    guard let time = time(), literal(.id), let id = integer(),
+      literal(.object), let object = hexString(),
+      literal(.type), let type = string(&interner),
+      literal(.queue), let queue = string(&interner)
     else { return nil }
     var record = EnqueueRecord(
       time: time, id: UInt64(id), object: Address(object), type: type, queue: queue)
-    if literal(",\"tid\":") {
+    if literal(.tid) {
       guard let tid = integer() else { return nil }
       record.tid = tid
     }
-    if literal(",\"depth\":") {
+    if literal(.depth) {
       guard let depth = count() else { return nil }
       record.depth = depth
     }
-    if literal(",\"stack\":") {
+    if literal(.stack) {
       guard let stack = integer() else { return nil }
       record.stack = stack
     }
-    if literal(",\"rc\":") {
+    if literal(.retainCount) {
       guard let retainCount = count() else { return nil }
       record.retainCount = retainCount
     }
@@ -84,15 +84,15 @@ struct RecorderShapeParser {
   }
 
   private mutating func release() -> ReleaseRecord? {
-    guard let time = time(), literal(",\"id\":"), let id = integer() else { return nil }
+    guard let time = time(), literal(.id), let id = integer() else { return nil }
     var tid: Int64?
-    if literal(",\"tid\":") {
+    if literal(.tid) {
       guard let value = integer() else { return nil }
       tid = value
     }
-    guard literal(",\"freed\":"), let freed = bool() else { return nil }
+    guard literal(.freed), let freed = bool() else { return nil }
     var record = ReleaseRecord(time: time, id: UInt64(id), tid: tid, freed: freed)
-    if literal(",\"rc\":") {
+    if literal(.retainCount) {
       guard let retainCount = count() else { return nil }
       record.retainCount = retainCount
     }
@@ -100,20 +100,20 @@ struct RecorderShapeParser {
   }
 
   private mutating func dealloc() -> DeallocRecord? {
-    guard let time = time(), literal(",\"id\":"), let id = integer() else { return nil }
+    guard let time = time(), literal(.id), let id = integer() else { return nil }
     return DeallocRecord(time: time, id: UInt64(id))
   }
 
   private mutating func drain(_ interner: inout StringInterner) -> DrainRecord? {
-    guard let time = time(), literal(",\"q\":"), let queue = string(&interner),
-      literal(",\"n\":"), let count = count()
+    guard let time = time(), literal(.queue), let queue = string(&interner),
+      literal(.drainCount), let count = count()
     else { return nil }
     var record = DrainRecord(time: time, queue: queue, count: count)
-    if literal(",\"tid\":") {
+    if literal(.tid) {
       guard let tid = integer() else { return nil }
       record.tid = tid
     }
-    if literal(",\"why\":") {
+    if literal(.reason) {
       guard let reason = string(&interner) else { return nil }
       record.reason = reason
     }
@@ -133,12 +133,70 @@ struct RecorderShapeParser {
     return true
   }
 
+  /// Consumes `key` when the line continues with exactly it, in one or two 8-byte compares:
+  /// the word that ends where the key would end (read backwards into the line, so a key
+  /// just before the line's end needs no bytes past it), and for a key over eight bytes
+  /// also the word where it starts.
+  ///
+  /// `@_transparent` (inlined before optimization): with `@inline(__always)` the optimizer
+  /// still called it once the kind's function grew large, and the key's words then stayed
+  /// loads instead of immediates.
+  @_transparent
+  private mutating func literal(_ key: ShapeKey) -> Bool {
+    let stop = index + key.count
+    guard stop <= end else { return false }
+    guard stop >= 8 else { return literalNearLineStart(key) }
+    let raw = UnsafeRawPointer(base)
+    let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: stop - 8, as: UInt64.self))
+    if key.count <= 8 {
+      guard last >> UInt64(64 - 8 * key.count) == key.first else { return false }
+    } else {
+      let first = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      guard first == key.first, last == key.last else { return false }
+    }
+    index = stop
+    return true
+  }
+
+  /// ``literal(_:)-(ShapeKey)`` for a key that ends in the line's first eight bytes (the
+  /// record's opening): the word read forwards, or byte by byte on a shorter line.
+  @inline(never)
+  private mutating func literalNearLineStart(_ key: ShapeKey) -> Bool {
+    if index + 8 <= end {
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      guard word & ~(~0 << UInt64(8 * key.count)) == key.first else { return false }
+    } else {
+      for offset in 0..<key.count where base[index + offset] != key.byte(offset) {
+        return false
+      }
+    }
+    index += key.count
+    return true
+  }
+
   /// A non-negative integer of 1 to 18 digits, followed by `,` or `}`: what the recorder
   /// writes. A sign, a fraction, an exponent or more digits go to the general parser.
   @inline(__always)
   private mutating func integer() -> Int64? {
     let start = index
     var value: Int64 = 0
+    // The leading digits of the next eight bytes at once (SWAR): a time or an id is read in a
+    // few operations instead of a loop step per digit. The loop below takes any ninth digit
+    // on, and the short tail of a line.
+    if index + 8 <= end {
+      let digits =
+        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+        ^ 0x3030_3030_3030_3030
+      // A byte is a digit when its value is 0...9 here; a carry out of a non-digit byte
+      // only reaches later bytes, after the first non-digit, which is all that counts.
+      let nonDigits = (digits | (digits &+ 0x0606_0606_0606_0606)) & 0xF0F0_F0F0_F0F0_F0F0
+      let count = nonDigits.trailingZeroBitCount >> 3
+      if count > 0 {
+        value = Int64(Self.decimal(digits << UInt64(8 * (8 - count))))
+        index += count
+      }
+    }
     let limit = min(end, start + 18)
     while index < limit {
       let digit = base[index] &- UInt8(ascii: "0")
@@ -149,6 +207,15 @@ struct RecorderShapeParser {
     guard index > start, index < end else { return nil }
     let next = base[index]
     return next == UInt8(ascii: ",") || next == UInt8(ascii: "}") ? value : nil
+  }
+
+  /// The number whose eight decimal digits (0...9, most significant first) are the bytes of
+  /// `digits` in memory order: pairs, then fours, then all eight, by multiply and shift.
+  @inline(__always)
+  private static func decimal(_ digits: UInt64) -> UInt64 {
+    let pairs = (digits &* (10 << 8 + 1)) >> 8
+    let fours = ((pairs & 0x00FF_00FF_00FF_00FF) &* (100 << 16 + 1)) >> 16
+    return ((fours & 0x0000_FFFF_0000_FFFF) &* (10_000 << 32 + 1)) >> 32
   }
 
   /// A time within ``LogLimits/times``.
@@ -168,7 +235,7 @@ struct RecorderShapeParser {
   /// `"0x` and 1 to 16 hex digits `"`.
   @inline(__always)
   private mutating func hexString() -> UInt64? {
-    guard literal("\"0x") else { return nil }
+    guard literal(.hexStart) else { return nil }
     let start = index
     var value: UInt64 = 0
     while index < end, index - start < 16, let digit = JSONScanner.hexDigit(base[index]) {
@@ -181,8 +248,8 @@ struct RecorderShapeParser {
 
   @inline(__always)
   private mutating func bool() -> Bool? {
-    if literal("true") { return true }
-    if literal("false") { return false }
+    if literal(.trueValue) { return true }
+    if literal(.falseValue) { return false }
     return nil
   }
 
@@ -197,5 +264,98 @@ struct RecorderShapeParser {
     let count = index - start
     index += 1
     return interner.intern(base + start, count)
+  }
+}
+
+/// One of the recorder's fixed keys (with its punctuation), kinds or constants, as the two
+/// little-endian words ``RecorderShapeParser`` compares a line against.
+///
+/// Why words written out: built from a string at each use, the words cost a loop per key
+/// per line, more than the byte-by-byte compare they replace; as constants, a key is two
+/// compares. `RecorderShapeParserTests` checks every key's words against its text.
+struct ShapeKey {
+  let first: UInt64
+  let second: UInt64
+  let count: Int
+
+  @inline(__always)
+  init(_ first: UInt64, _ second: UInt64, count: Int) {
+    self.first = first
+    self.second = second
+    self.count = count
+  }
+
+  /// The key's last eight bytes, for a key of more than eight (the words of `first` and
+  /// `second` shifted together; a constant once inlined).
+  @inline(__always)
+  var last: UInt64 { first >> UInt64(8 * (count - 8)) | second << UInt64(8 * (16 - count)) }
+
+  @inline(__always)
+  func byte(_ offset: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: (offset < 8 ? first : second) >> UInt64(8 * (offset % 8)))
+  }
+
+  /// `{"ev":"`
+  static var recordStart: ShapeKey { ShapeKey(0x22_3A22_7665_227B, 0, count: 7) }
+  /// `release","t":`
+  static var releaseKind: ShapeKey { ShapeKey(0x2265_7361_656C_6572, 0x3A_2274_222C, count: 13) }
+  /// `enqueue","t":`
+  static var enqueueKind: ShapeKey { ShapeKey(0x2265_7565_7571_6E65, 0x3A_2274_222C, count: 13) }
+  /// `dealloc","t":`
+  static var deallocKind: ShapeKey { ShapeKey(0x2263_6F6C_6C61_6564, 0x3A_2274_222C, count: 13) }
+  /// `drain","t":`
+  static var drainKind: ShapeKey { ShapeKey(0x222C_226E_6961_7264, 0x3A_2274, count: 11) }
+  /// `,"id":`
+  static var id: ShapeKey { ShapeKey(0x3A22_6469_222C, 0, count: 6) }
+  /// `,"obj":`
+  static var object: ShapeKey { ShapeKey(0x3A_226A_626F_222C, 0, count: 7) }
+  /// `,"type":`
+  static var type: ShapeKey { ShapeKey(0x3A22_6570_7974_222C, 0, count: 8) }
+  /// `,"q":`
+  static var queue: ShapeKey { ShapeKey(0x3A_2271_222C, 0, count: 5) }
+  /// `,"tid":`
+  static var tid: ShapeKey { ShapeKey(0x3A_2264_6974_222C, 0, count: 7) }
+  /// `,"depth":`
+  static var depth: ShapeKey { ShapeKey(0x2268_7470_6564_222C, 0x3A, count: 9) }
+  /// `,"stack":`
+  static var stack: ShapeKey { ShapeKey(0x226B_6361_7473_222C, 0x3A, count: 9) }
+  /// `,"rc":`
+  static var retainCount: ShapeKey { ShapeKey(0x3A22_6372_222C, 0, count: 6) }
+  /// `,"freed":`
+  static var freed: ShapeKey { ShapeKey(0x2264_6565_7266_222C, 0x3A, count: 9) }
+  /// `,"n":`
+  static var drainCount: ShapeKey { ShapeKey(0x3A_226E_222C, 0, count: 5) }
+  /// `,"why":`
+  static var reason: ShapeKey { ShapeKey(0x3A_2279_6877_222C, 0, count: 7) }
+  /// `"0x`
+  static var hexStart: ShapeKey { ShapeKey(0x78_3022, 0, count: 3) }
+  /// `true`
+  static var trueValue: ShapeKey { ShapeKey(0x6575_7274, 0, count: 4) }
+  /// `false`
+  static var falseValue: ShapeKey { ShapeKey(0x65_736C_6166, 0, count: 5) }
+
+  /// Every key with its text, for the test that checks the words.
+  static var all: [(key: ShapeKey, text: String)] {
+    [
+      (.recordStart, "{\"ev\":\""),
+      (.releaseKind, "release\",\"t\":"),
+      (.enqueueKind, "enqueue\",\"t\":"),
+      (.deallocKind, "dealloc\",\"t\":"),
+      (.drainKind, "drain\",\"t\":"),
+      (.id, ",\"id\":"),
+      (.object, ",\"obj\":"),
+      (.type, ",\"type\":"),
+      (.queue, ",\"q\":"),
+      (.tid, ",\"tid\":"),
+      (.depth, ",\"depth\":"),
+      (.stack, ",\"stack\":"),
+      (.retainCount, ",\"rc\":"),
+      (.freed, ",\"freed\":"),
+      (.drainCount, ",\"n\":"),
+      (.reason, ",\"why\":"),
+      (.hexStart, "\"0x"),
+      (.trueValue, "true"),
+      (.falseValue, "false"),
+    ]
   }
 }
