@@ -90,15 +90,38 @@ public enum JSONValue: Sendable, Equatable {
   }
 
   /// A line break and `indent` levels of two spaces.
+  ///
+  /// Appended as one slice of a line break followed by spaces: a pretty report writes a line
+  /// per member, and a loop over an array of spaces cost more than the spaces.
+  @inline(__always)
   static func newline(_ out: inout [UInt8], _ indent: Int) {
+    let line = Self.lineBreakAndSpaces
+    let count = 1 + 2 * indent
+    if count <= line.count {
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<count]))
+    } else {
+      deepNewline(&out, indent)
+    }
+  }
+
+  /// ``newline(_:_:)`` for a depth past what ``lineBreakAndSpaces`` covers.
+  private static func deepNewline(_ out: inout [UInt8], _ indent: Int) {
+    let spaces = UnsafeBufferPointer(rebasing: lineBreakAndSpaces.dropFirst())
     out.append(UInt8(ascii: "\n"))
     var left = 2 * indent
     while left > 0 {
-      let run = min(left, Self.spaces.count)
-      out.append(contentsOf: Self.spaces[..<run])
+      let run = min(left, spaces.count)
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: spaces[..<run]))
       left -= run
     }
   }
 
-  private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+  /// A line break and 64 levels of indentation, made once and never freed or written again
+  /// (hence safe to share): a pointer, because reading it costs no reference counting.
+  private nonisolated(unsafe) static let lineBreakAndSpaces: UnsafeBufferPointer<UInt8> = {
+    let line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 + 2 * 64)
+    line.initialize(repeating: UInt8(ascii: " "))
+    line[0] = UInt8(ascii: "\n")
+    return UnsafeBufferPointer(line)
+  }()
 }
