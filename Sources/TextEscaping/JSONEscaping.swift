@@ -7,7 +7,8 @@ extension Escaping {
   /// reorders nothing). Other text stays as it is, so non-ASCII names stay readable. Works
   /// on bytes because the trace writer streams bytes (a scalar-by-scalar loop cost it a
   /// third of its time); the string forms wrap it.
-  public static func json(_ text: String, into out: inout [UInt8]) {
+  @inlinable
+  public static func json(_ text: String, into out: inout some ByteSink) {
     out.append(0x22)
     jsonContents(text, into: &out)
     out.append(0x22)
@@ -15,7 +16,8 @@ extension Escaping {
 
   /// Appends the inside of ``json(_:into:)-(_,[UInt8])``'s literal, without the quotes, for a
   /// writer that builds one string value from several parts.
-  public static func jsonContents(_ text: String, into out: inout [UInt8]) {
+  @inlinable
+  public static func jsonContents(_ text: String, into out: inout some ByteSink) {
     // A native string lends its bytes without a copy; only a bridged one needs `withUTF8`.
     if text.utf8.withContiguousStorageIfAvailable({ jsonContents($0, into: &out) }) == nil {
       var text = text
@@ -28,7 +30,10 @@ extension Escaping {
   ///
   /// Names and labels rarely need escaping: it scans for the few bytes that can need it,
   /// eight at a time, and appends each run between them at once.
-  public static func jsonContents(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+  @inlinable
+  public static func jsonContents(
+    _ utf8: UnsafeBufferPointer<UInt8>, into out: inout some ByteSink
+  ) {
     let count = utf8.count
     var runStart = 0
     var index = 0
@@ -62,8 +67,8 @@ extension Escaping {
   /// The escape of the character at `index` and how many bytes it spans, or a length of 0
   /// for a byte that only looked like it might need one (the lead byte of other text).
   /// An escape below 0x80 is the letter after the backslash; above, a `\u` code point.
-  @inline(__always)
-  private static func jsonEscape(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> (
+  @inlinable @inline(__always)
+  static func jsonEscape(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> (
     UInt32, Int
   ) {
     let count = utf8.count
@@ -110,8 +115,8 @@ extension Escaping {
   }
 
   /// Where the first byte from `start` on that ``mayNeedJSONEscape(_:)`` is, or the count.
-  @inline(__always)
-  private static func firstMayNeedJSONEscape(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int)
+  @inlinable @inline(__always)
+  static func firstMayNeedJSONEscape(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int)
     -> Int
   {
     let count = utf8.count
@@ -131,16 +136,16 @@ extension Escaping {
 
   /// Whether `byte` can start something ``jsonContents(_:into:)`` escapes: a control, `"`,
   /// `\`, DEL, or the lead byte of a C1 control or of a layout character.
-  @inline(__always)
-  private static func mayNeedJSONEscape(_ byte: UInt8) -> Bool {
+  @inlinable @inline(__always)
+  static func mayNeedJSONEscape(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || byte == 0xC2 || byte == 0xE2
   }
 
   /// ``mayNeedJSONEscape(_:)`` of the eight bytes of `word` (the first in the low byte): the
   /// high bit of each byte of the result is set for a byte that may, and the lowest set bit
   /// is exact (the bytes above it may be set falsely, by a borrow).
-  @inline(__always)
-  private static func mayNeedJSONEscape(_ word: UInt64) -> UInt64 {
+  @inlinable @inline(__always)
+  static func mayNeedJSONEscape(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     /// High bits of the bytes of `x` that are zero (the lowest exactly).
@@ -151,7 +156,8 @@ extension Escaping {
       | zeroBytes(word ^ (ones &* 0xE2))
   }
 
-  private static func unicodeEscape(_ value: UInt32, into out: inout [UInt8]) {
+  @inlinable
+  static func unicodeEscape(_ value: UInt32, into out: inout some ByteSink) {
     let value = value & 0xFFFF
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { digits in
       digits[0] = 0x5C

@@ -20,9 +20,7 @@ public struct JSONRenderer: ReportRenderer {
   public func renderBytes(_ report: Report) -> [UInt8] {
     var out = JSONByteWriter(capacity: 1 << 16)
     Self.write(report, to: &out)
-    var bytes = out.bytes
-    bytes.append(UInt8(ascii: "\n"))
-    return bytes
+    return out.line
   }
 
   /// The document as a value, for tools that embed it.

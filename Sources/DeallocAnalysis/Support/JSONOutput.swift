@@ -105,7 +105,7 @@ extension JSONOutput {
 
 /// Pretty-printed JSON bytes, two spaces per level, as ``JSONValue/serialized(pretty:)``.
 struct JSONByteWriter: JSONOutput {
-  private(set) var bytes: [UInt8] = []
+  private var out: JSONByteBuffer
   /// How many containers are open.
   private var depth = 0
   /// Whether each open container has a member or element yet, the innermost in the lowest
@@ -128,7 +128,21 @@ struct JSONByteWriter: JSONOutput {
   }
 
   init(capacity: Int = 0) {
-    bytes.reserveCapacity(capacity)
+    out = JSONByteBuffer(capacity: capacity)
+  }
+
+  /// The document so far.
+  var bytes: [UInt8] { out.bytes }
+
+  /// The document and the line break a file ends with.
+  var line: [UInt8] {
+    out.withUnsafeBytes { document in
+      [UInt8](unsafeUninitializedCapacity: document.count + 1) { line, count in
+        _ = line.initialize(fromContentsOf: document)
+        line[document.count] = UInt8(ascii: "\n")
+        count = document.count + 1
+      }
+    }
   }
 
   /// The separator and indentation before a value in an array (a member's came with its key).
@@ -145,15 +159,15 @@ struct JSONByteWriter: JSONOutput {
   private mutating func nextEntry() {
     guard depth > 0 else { return }
     if hasEntries & 1 != 0 {
-      bytes.append(UInt8(ascii: ","))
+      out.append(UInt8(ascii: ","))
     } else {
       hasEntries |= 1
     }
-    JSONValue.newline(&bytes, depth)
+    JSONValue.newline(&out, depth)
   }
 
   private mutating func open(_ bracket: UInt8) {
-    bytes.append(bracket)
+    out.append(bracket)
     if depth >= UInt64.bitWidth { spilledHasEntries.append(hasEntries >> 63 != 0) }
     hasEntries <<= 1
     depth += 1
@@ -164,8 +178,8 @@ struct JSONByteWriter: JSONOutput {
     hasEntries >>= 1
     depth -= 1
     if depth >= UInt64.bitWidth, spilledHasEntries.removeLast() { hasEntries |= 1 << 63 }
-    if hadEntries { JSONValue.newline(&bytes, depth) }
-    bytes.append(bracket)
+    if hadEntries { JSONValue.newline(&out, depth) }
+    out.append(bracket)
   }
 
   mutating func beginObject() {
@@ -182,61 +196,64 @@ struct JSONByteWriter: JSONOutput {
 
   mutating func endArray() { close(UInt8(ascii: "]")) }
 
+  /// Writes the literal as it is, unescaped: the report's keys are plain ASCII names, and
+  /// scanning each for escapes cost more than writing it. Debug builds check; the tests that
+  /// compare this writer with the tree (which escapes every key) would show a key that
+  /// needed escaping.
   mutating func key(_ name: StaticString) {
     nextEntry()
-    bytes.append(UInt8(ascii: "\""))
-    name.withUTF8Buffer { Escaping.jsonContents($0, into: &bytes) }
-    Self.append(Self.endOfKey, to: &bytes)
+    out.append(UInt8(ascii: "\""))
+    name.withUTF8Buffer { name in
+      assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F })
+      out.append(contentsOf: name)
+    }
+    JSONValue.append(Self.endOfKey, to: &out)
     afterKey = true
   }
 
   mutating func key(named name: String) {
     nextEntry()
-    bytes.append(UInt8(ascii: "\""))
-    Escaping.jsonContents(name, into: &bytes)
-    Self.append(Self.endOfKey, to: &bytes)
+    out.append(UInt8(ascii: "\""))
+    Escaping.jsonContents(name, into: &out)
+    JSONValue.append(Self.endOfKey, to: &out)
     afterKey = true
   }
 
   /// What follows a key's name: its closing quote, the colon and a space.
   private static let endOfKey: StaticString = "\": "
 
-  private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
-    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-  }
-
   mutating func null() {
     beginValue()
-    Self.append("null", to: &bytes)
+    JSONValue.append("null", to: &out)
   }
 
   mutating func bool(_ value: Bool) {
     beginValue()
-    Self.append(value ? "true" : "false", to: &bytes)
+    JSONValue.append(value ? "true" : "false", to: &out)
   }
 
   mutating func int(_ value: Int64) {
     beginValue()
-    Escaping.appendDecimal(value, to: &bytes)
+    Escaping.appendDecimal(value, to: &out)
   }
 
   mutating func double(_ value: Double) { self.value(.double(value)) }
 
   mutating func string(_ value: String) {
     beginValue()
-    Escaping.json(value, into: &bytes)
+    Escaping.json(value, into: &out)
   }
 
   mutating func value(_ value: JSONValue) {
     beginValue()
-    value.write(to: &bytes, pretty: true, indent: depth)
+    value.write(to: &out, pretty: true, indent: depth)
   }
 
   mutating func hex(_ value: UInt64) {
     beginValue()
-    bytes.append(UInt8(ascii: "\""))
-    Escaping.appendHex(value, to: &bytes)
-    bytes.append(UInt8(ascii: "\""))
+    out.append(UInt8(ascii: "\""))
+    Escaping.appendHex(value, to: &out)
+    out.append(UInt8(ascii: "\""))
   }
 
   /// Writes each shared array once per depth, then copies those bytes: a leak-heavy report
@@ -254,16 +271,16 @@ struct JSONByteWriter: JSONOutput {
     let key = SharedArray(storage: UnsafeRawPointer(storage), depth: depth)
     if let range = sharedArrays[key] {
       repeatedBytes.withUnsafeBufferPointer {
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
       }
       return
     }
-    let start = bytes.count
+    let start = out.count
     open(UInt8(ascii: "["))
     for item in elements { element(&self, item) }
     endArray()
     let first = repeatedBytes.count
-    bytes.withUnsafeBufferPointer {
+    out.withUnsafeBytes {
       repeatedBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...]))
     }
     sharedArrays[key] = first..<repeatedBytes.count

@@ -43,23 +43,24 @@ public enum JSONValue: Sendable, Equatable {
     return String(decoding: out, as: UTF8.self)
   }
 
-  func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
+  func write(to out: inout some ByteSink, pretty: Bool, indent: Int) {
     switch self {
-    case .null: out.append(contentsOf: "null".utf8)
-    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .null: Self.append("null", to: &out)
+    case .bool(let value): Self.append(value ? "true" : "false", to: &out)
     case .int(let value): Escaping.appendDecimal(value, to: &out)
     case .double(let value):
       if !value.isFinite {
-        out.append(contentsOf: "null".utf8)
+        Self.append("null", to: &out)
       } else if value == value.rounded(), abs(value) < 1e15 {
         Escaping.appendDecimal(Int64(value), to: &out)
       } else {
-        out.append(contentsOf: String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { out.append(contentsOf: $0) }
       }
     case .string(let value): Escaping.json(value, into: &out)
     case .array(let values):
       if values.isEmpty {
-        out.append(contentsOf: "[]".utf8)
+        Self.append("[]", to: &out)
         return
       }
       out.append(UInt8(ascii: "["))
@@ -72,7 +73,7 @@ public enum JSONValue: Sendable, Equatable {
       out.append(UInt8(ascii: "]"))
     case .object(let members):
       if members.isEmpty {
-        out.append(contentsOf: "{}".utf8)
+        Self.append("{}", to: &out)
         return
       }
       out.append(UInt8(ascii: "{"))
@@ -94,7 +95,7 @@ public enum JSONValue: Sendable, Equatable {
   /// Appended as one slice of a line break followed by spaces: a pretty report writes a line
   /// per member, and a loop over an array of spaces cost more than the spaces.
   @inline(__always)
-  static func newline(_ out: inout [UInt8], _ indent: Int) {
+  static func newline(_ out: inout some ByteSink, _ indent: Int) {
     let line = Self.lineBreakAndSpaces
     let count = 1 + 2 * indent
     if count <= line.count {
@@ -104,8 +105,14 @@ public enum JSONValue: Sendable, Equatable {
     }
   }
 
+  /// Appends a literal's bytes.
+  @inline(__always)
+  static func append(_ text: StaticString, to out: inout some ByteSink) {
+    text.withUTF8Buffer { out.append(contentsOf: $0) }
+  }
+
   /// ``newline(_:_:)`` for a depth past what ``lineBreakAndSpaces`` covers.
-  private static func deepNewline(_ out: inout [UInt8], _ indent: Int) {
+  private static func deepNewline(_ out: inout some ByteSink, _ indent: Int) {
     let spaces = UnsafeBufferPointer(rebasing: lineBreakAndSpaces.dropFirst())
     out.append(UInt8(ascii: "\n"))
     var left = 2 * indent
