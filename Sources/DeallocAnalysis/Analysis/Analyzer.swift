@@ -50,8 +50,10 @@ public struct Analyzer: LogVisitor {
     warnings.add(warning)
   }
 
-  public mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
-    switch event {
+  public mutating func visit(_ event: consuming LogEvent, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    switch consume event {
     case .sessionBegan(let info):
       state = SessionState(info, maximumExamples: options.maximumExamples)
       // A session beyond the listed ones keeps no detail: only its counts reach the report.
@@ -130,6 +132,7 @@ public struct Analyzer: LogVisitor {
     switch record {
     case .stack(let stack):
       state.stacks[stack.id] = stack.frames
+      state.definedStacks.insert(stack.id)
     case .thread(let thread):
       if state.threads[thread.tid] != nil {
         state.threads[thread.tid] = thread.name
@@ -175,7 +178,7 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
-    if let stack = r.stack, state.stacks[stack] == nil {
+    if let stack = r.stack, !state.definedStacks.contains(stack) {
       // The recorder writes a stack before the first record that names it; without it the
       // object's frames (and so its finding's signature) are unknown.
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")

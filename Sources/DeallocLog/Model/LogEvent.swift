@@ -89,7 +89,11 @@ public struct SessionEnding: Sendable, Equatable {
 public protocol LogVisitor {
   /// Receives one event. Throwing stops the reading (for example when an exporter's output
   /// fails); the error is rethrown by ``LogReader/read(_:into:)``.
-  mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError)
+  ///
+  /// `consuming`: the reader makes each event for one visit, so a visitor that keeps or
+  /// forwards it (``PipelinedVisitor`` hands it to another thread) moves it instead of
+  /// copying it; a visitor declared with a plain parameter still conforms.
+  mutating func visit(_ event: consuming LogEvent, at location: LogLocation) throws(AnalysisError)
   /// Receives a problem the reader found in the input (malformed line, cut-off tail…).
   mutating func warn(_ warning: LogWarning)
 }

@@ -20,12 +20,14 @@ final class LineSource {
   private let fd: Int32
   private let name: String
   private let ownsDescriptor: Bool
-  private var buffer: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
-  private var start = 0
-  private var filled = 0
-  private var atEOF = false
-  private(set) var bytesRead = 0
+  // Unchecked: only the reading thread calls `next()`, and no access overlaps another; the
+  // runtime's checks were two calls per line.
+  @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private var capacity: Int
+  @exclusivity(unchecked) private var start = 0
+  @exclusivity(unchecked) private var filled = 0
+  @exclusivity(unchecked) private var atEOF = false
+  @exclusivity(unchecked) private(set) var bytesRead = 0
 
   /// One line handed out by ``next()``.
   enum Line {

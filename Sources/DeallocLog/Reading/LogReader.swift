@@ -154,7 +154,7 @@ public struct LogReader {
   /// a session, records before the first are counted and skipped, unknown kinds are counted.
   @inline(__always)
   private mutating func deliver<V: LogVisitor>(
-    _ record: LogRecord, _ state: inout InputState, _ visitor: inout V
+    _ record: consuming LogRecord, _ state: inout InputState, _ visitor: inout V
   ) throws(AnalysisError) {
     if case .session(let header) = record {
       try beginSession(header, &state, &visitor)

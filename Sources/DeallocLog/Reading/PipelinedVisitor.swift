@@ -24,7 +24,8 @@ private enum PipelinedItem: Sendable {
 private final class PipelinedBatch: @unchecked Sendable {
   private let items: UnsafeMutablePointer<PipelinedItem>
   let capacity: Int
-  private(set) var count = 0
+  /// Unchecked: one thread at a time owns the batch (see above).
+  @exclusivity(unchecked) private(set) var count = 0
 
   init(capacity: Int) {
     self.capacity = capacity
@@ -113,7 +114,9 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     Thread { channel.consume() }.start()
   }
 
-  package mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
+  package mutating func visit(_ event: consuming LogEvent, at location: LogLocation)
+    throws(AnalysisError)
+  {
     if location.file != file {
       file = location.file
       // A copy of its own: the visitor's thread must not share this string's storage.
@@ -152,7 +155,8 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     private var spare: [PipelinedBatch] = []
     private var closed = false
     private var finished = false
-    private var visitor: Visitor
+    /// Unchecked: see the type's comment; the runtime's check was a call per event.
+    @exclusivity(unchecked) private var visitor: Visitor
     private var thrown: AnalysisError?
 
     init(_ visitor: Visitor) { self.visitor = visitor }
@@ -217,7 +221,8 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       }
     }
 
-    private var file = ""
+    /// The current input's name, on the visitor's thread only.
+    @exclusivity(unchecked) private var file = ""
 
     private func apply(_ batch: PipelinedBatch) -> AnalysisError? {
       var thrown: AnalysisError?
