@@ -113,7 +113,7 @@ struct JSONLine {
   }
 
   /// A JSON string, escaped by the same policy as every JSON the reader side writes
-  /// (``Escaping/json(_:into:)-(_,[UInt8])``), so a type name reads the same in the log
+  /// (the bytes form of `Escaping.json(_:into:)`), so a type name reads the same in the log
   /// and in a report.
   mutating func appendString(_ value: String) {
     Escaping.json(value, into: &bytes)

@@ -14,7 +14,7 @@ extension Escaping {
     out.append(0x22)
   }
 
-  /// Appends the inside of ``json(_:into:)-(_,[UInt8])``'s literal, without the quotes, for a
+  /// Appends the inside of the literal `json(_:into:)` writes, without the quotes, for a
   /// writer that builds one string value from several parts.
   @inlinable
   public static func jsonContents(_ text: String, into out: inout some ByteSink) {

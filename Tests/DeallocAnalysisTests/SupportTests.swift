@@ -40,6 +40,40 @@ import TextEscaping
     #expect(large.histogram.map(\.count).reduce(0, +) == 100_000)
   }
 
+  /// Exact percentiles come from the samples of the ranks' buckets only; they must equal the
+  /// nearest rank of all samples sorted, whatever the spread, ties and bucket boundaries.
+  @Test func exactPercentilesEqualTheSortedSamplesNearestRank() {
+    var generator = SplitMix(seed: 5)
+    for trial in 0..<300 {
+      var distribution = LatencyDistribution()
+      var samples: [Int64] = []
+      let size = 1 + Int(generator.next() % 400)
+      for _ in 0..<size {
+        // Small values (one bucket each), ties, wide spreads and the extremes.
+        let value: Int64
+        switch generator.next() % 6 {
+        case 0: value = Int64(generator.next() % 40)
+        case 1: value = 1_000
+        case 2: value = Int64(generator.next() % (1 << UInt64(trial % 62 + 1)))
+        case 3: value = .max - Int64(generator.next() % 3)
+        case 4: value = -Int64(generator.next() % 5)
+        default: value = Int64(generator.next() % 10_000_000)
+        }
+        distribution.add(value)
+        samples.append(max(0, value))
+      }
+      samples.sort()
+      for fraction in [0.0, 0.01, 0.5, 0.9, 0.99, 1.0] {
+        let rank = min(size, max(1, Int((fraction * Double(size)).rounded(.up))))
+        #expect(distribution.percentile(fraction) == samples[rank - 1], "trial \(trial)")
+      }
+      let stats = distribution.stats
+      #expect(stats?.p50 == distribution.percentile(0.5))
+      #expect(stats?.p90 == distribution.percentile(0.9))
+      #expect(stats?.p99 == distribution.percentile(0.99))
+    }
+  }
+
   @Test func timelinesStayBoundedAndKeepThePeak() {
     var timeline = QueueTimeline(queue: "q", session: 0)
     for step in 0..<100_000 {

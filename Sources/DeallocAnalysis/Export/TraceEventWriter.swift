@@ -6,7 +6,7 @@ import TextEscaping
 ///
 /// Why bytes and not `String` or `JSONValue`: the exporter writes an event or two per log
 /// record, so per-event arrays, dictionaries and string growth would dominate its time.
-/// Strings are escaped by ``Escaping/json(_:into:)-(_,[UInt8])``, as in every JSON output.
+/// Strings are escaped by `Escaping.json(_:into:)` (its bytes form), as in every JSON output.
 struct TraceEventWriter {
   private(set) var bytes: [UInt8] = []
   private var wroteEvent = false
