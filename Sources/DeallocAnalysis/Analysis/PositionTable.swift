@@ -8,11 +8,13 @@
 /// miss) unless the bits match, and let the table grow and delete without reading keys.
 ///
 /// Two ways to place keys: ``Placement/scattered`` (a multiplicative hash, for addresses,
-/// which cluster) and ``Placement/sequential`` (the key's low bits, for object ids, which a
-/// recorder hands out in order): sequential ids then fill neighbouring slots, so a million
-/// enqueues touch the table's memory in order instead of missing the cache each time. The
-/// trade-off: ids that are far from sequential and share low bits probe longer (slower, never
-/// wrong). At most 2³² − 2 positions.
+/// which cluster) and ``Placement/sequential`` (for object ids, which a recorder hands out in
+/// order): blocks of 16 consecutive ids fill 16 neighbouring slots, so enqueues touch the
+/// table's memory a cache line at a time instead of missing the cache each time, and the
+/// blocks are scattered, so a new id does not land on the run of older ids still in the table
+/// (as it did when the low bits alone placed it: on a log with a stalled queue, finding an id
+/// walked that run). The trade-off: ids that are far from sequential probe as scattered keys
+/// do. At most 2³² − 2 positions.
 ///
 /// Why tombstones: sequential ids sit in one run of occupied slots (every object in a queue),
 /// and a backward-shift deletion walks to the run's end on every release, the whole queue's
@@ -56,7 +58,13 @@ struct PositionTable {
   private func home(_ bits: UInt64) -> Int {
     switch placement {
     case .scattered: return Int(truncatingIfNeeded: bits >> (shift - 32))
-    case .sequential: return Int(truncatingIfNeeded: bits) & (slots.count - 1)
+    case .sequential:
+      // Blocks of 16 consecutive ids keep their order in 16 neighbouring slots (two cache
+      // lines), and the blocks are scattered by a multiplicative hash: ids placed by their
+      // low bits alone wrapped onto the slots of older ids still in the table (objects
+      // stuck in a stalled queue), and a new id probed through their whole run.
+      let block = ((bits >> 4) &* 0x9E37_79B9_7F4A_7C15) >> (shift + 4)
+      return Int(truncatingIfNeeded: block << 4 | bits & 15)
     }
   }
 
