@@ -4,7 +4,7 @@ extension Escaping {
   /// Why bytes, here: the trace writer and the JSON report both write integers by the
   /// hundred thousand, and making a `String` of each cost them more than the digits.
   @inlinable
-  public static func appendDecimal(_ value: some BinaryInteger, to out: inout [UInt8]) {
+  public static func appendDecimal(_ value: some BinaryInteger, to out: inout some ByteSink) {
     // 24 bytes: a 64-bit magnitude has at most 20 digits, plus a sign.
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &digits) { digits in
@@ -19,14 +19,17 @@ extension Escaping {
         start -= 1
         digits[start] = UInt8(ascii: "-")
       }
-      out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[start...]))
+      out.append(
+        contentsOf: UnsafeBufferPointer(
+          start: digits.baseAddress!.assumingMemoryBound(to: UInt8.self) + start,
+          count: digits.count - start))
     }
   }
 
   /// Appends `0x` and `value` in lower-case hex, at least one digit: how the log and the
   /// reports write addresses and offsets (`String(value, radix: 16)` with the prefix).
   @inlinable
-  public static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+  public static func appendHex(_ value: UInt64, to out: inout some ByteSink) {
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &digits) { digits in
       digits[0] = UInt8(ascii: "0")
@@ -39,7 +42,9 @@ extension Escaping {
         digits[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
         count += 1
       }
-      out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[..<count]))
+      out.append(
+        contentsOf: UnsafeBufferPointer(
+          start: digits.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
     }
   }
 }

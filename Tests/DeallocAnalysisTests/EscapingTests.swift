@@ -53,6 +53,46 @@ import TextEscaping
     #expect(decoded as? String == "\u{1B}\u{202E}é😀")
   }
 
+  /// The scan looks at eight bytes at a time: every character that needs escaping, and
+  /// every lead byte that only looks like one, at each offset within a word and across a
+  /// word's end, reads as a scalar-by-scalar escape writes it.
+  @Test func jsonEscapesAtEveryOffsetOfTheWordScan() {
+    func reference(_ text: String) -> String {
+      var out = "\""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _
+        where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+          || (0x2028...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+      }
+      return out + "\""
+    }
+    let specials = [
+      "\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "\u{2028}",
+      "\u{202E}", "\u{202F}", "\u{2027}", "\u{2066}", "\u{2069}", "\u{206A}", "€", "😀",
+    ]
+    for special in specials {
+      for offset in 0..<17 {
+        let text =
+          String(repeating: "a", count: offset) + special + String(repeating: "b", count: 9)
+        #expect(
+          Escaping.json(text) == reference(text),
+          "\(special.unicodeScalars.first!.value) at \(offset)")
+        let twice = text + special
+        #expect(Escaping.json(twice) == reference(twice))
+      }
+    }
+  }
+
   @Test func workflowCommandsEscapeTheirOwnSyntax() {
     #expect(Escaping.workflowData("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b")
     #expect(Escaping.workflowProperty("Box<A, B>: 5%\n") == "Box<A%2C B>%3A 5%25%0A")

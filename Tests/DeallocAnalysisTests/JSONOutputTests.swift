@@ -1,3 +1,4 @@
+import DeallocLog
 import Testing
 
 @testable import DeallocAnalysis
@@ -67,5 +68,62 @@ import Testing
       #expect(index.row("Type\(number)").row == number + 1)
     }
     #expect(index.row(long) == (0, false))
+  }
+}
+
+/// The byte writer repeats what it wrote for a shared array: the repeat must be the bytes a
+/// tree prints at that depth, escapes included.
+@Suite struct JSONSharedArrayTests {
+  private static let frames = [
+    Frame(ip: 0x10, module: "/app/\"Feed\"", offset: 0x10, symbol: "a\u{1B}b\u{202E}c"),
+    Frame(ip: 0x20, symbol: "tab\there", file: "f\\g.swift", line: 7),
+  ]
+
+  /// A document with `frames` at two depths, each twice.
+  private static func write<O: JSONOutput>(_ frames: [Frame], to o: inout O) {
+    o.object { o in
+      o.key("outer")
+      o.array(shared: frames) { JSONRenderer.frame($1, to: &$0) }
+      o.key("nested")
+      o.array([0, 1]) { o, _ in
+        o.object { o in
+          o.key("stack")
+          o.array(shared: frames) { JSONRenderer.frame($1, to: &$0) }
+        }
+      }
+      o.key("again")
+      o.array(shared: frames) { JSONRenderer.frame($1, to: &$0) }
+    }
+  }
+
+  @Test func aRepeatedArrayIsWhatATreePrintsAtEachDepth() {
+    var tree = JSONTreeBuilder()
+    Self.write(Self.frames, to: &tree)
+    var bytes = JSONByteWriter()
+    Self.write(Self.frames, to: &bytes)
+    let printed = String(decoding: bytes.bytes, as: UTF8.self)
+    #expect(printed == tree.value.serialized(pretty: true))
+    #expect(printed.contains("\"sym\": \"a\\u001bb\\u202ec\""))
+    #expect(printed.contains("\"file\": \"f\\\\g.swift\""))
+  }
+
+  @Test func equalArraysInOtherStorageAndOtherArraysAreWrittenForThemselves() {
+    // Same contents, new storage; then other contents written after the first.
+    let copy = Self.frames.map { $0 }
+    var other = Self.frames
+    other[1].line = 8
+    var bytes = JSONByteWriter()
+    for frames in [Self.frames, copy, other, Self.frames] {
+      bytes.array(shared: frames) { JSONRenderer.frame($1, to: &$0) }
+    }
+    // Four top-level values in a row: each as a tree prints it.
+    var expected: [UInt8] = []
+    for frames in [Self.frames, copy, other, Self.frames] {
+      var one = JSONTreeBuilder()
+      one.array(frames) { JSONRenderer.frame($1, to: &$0) }
+      one.value.write(to: &expected, pretty: true, indent: 0)
+    }
+    #expect(bytes.bytes == expected)
+    #expect(String(decoding: bytes.bytes, as: UTF8.self).contains("\"line\": 8"))
   }
 }

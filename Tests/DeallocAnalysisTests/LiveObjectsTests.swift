@@ -59,4 +59,26 @@ import Testing
     }
     #expect(objects.removeValue(forKey: 0) == nil)
   }
+
+  /// A copy is a value: changing either (inserts, removals, a compaction) leaves the other
+  /// as it was, although the records' memory is shared until the first change.
+  @Test func copiesAreIndependent() {
+    var original = LiveObjects()
+    for id in UInt64(1)...10_000 {
+      original.insert(id, live(id, address: 0x1000 + id * 16, stack: Int64(id % 4), line: Int(id)))
+    }
+    var copy = original
+    // Enough removals to compact the copy's records.
+    for id in UInt64(1)...9_000 { copy.removeValue(forKey: id) }
+    copy.insert(20_000, live(20_000, address: 0x1010, stack: nil, line: 20_000))
+    #expect(original.count == 10_000)
+    #expect(original[1]?.line == 1)
+    #expect(original.latestID(at: 0x1010) == 1)
+    #expect(copy.count == 1_001)
+    #expect(copy[1] == nil)
+    #expect(copy.latestID(at: 0x1010) == 20_000)
+    original.removeValue(forKey: 10_000)
+    #expect(copy[10_000]?.line == 10_000)
+    #expect(original[10_000] == nil)
+  }
 }

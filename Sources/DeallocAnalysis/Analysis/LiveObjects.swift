@@ -32,9 +32,52 @@ struct LiveObjects {
   static var chunkSize: Int { 1 << 16 }
   private static var chunkShift: Int { 16 }
 
-  /// Position `p` is `chunks[p >> chunkShift][p & (chunkSize - 1)]`.
-  private var chunks: [[Record]] = []
-  private var storedCount = 0
+  /// The records, in raw chunks: reaching one is a shift, a mask and one bounds check, where
+  /// nested arrays cost a retain, a release and uniqueness checks per access (most of the
+  /// time spent releasing an object). Shared between copies of `LiveObjects` until one of
+  /// them changes (copy on write, checked once per change).
+  private final class Store {
+    /// Position `p` is `chunks[p >> chunkShift] + (p & (chunkSize - 1))`.
+    /// Unchecked: a store changes only through the one `LiveObjects` that holds it
+    /// uniquely; the runtime's checks were calls on every access.
+    @exclusivity(unchecked) var chunks: [UnsafeMutablePointer<Record>] = []
+    @exclusivity(unchecked) var count = 0
+
+    init() {}
+
+    deinit {
+      // `Record` is plain data: nothing to deinitialize.
+      for chunk in chunks { chunk.deallocate() }
+    }
+
+    @inline(__always)
+    func pointer(_ position: Int) -> UnsafeMutablePointer<Record> {
+      chunks[position >> LiveObjects.chunkShift] + (position & (LiveObjects.chunkSize - 1))
+    }
+
+    func append(_ record: Record) {
+      if count & (LiveObjects.chunkSize - 1) == 0 {
+        chunks.append(.allocate(capacity: LiveObjects.chunkSize))
+      }
+      pointer(count).initialize(to: record)
+      count += 1
+    }
+
+    /// Keeps the first `kept` records and frees the chunks past them.
+    func truncate(to kept: Int) {
+      count = kept
+      let needed = (kept + LiveObjects.chunkSize - 1) >> LiveObjects.chunkShift
+      while chunks.count > needed { chunks.removeLast().deallocate() }
+    }
+
+    func copy() -> Store {
+      let copy = Store()
+      for position in 0..<count { copy.append(pointer(position).pointee) }
+      return copy
+    }
+  }
+
+  private var store = Store()
   private var holes = 0
   private var byID = PositionTable(.sequential)
   private var byAddress = PositionTable(.scattered)
@@ -43,12 +86,12 @@ struct LiveObjects {
   private var stackIndex = IntegerTable<Int32>()
 
   /// Objects in a queue now.
-  var count: Int { storedCount - holes }
+  var count: Int { store.count - holes }
   var isEmpty: Bool { count == 0 }
 
   @inline(__always)
   private func record(_ position: Int) -> Record {
-    chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)]
+    store.pointer(position).pointee
   }
 
   /// The object `id`, while it is in a queue.
@@ -68,53 +111,47 @@ struct LiveObjects {
     byAddress.find(address) { record($0).address }.map { record($0).id }
   }
 
+  /// The store, unshared, for a change.
+  @inline(__always)
+  private mutating func uniqueStore() -> Store {
+    if !isKnownUniquelyReferenced(&store) { store = store.copy() }
+    return store
+  }
+
   /// Adds object `id` (not in a queue now: the caller checks) as the latest at its address.
   mutating func insert(_ id: UInt64, _ object: SessionState.Live) {
     let stored = Record(
       id: id, enqueuedAt: object.enqueuedAt, address: object.address.rawValue, line: object.line,
       type: object.type, queue: object.queue, stack: intern(object.stack))
-    let position = storedCount
-    if position & (Self.chunkSize - 1) == 0 {
-      var chunk: [Record] = []
-      chunk.reserveCapacity(Self.chunkSize)
-      chunks.append(chunk)
+    let store = uniqueStore()
+    let position = store.count
+    store.append(stored)
+    // The key readers capture the store, not `self`, so that the tables can change in place.
+    byID.insert(position, key: id) { store.pointer($0).pointee.id }
+    byAddress.insert(position, key: stored.address, replacing: true) {
+      store.pointer($0).pointee.address
     }
-    chunks[chunks.count - 1].append(stored)
-    storedCount += 1
-    // The tables are moved out while they change, so that reading keys from `self` does
-    // not overlap the change (an empty table holds no memory).
-    var ids = byID
-    byID = PositionTable(.sequential)
-    ids.insert(position, key: id) { record($0).id }
-    byID = ids
-    var addresses = byAddress
-    byAddress = PositionTable(.scattered)
-    addresses.insert(position, key: stored.address, replacing: true) { record($0).address }
-    byAddress = addresses
   }
 
   /// Removes object `id`; its address forgets it when it was the address's latest.
   @discardableResult
   mutating func removeValue(forKey id: UInt64) -> SessionState.Live? {
-    var ids = byID
-    byID = PositionTable(.sequential)
-    let removed = ids.remove(key: id) { record($0).id }
-    byID = ids
-    guard let position = removed else { return nil }
-    let object = record(position)
-    var addresses = byAddress
-    byAddress = PositionTable(.scattered)
-    addresses.remove(key: object.address, ifAt: position) { record($0).address }
-    byAddress = addresses
-    chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)].type = -1
+    let store = uniqueStore()
+    guard let position = byID.remove(key: id, { store.pointer($0).pointee.id }) else {
+      return nil
+    }
+    let stored = store.pointer(position)
+    let object = stored.pointee
+    byAddress.remove(key: object.address, ifAt: position) { store.pointer($0).pointee.address }
+    stored.pointee.type = -1
     holes += 1
-    if holes > 4096 && holes > storedCount / 2 { compact() }
+    if holes > 4096 && holes > store.count / 2 { compact(store) }
     return live(object)
   }
 
   /// The objects in log order (enqueue order): call ``object(at:)`` with `0..<storageCount`,
   /// skipping `nil`.
-  var storageCount: Int { storedCount }
+  var storageCount: Int { store.count }
 
   /// The object at storage position `position`, or `nil` for a hole.
   func object(at position: Int) -> (id: UInt64, object: SessionState.Live)? {
@@ -143,22 +180,20 @@ struct LiveObjects {
   /// Drops the holes in place, keeping log order (a record only moves down); the tables keep
   /// their layout (keys are unchanged, so are their slots) and only their positions are
   /// renumbered.
-  private mutating func compact() {
-    var renumbered = [UInt32](repeating: 0, count: storedCount)
+  ///
+  /// `store` is this value's store, already unshared by the caller (asking again here, while
+  /// the caller holds it, would see it shared and copy it).
+  private mutating func compact(_ store: Store) {
+    var renumbered = [UInt32](repeating: 0, count: store.count)
     var kept = 0
-    for position in 0..<storedCount {
-      let stored = record(position)
+    for position in 0..<store.count {
+      let stored = store.pointer(position).pointee
       guard stored.type >= 0 else { continue }
-      chunks[kept >> Self.chunkShift][kept & (Self.chunkSize - 1)] = stored
+      store.pointer(kept).pointee = stored
       renumbered[position] = UInt32(kept)
       kept += 1
     }
-    let neededChunks = (kept + Self.chunkSize - 1) >> Self.chunkShift
-    chunks.removeLast(chunks.count - neededChunks)
-    if let last = chunks.indices.last {
-      chunks[last].removeLast(chunks[last].count - (kept - (last << Self.chunkShift)))
-    }
-    storedCount = kept
+    store.truncate(to: kept)
     holes = 0
     byID.renumber(renumbered)
     byAddress.renumber(renumbered)

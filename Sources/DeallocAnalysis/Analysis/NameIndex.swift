@@ -8,6 +8,9 @@
 /// string (decoded from an escaped field, say) simply misses and goes to the dictionary.
 struct NameIndex {
   private var names: [String] = []
+  /// Each row's name as ``bits(_:)``, so that a cache hit is confirmed without copying (and
+  /// retaining) the row's `String`.
+  private var nameBits: [(UInt64, UInt64)] = []
   private var byName: [String: Int] = [:]
   /// Row + 1 per slot (0: empty), at a slot chosen by the name's bits.
   private var cache = [Int](repeating: 0, count: cacheSize)
@@ -18,7 +21,7 @@ struct NameIndex {
     let bits = Self.bits(name)
     let slot = Self.slot(bits)
     let cached = cache[slot] - 1
-    if cached >= 0, Self.bits(names[cached]) == bits { return (cached, false) }
+    if cached >= 0, nameBits[cached] == bits { return (cached, false) }
     let row: Int
     let isNew: Bool
     if let known = byName[name] {
@@ -27,6 +30,7 @@ struct NameIndex {
     } else {
       row = names.count
       names.append(name)
+      nameBits.append(bits)
       byName[name] = row
       isNew = true
     }

@@ -20,9 +20,7 @@ public struct JSONRenderer: ReportRenderer {
   public func renderBytes(_ report: Report) -> [UInt8] {
     var out = JSONByteWriter(capacity: 1 << 16)
     Self.write(report, to: &out)
-    var bytes = out.bytes
-    bytes.append(UInt8(ascii: "\n"))
-    return bytes
+    return out.line
   }
 
   /// The document as a value, for tools that embed it.
@@ -85,7 +83,10 @@ public struct JSONRenderer: ReportRenderer {
 
   static func summary<O: JSONOutput>(_ summary: Summary, to o: inout O) {
     o.object { o in
-      for (key, value) in summary.fields { o.field(key, value) }
+      for (key, value) in summary.fields {
+        o.key(named: key)
+        o.int(value)
+      }
     }
   }
 
@@ -138,9 +139,9 @@ public struct JSONRenderer: ReportRenderer {
     _ signature: Signature, stack: [Frame], to o: inout O
   ) {
     o.key("signatureFrames")
-    o.array(signature.frames) { frame($1, to: &$0) }
+    o.array(shared: signature.frames) { frame($1, to: &$0) }
     o.key("stack")
-    o.array(stack) { frame($1, to: &$0) }
+    o.array(shared: stack) { frame($1, to: &$0) }
   }
 
   /// A group of late objects held past their release (`docs/report-format.md`, "Late
@@ -302,7 +303,10 @@ public struct JSONRenderer: ReportRenderer {
     o.object { o in
       o.field("type", row.type)
       o.field("enqueued", row.enqueued)
-      for state in ObjectState.allCases { o.field(state.rawValue, row[state]) }
+      for state in ObjectState.allCases {
+        o.key(named: state.rawValue)
+        o.int(row[state])
+      }
       o.field("falseLeaks", row.falseLeaks)
       o.field("trueLeaks", row.trueLeaks)
     }
@@ -350,7 +354,8 @@ public struct JSONRenderer: ReportRenderer {
       o.field("unknownKinds") { o in
         o.object { o in
           for (kind, count) in session.unknownKinds.sorted(by: { $0.key < $1.key }) {
-            o.field(kind, count)
+            o.key(named: kind)
+            o.int(count)
           }
         }
       }

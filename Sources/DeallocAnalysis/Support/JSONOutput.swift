@@ -14,8 +14,11 @@ protocol JSONOutput {
   mutating func endObject()
   mutating func beginArray()
   mutating func endArray()
-  /// The name of the next member of the object being written.
-  mutating func key(_ name: String)
+  /// The name of the next member of the object being written, as the code spells it.
+  mutating func key(_ name: StaticString)
+  /// The name of the next member of the object being written, from data (a summary's
+  /// counts, a record kind from the log).
+  mutating func key(named name: String)
   mutating func null()
   mutating func bool(_ value: Bool)
   mutating func int(_ value: Int64)
@@ -25,6 +28,14 @@ protocol JSONOutput {
   mutating func hex(_ value: UInt64)
   /// A value built elsewhere as a tree.
   mutating func value(_ value: JSONValue)
+  /// `elements` as an array of what `element` writes for each, like ``array(_:_:)``, for
+  /// arrays that many parts of a document share (a stack, in every group it starts).
+  ///
+  /// Implementation requirements: the document must be what ``array(_:_:)`` writes. A writer
+  /// may repeat what it wrote for the same array storage at the same depth instead of
+  /// calling `element` again, so a caller passes one `element` per kind of array.
+  mutating func array<Element>(
+    shared elements: [Element], _ element: (inout Self, Element) -> Void)
 }
 
 extension JSONOutput {
@@ -57,36 +68,36 @@ extension JSONOutput {
   }
 
   /// `key` and a string (or `null`).
-  mutating func field(_ key: String, _ value: String?) {
+  mutating func field(_ key: StaticString, _ value: String?) {
     self.key(key)
     string(value)
   }
 
   /// `key` and an integer (or `null`).
-  mutating func field(_ key: String, _ value: Int64?) {
+  mutating func field(_ key: StaticString, _ value: Int64?) {
     self.key(key)
     int(value)
   }
 
   /// `key` and an integer (or `null`).
-  mutating func field(_ key: String, _ value: Int?) {
+  mutating func field(_ key: StaticString, _ value: Int?) {
     self.key(key)
     int(value)
   }
 
   /// `key` and an address-style hex string (or `null`).
-  mutating func hexField(_ key: String, _ value: UInt64?) {
+  mutating func hexField(_ key: StaticString, _ value: UInt64?) {
     self.key(key)
     if let value { hex(value) } else { null() }
   }
 
-  mutating func field(_ key: String, _ value: Bool) {
+  mutating func field(_ key: StaticString, _ value: Bool) {
     self.key(key)
     bool(value)
   }
 
   /// `key`, then whatever `value` writes.
-  mutating func field(_ key: String, _ value: (inout Self) -> Void) {
+  mutating func field(_ key: StaticString, _ value: (inout Self) -> Void) {
     self.key(key)
     value(&self)
   }
@@ -94,17 +105,48 @@ extension JSONOutput {
 
 /// Pretty-printed JSON bytes, two spaces per level, as ``JSONValue/serialized(pretty:)``.
 struct JSONByteWriter: JSONOutput {
-  private(set) var bytes: [UInt8] = []
-  /// Members or elements written so far in each open container, outermost first.
-  private var counts: [Int] = []
+  private var out: JSONByteBuffer
+  /// How many containers are open.
+  private var depth = 0
+  /// Whether each open container has a member or element yet, the innermost in the lowest
+  /// bit: the stack a writer consults at every entry, kept in a register. Containers nested
+  /// deeper than its bits spill their outer bits into ``spilledHasEntries``.
+  private var hasEntries: UInt64 = 0
+  private var spilledHasEntries: [Bool] = []
   /// A key was just written: the next value follows it on its line.
   private var afterKey = false
+  /// Where ``repeatedBytes`` holds what a shared array (by storage and depth) was written as.
+  private var sharedArrays: [SharedArray: Range<Int>] = [:]
+  private var repeatedBytes: [UInt8] = []
+  /// The arrays of ``sharedArrays``, kept alive so that no other array takes their storage.
+  private var pinned: [Any] = []
+
+  /// An array's storage at a depth.
+  private struct SharedArray: Hashable {
+    var storage: UnsafeRawPointer
+    var depth: Int
+  }
 
   init(capacity: Int = 0) {
-    bytes.reserveCapacity(capacity)
+    out = JSONByteBuffer(capacity: capacity)
+  }
+
+  /// The document so far.
+  var bytes: [UInt8] { out.bytes }
+
+  /// The document and the line break a file ends with.
+  var line: [UInt8] {
+    out.withUnsafeBytes { document in
+      [UInt8](unsafeUninitializedCapacity: document.count + 1) { line, count in
+        _ = line.initialize(fromContentsOf: document)
+        line[document.count] = UInt8(ascii: "\n")
+        count = document.count + 1
+      }
+    }
   }
 
   /// The separator and indentation before a value in an array (a member's came with its key).
+  @inline(__always)
   private mutating func beginValue() {
     if afterKey {
       afterKey = false
@@ -113,62 +155,136 @@ struct JSONByteWriter: JSONOutput {
     nextEntry()
   }
 
+  @inline(__always)
   private mutating func nextEntry() {
-    guard let last = counts.indices.last else { return }
-    if counts[last] > 0 { bytes.append(UInt8(ascii: ",")) }
-    counts[last] += 1
-    JSONValue.newline(&bytes, counts.count)
+    guard depth > 0 else { return }
+    if hasEntries & 1 != 0 {
+      out.append(UInt8(ascii: ","))
+    } else {
+      hasEntries |= 1
+    }
+    JSONValue.newline(&out, depth)
+  }
+
+  private mutating func open(_ bracket: UInt8) {
+    out.append(bracket)
+    if depth >= UInt64.bitWidth { spilledHasEntries.append(hasEntries >> 63 != 0) }
+    hasEntries <<= 1
+    depth += 1
+  }
+
+  private mutating func close(_ bracket: UInt8) {
+    let hadEntries = hasEntries & 1 != 0
+    hasEntries >>= 1
+    depth -= 1
+    if depth >= UInt64.bitWidth, spilledHasEntries.removeLast() { hasEntries |= 1 << 63 }
+    if hadEntries { JSONValue.newline(&out, depth) }
+    out.append(bracket)
   }
 
   mutating func beginObject() {
     beginValue()
-    bytes.append(UInt8(ascii: "{"))
-    counts.append(0)
+    open(UInt8(ascii: "{"))
   }
 
   mutating func endObject() { close(UInt8(ascii: "}")) }
 
   mutating func beginArray() {
     beginValue()
-    bytes.append(UInt8(ascii: "["))
-    counts.append(0)
+    open(UInt8(ascii: "["))
   }
 
   mutating func endArray() { close(UInt8(ascii: "]")) }
 
-  private mutating func close(_ bracket: UInt8) {
-    if counts.removeLast() > 0 { JSONValue.newline(&bytes, counts.count) }
-    bytes.append(bracket)
-  }
-
-  mutating func key(_ name: String) {
+  /// Writes the literal as it is, unescaped: the report's keys are plain ASCII names, and
+  /// scanning each for escapes cost more than writing it. Debug builds check; the tests that
+  /// compare this writer with the tree (which escapes every key) would show a key that
+  /// needed escaping.
+  mutating func key(_ name: StaticString) {
     nextEntry()
-    Escaping.json(name, into: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    bytes.append(UInt8(ascii: " "))
+    out.append(UInt8(ascii: "\""))
+    name.withUTF8Buffer { name in
+      assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F })
+      out.append(contentsOf: name)
+    }
+    JSONValue.append(Self.endOfKey, to: &out)
     afterKey = true
   }
 
-  mutating func null() { value(.null) }
-  mutating func bool(_ value: Bool) { self.value(.bool(value)) }
-  mutating func int(_ value: Int64) { self.value(.int(value)) }
+  mutating func key(named name: String) {
+    nextEntry()
+    out.append(UInt8(ascii: "\""))
+    Escaping.jsonContents(name, into: &out)
+    JSONValue.append(Self.endOfKey, to: &out)
+    afterKey = true
+  }
+
+  /// What follows a key's name: its closing quote, the colon and a space.
+  private static let endOfKey: StaticString = "\": "
+
+  mutating func null() {
+    beginValue()
+    JSONValue.append("null", to: &out)
+  }
+
+  mutating func bool(_ value: Bool) {
+    beginValue()
+    JSONValue.append(value ? "true" : "false", to: &out)
+  }
+
+  mutating func int(_ value: Int64) {
+    beginValue()
+    Escaping.appendDecimal(value, to: &out)
+  }
+
   mutating func double(_ value: Double) { self.value(.double(value)) }
 
   mutating func string(_ value: String) {
     beginValue()
-    Escaping.json(value, into: &bytes)
+    Escaping.json(value, into: &out)
   }
 
   mutating func value(_ value: JSONValue) {
     beginValue()
-    value.write(to: &bytes, pretty: true, indent: counts.count)
+    value.write(to: &out, pretty: true, indent: depth)
   }
 
   mutating func hex(_ value: UInt64) {
     beginValue()
-    bytes.append(UInt8(ascii: "\""))
-    Escaping.appendHex(value, to: &bytes)
-    bytes.append(UInt8(ascii: "\""))
+    out.append(UInt8(ascii: "\""))
+    Escaping.appendHex(value, to: &out)
+    out.append(UInt8(ascii: "\""))
+  }
+
+  /// Writes each shared array once per depth, then copies those bytes: a leak-heavy report
+  /// prints the same few hundred stacks in hundreds of groups, and the copy costs a fraction
+  /// of escaping and indenting each frame again. The trade-off is memory for one copy of
+  /// each distinct array's text, and holding the arrays until the writer goes.
+  mutating func array<Element>(
+    shared elements: [Element], _ element: (inout Self, Element) -> Void
+  ) {
+    // The storage's address names the array: a value type's storage never changes while
+    // it is shared, and pinning it keeps the address from being reused.
+    guard elements.count > 1, let storage = elements.withUnsafeBufferPointer({ $0.baseAddress })
+    else { return array(elements, element) }
+    beginValue()
+    let key = SharedArray(storage: UnsafeRawPointer(storage), depth: depth)
+    if let range = sharedArrays[key] {
+      repeatedBytes.withUnsafeBufferPointer {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range]))
+      }
+      return
+    }
+    let start = out.count
+    open(UInt8(ascii: "["))
+    for item in elements { element(&self, item) }
+    endArray()
+    let first = repeatedBytes.count
+    out.withUnsafeBytes {
+      repeatedBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...]))
+    }
+    sharedArrays[key] = first..<repeatedBytes.count
+    pinned.append(elements)
   }
 }
 
@@ -214,7 +330,9 @@ struct JSONTreeBuilder: JSONOutput {
     add(.array(elements))
   }
 
-  mutating func key(_ name: String) {
+  mutating func key(_ name: StaticString) { key(named: name.description) }
+
+  mutating func key(named name: String) {
     guard case .object(let members, _) = open.popLast() else { return }
     open.append(.object(members, key: name))
   }
@@ -226,4 +344,10 @@ struct JSONTreeBuilder: JSONOutput {
   mutating func string(_ value: String) { add(.string(value)) }
   mutating func hex(_ value: UInt64) { add(.string(Address(value).description)) }
   mutating func value(_ value: JSONValue) { add(value) }
+
+  mutating func array<Element>(
+    shared elements: [Element], _ element: (inout Self, Element) -> Void
+  ) {
+    array(elements, element)
+  }
 }

@@ -43,23 +43,24 @@ public enum JSONValue: Sendable, Equatable {
     return String(decoding: out, as: UTF8.self)
   }
 
-  func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
+  func write(to out: inout some ByteSink, pretty: Bool, indent: Int) {
     switch self {
-    case .null: out.append(contentsOf: "null".utf8)
-    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .null: Self.append("null", to: &out)
+    case .bool(let value): Self.append(value ? "true" : "false", to: &out)
     case .int(let value): Escaping.appendDecimal(value, to: &out)
     case .double(let value):
       if !value.isFinite {
-        out.append(contentsOf: "null".utf8)
+        Self.append("null", to: &out)
       } else if value == value.rounded(), abs(value) < 1e15 {
         Escaping.appendDecimal(Int64(value), to: &out)
       } else {
-        out.append(contentsOf: String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { out.append(contentsOf: $0) }
       }
     case .string(let value): Escaping.json(value, into: &out)
     case .array(let values):
       if values.isEmpty {
-        out.append(contentsOf: "[]".utf8)
+        Self.append("[]", to: &out)
         return
       }
       out.append(UInt8(ascii: "["))
@@ -72,7 +73,7 @@ public enum JSONValue: Sendable, Equatable {
       out.append(UInt8(ascii: "]"))
     case .object(let members):
       if members.isEmpty {
-        out.append(contentsOf: "{}".utf8)
+        Self.append("{}", to: &out)
         return
       }
       out.append(UInt8(ascii: "{"))
@@ -90,15 +91,44 @@ public enum JSONValue: Sendable, Equatable {
   }
 
   /// A line break and `indent` levels of two spaces.
-  static func newline(_ out: inout [UInt8], _ indent: Int) {
+  ///
+  /// Appended as one slice of a line break followed by spaces: a pretty report writes a line
+  /// per member, and a loop over an array of spaces cost more than the spaces.
+  @inline(__always)
+  static func newline(_ out: inout some ByteSink, _ indent: Int) {
+    let line = Self.lineBreakAndSpaces
+    let count = 1 + 2 * indent
+    if count <= line.count {
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<count]))
+    } else {
+      deepNewline(&out, indent)
+    }
+  }
+
+  /// Appends a literal's bytes.
+  @inline(__always)
+  static func append(_ text: StaticString, to out: inout some ByteSink) {
+    text.withUTF8Buffer { out.append(contentsOf: $0) }
+  }
+
+  /// ``newline(_:_:)`` for a depth past what ``lineBreakAndSpaces`` covers.
+  private static func deepNewline(_ out: inout some ByteSink, _ indent: Int) {
+    let spaces = UnsafeBufferPointer(rebasing: lineBreakAndSpaces.dropFirst())
     out.append(UInt8(ascii: "\n"))
     var left = 2 * indent
     while left > 0 {
-      let run = min(left, Self.spaces.count)
-      out.append(contentsOf: Self.spaces[..<run])
+      let run = min(left, spaces.count)
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: spaces[..<run]))
       left -= run
     }
   }
 
-  private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+  /// A line break and 64 levels of indentation, made once and never freed or written again
+  /// (hence safe to share): a pointer, because reading it costs no reference counting.
+  private nonisolated(unsafe) static let lineBreakAndSpaces: UnsafeBufferPointer<UInt8> = {
+    let line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 + 2 * 64)
+    line.initialize(repeating: UInt8(ascii: " "))
+    line[0] = UInt8(ascii: "\n")
+    return UnsafeBufferPointer(line)
+  }()
 }

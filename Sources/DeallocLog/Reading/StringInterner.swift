@@ -76,11 +76,19 @@ struct StringInterner {
       k += 8
     }
     var tail: UInt64 = 0
-    var shift: UInt64 = 0
-    while k < count {
-      tail |= UInt64(pointer[k]) << shift
-      shift += 8
-      k += 1
+    if k < count && count >= 8 {
+      // The last 1 to 7 bytes from the word that ends with them (it overlaps bytes already
+      // hashed, which the shift drops), instead of a loop over them.
+      let last = UInt64(
+        littleEndian: UnsafeRawPointer(pointer + count - 8).loadUnaligned(as: UInt64.self))
+      tail = last >> UInt64(8 * (8 - (count - k)))
+    } else {
+      var shift: UInt64 = 0
+      while k < count {
+        tail |= UInt64(pointer[k]) << shift
+        shift += 8
+        k += 1
+      }
     }
     h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
     return h ^ (h >> 29)
