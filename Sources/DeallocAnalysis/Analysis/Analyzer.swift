@@ -406,25 +406,17 @@ public struct Analyzer: LogVisitor {
     origin(type: Int(object.type), stack: object.stack, holderKey: holderKey)
   }
 
-  /// The signature and finding keys of type row `type` and `stack`, once per pair. A member
-  /// with a holder key (its holders group it too) gets an origin of its own, uncached: only
-  /// survivors and checks of sessions recorded with holders have one.
+  /// The signature and finding keys of type row `type`, `stack` and `holderKey`, once per
+  /// distinct triple of the session.
   private mutating func origin(type: Int, stack: Int64?, holderKey: String? = nil)
     -> FindingOrigin
   {
-    if let holderKey {
-      let frames = frames(stack)
-      let signature = Signature(type: types[type].type, stack: frames, holderKey: holderKey)
-      return FindingOrigin(
-        id: FindingOrigin.uncached, signature: signature, stack: frames,
-        signatureKey: signature.key, stackKey: FindingCollector.key(of: frames))
+    if let known = state.origins.known(type: type, stack: stack, holderKey: holderKey) {
+      return known
     }
-    var origins = state.origins
-    state.origins = FindingOrigins()
-    defer { state.origins = origins }
-    return origins.origin(type: type, typeName: types[type].type, stack: stack) {
-      frames(stack)
-    }
+    let frames = frames(stack)
+    return state.origins.origin(
+      type: type, typeName: types[type].type, stack: stack, holderKey: holderKey, frames: frames)
   }
 
   private mutating func finishSession(_ ending: SessionEnding) {
@@ -451,17 +443,23 @@ public struct Analyzer: LogVisitor {
   /// Counts the objects the queue released that were never deallocated, and groups them
   /// as leaked findings, in log order.
   private mutating func finishSurvivors(_ end: EndOfSession) {
-    let file = state.info.file
-    let survivors = state.survivors.entries.sorted { $0.survivor.line < $1.survivor.line }
-    for (id, survivor) in survivors {
+    let (session, file) = (state.info.index, state.info.file)
+    let (types, timelines) = (self.types, state.timelines)
+    let survivors = state.survivors.entries
+    // Sorted by index, not by moving the entries: a survivor is large.
+    let order = survivors.indices.sorted {
+      survivors[$0].survivor.line < survivors[$1].survivor.line
+    }
+    for (id, survivor) in order.lazy.map({ survivors[$0] }) {
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
-      let type = typeName(survivor.live)
       findings.add(
         .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
+        holders: survivor.holders,
         FindingExample(
-          session: state.info.index, id: id, address: survivor.live.address, type: type,
-          queue: queueName(survivor.live), enqueuedAt: survivor.live.enqueuedAt,
+          session: session, id: id, address: survivor.live.address,
+          type: types[Int(survivor.live.type)].type,
+          queue: timelines[Int(survivor.live.queue)].queue, enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
           location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
       state.checks.finished(id, in: objectState)
@@ -471,11 +469,11 @@ public struct Analyzer: LogVisitor {
   /// Counts the objects still in a queue, in log order, as pending, stuck or never
   /// released, and groups the stuck and never-released ones as findings.
   private mutating func finishQueuedObjects(_ end: EndOfSession) {
-    let file = state.info.file
+    let (session, file) = (state.info.index, state.info.file)
+    let (types, timelines) = (self.types, state.timelines)
     let live = state.live
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
-      let age = end.lastTime - object.enqueuedAt
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
@@ -483,8 +481,9 @@ public struct Analyzer: LogVisitor {
       findings.add(
         objectState == .stuck ? .stuck : .neverReleased, origin(object),
         FindingExample(
-          session: state.info.index, id: id, address: object.address, type: typeName(object),
-          queue: queueName(object), enqueuedAt: object.enqueuedAt, age: age,
+          session: session, id: id, address: object.address, type: types[Int(object.type)].type,
+          queue: timelines[Int(object.queue)].queue, enqueuedAt: object.enqueuedAt,
+          age: end.lastTime - object.enqueuedAt,
           location: LogLocation(file: file, line: object.line)))
     }
   }
@@ -538,6 +537,7 @@ public struct Analyzer: LogVisitor {
         .trueLeak,
         self.origin(
           type: entry.typeRow, stack: entry.stack, holderKey: entry.holders?.groupingKey),
+        holders: entry.holders,
         FindingExample(
           session: session.index, id: entry.facts?.id, address: entry.check.object,
           type: entry.check.type, queue: entry.facts?.queue, enqueuedAt: entry.facts?.enqueuedAt,
@@ -573,7 +573,7 @@ public struct Analyzer: LogVisitor {
       location: LogLocation(file: session.file, line: entry.line), object: facts,
       explanation: Explanations.check(
         entry.verdict, entry.check, facts, sessionEnd: lastTime, ended: ended,
-        neverEnqueued: entry.neverEnqueued),
+        neverEnqueued: entry.neverEnqueued, callerName: origin.callerName),
       holders: entry.holders)
   }
 }

@@ -8,92 +8,151 @@ enum Explanations {
   typealias T = TimeFormatting
 
   /// `neverEnqueued`: for a check matched with no object, the session certainly never
-  /// enqueued its address, and the check has no id. Otherwise an object may have been there and left its queue
-  /// before the analyzer's look-back, and the sentence claims no more than the log shows.
+  /// enqueued its address, and the check has no id. Otherwise an object may have been there
+  /// and left its queue before the analyzer's look-back, and the sentence claims no more than
+  /// the log shows. `callerName`: the short name of `facts.enqueuedBy` when the caller keeps
+  /// it (once per stack), else it is worked out here.
+  ///
+  /// The sentence is appended piece by piece as UTF-8 (``SentenceBuilder``): a report lists
+  /// up to a thousand checks, and joining interpolated parts with `+` cost a dozen
+  /// allocations per sentence.
   static func check(
     _ verdict: CheckVerdict.Verdict, _ check: CheckRecord, _ facts: ObjectFacts?,
-    sessionEnd: Int64, ended: Bool, neverEnqueued: Bool = true
+    sessionEnd: Int64, ended: Bool, neverEnqueued: Bool = true, callerName: String? = nil
   ) -> String {
-    let who = check.label.isEmpty ? "A leak check" : check.label
-    let text = "\(who) saw \(check.type) alive at \(T.format(check.time))."
+    var text = SentenceBuilder()
+    text.append(check.label.isEmpty ? "A leak check" : check.label)
+    text.append(" saw ")
+    text.append(check.type)
+    text.append(" alive at ")
+    text.append(T.format(check.time))
+    text.append(".")
     guard let facts else {
-      if neverEnqueued {
-        return text + " It was not waiting in any queue (it was never handed to one): a real leak."
-      }
-      return text + " It was not waiting in any queue at that moment: a real leak."
+      text.append(
+        neverEnqueued
+          ? " It was not waiting in any queue (it was never handed to one): a real leak."
+          : " It was not waiting in any queue at that moment: a real leak.")
+      return text.sentence
     }
+    let by = enqueuedBy(facts, callerName: callerName)
     switch verdict {
-    case .falseLeak: return text + falseLeak(check, facts, sessionEnd: sessionEnd)
-    case .trueLeak: return text + trueLeak(check, facts)
+    case .falseLeak: falseLeak(check, facts, by: by, sessionEnd: sessionEnd, into: &text)
+    case .trueLeak: trueLeak(check, facts, by: by, into: &text)
     }
+    return text.sentence
   }
 
   /// Why a check that saw a queued object was early: where the object waited, and what the
   /// queue did with it afterwards.
-  private static func falseLeak(_ check: CheckRecord, _ facts: ObjectFacts, sessionEnd: Int64)
-    -> String
-  {
-    let waiting =
-      " It was waiting in queue '\(facts.queue)', enqueued \(T.format(check.time - facts.enqueuedAt))"
-      + " earlier\(enqueuedBy(facts))."
+  private static func falseLeak(
+    _ check: CheckRecord, _ facts: ObjectFacts, by: String, sessionEnd: Int64,
+    into text: inout SentenceBuilder
+  ) {
+    text.append(" It was waiting in queue '")
+    text.append(facts.queue)
+    text.append("', enqueued ")
+    text.append(T.format(check.time - facts.enqueuedAt))
+    text.append(" earlier")
+    text.append(by)
+    text.append(".")
     guard let releasedAt = facts.releasedAt else {
-      return waiting + neverReleased(facts, sessionEnd: sessionEnd)
+      neverReleased(facts, sessionEnd: sessionEnd, into: &text)
+      return
     }
-    let after =
-      "The queue released it at \(T.format(releasedAt)) (+\(T.format(releasedAt - check.time)))"
+    text.append(" The queue released it at ")
+    text.append(T.format(releasedAt))
+    text.append(" (+")
+    text.append(T.format(releasedAt - check.time))
+    text.append(")")
     if facts.freedByRelease == true {
-      return waiting + " \(after) and it was freed. Not a leak: a delayed dealloc."
+      text.append(" and it was freed. Not a leak: a delayed dealloc.")
+      return
     }
     if let deallocAt = facts.deallocAt {
-      return waiting
-        + " \(after); something else still held it\(rc(facts)), and it was freed at"
-        + " \(T.format(deallocAt)). Not a leak: a delayed dealloc."
+      text.append("; something else still held it")
+      appendRetainCount(facts, to: &text)
+      text.append(", and it was freed at ")
+      text.append(T.format(deallocAt))
+      text.append(". Not a leak: a delayed dealloc.")
+      return
     }
-    return waiting
-      + " \(after), but something else still holds it\(rc(facts)): the check was early,"
-      + " yet the object leaked anyway (see the leaked findings)."
+    text.append(", but something else still holds it")
+    appendRetainCount(facts, to: &text)
+    text.append(": the check was early, yet the object leaked anyway (see the leaked findings).")
   }
 
   /// What became of a checked object the queue never released, by its state at the end.
-  private static func neverReleased(_ facts: ObjectFacts, sessionEnd: Int64) -> String {
+  private static func neverReleased(
+    _ facts: ObjectFacts, sessionEnd: Int64, into text: inout SentenceBuilder
+  ) {
     switch facts.state {
     case .neverReleased?:
-      return " The queue never released it before the session ended at \(T.format(sessionEnd))."
-        + " Not a leak at the check, but the queue held it to the end."
+      text.append(" The queue never released it before the session ended at ")
+      text.append(T.format(sessionEnd))
+      text.append(". Not a leak at the check, but the queue held it to the end.")
     case .stuck?:
-      return " The queue had still not released it at the last record (\(T.format(sessionEnd))):"
-        + " the queue looks stuck."
+      text.append(" The queue had still not released it at the last record (")
+      text.append(T.format(sessionEnd))
+      text.append("): the queue looks stuck.")
     default:
-      return " It was still waiting at the last record (\(T.format(sessionEnd)))."
-        + " Not a leak: a delayed dealloc."
+      text.append(" It was still waiting at the last record (")
+      text.append(T.format(sessionEnd))
+      text.append("). Not a leak: a delayed dealloc.")
     }
   }
 
   /// Why a check that matched an enqueued object saw a real leak: the object had left its
   /// queue (freed, so what was alive was another object, or still held), or not yet reached it.
-  private static func trueLeak(_ check: CheckRecord, _ facts: ObjectFacts) -> String {
-    let by = enqueuedBy(facts)
+  private static func trueLeak(
+    _ check: CheckRecord, _ facts: ObjectFacts, by: String, into text: inout SentenceBuilder
+  ) {
     if let releasedAt = facts.releasedAt, releasedAt <= check.time, facts.freedByRelease == true {
-      return " It was not in a queue at that moment: the object it matched (id \(facts.id),"
-        + " enqueued\(by) at \(T.format(facts.enqueuedAt))) had left queue '\(facts.queue)'"
-        + " at \(T.format(releasedAt)) and that release freed it, so what the check saw alive"
-        + " was another object: a real leak."
+      text.append(" It was not in a queue at that moment: the object it matched (id ")
+      text.append(String(facts.id))
+      text.append(", enqueued")
+      text.append(by)
+      text.append(" at ")
+      text.append(T.format(facts.enqueuedAt))
+      text.append(") had left queue '")
+      text.append(facts.queue)
+      text.append("' at ")
+      text.append(T.format(releasedAt))
+      text.append(" and that release freed it, so what the check saw alive was another object:")
+      text.append(" a real leak.")
+      return
     }
     if let releasedAt = facts.releasedAt, releasedAt <= check.time {
-      return " The queue '\(facts.queue)' had already released it at \(T.format(releasedAt))"
-        + " (enqueued\(by) at \(T.format(facts.enqueuedAt))), but something else still held"
-        + " it\(rc(facts)): a real leak."
+      text.append(" The queue '")
+      text.append(facts.queue)
+      text.append("' had already released it at ")
+      text.append(T.format(releasedAt))
+      text.append(" (enqueued")
+      text.append(by)
+      text.append(" at ")
+      text.append(T.format(facts.enqueuedAt))
+      text.append("), but something else still held it")
+      appendRetainCount(facts, to: &text)
+      text.append(": a real leak.")
+      return
     }
-    return " It was not in a queue at that moment (queue '\(facts.queue)' received it at"
-      + " \(T.format(facts.enqueuedAt))\(by)): a real leak at the time of the check."
+    text.append(" It was not in a queue at that moment (queue '")
+    text.append(facts.queue)
+    text.append("' received it at ")
+    text.append(T.format(facts.enqueuedAt))
+    text.append(by)
+    text.append("): a real leak at the time of the check.")
   }
 
-  private static func enqueuedBy(_ facts: ObjectFacts) -> String {
-    facts.enqueuedBy.map { " by \($0.shortName)" } ?? ""
+  private static func enqueuedBy(_ facts: ObjectFacts, callerName: String?) -> String {
+    guard let frame = facts.enqueuedBy else { return "" }
+    return " by " + (callerName ?? frame.shortName)
   }
 
-  private static func rc(_ facts: ObjectFacts) -> String {
-    facts.retainCountAfterRelease.map { " (retain count \($0))" } ?? ""
+  private static func appendRetainCount(_ facts: ObjectFacts, to text: inout SentenceBuilder) {
+    guard let count = facts.retainCountAfterRelease else { return }
+    text.append(" (retain count ")
+    text.append(String(count))
+    text.append(")")
   }
 
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
@@ -127,4 +186,21 @@ enum Explanations {
         + " so the queue held that memory to the end."
     }
   }
+}
+
+/// One sentence's UTF-8 bytes, appended piece by piece and made a `String` once.
+///
+/// Why not `String +=`: each append of a `String` is an opaque call into the runtime that
+/// costs as much as copying a short sentence, and a sentence has a dozen pieces.
+struct SentenceBuilder {
+  private var bytes: [UInt8] = []
+
+  init() { bytes.reserveCapacity(320) }
+
+  mutating func append(_ piece: String) {
+    var piece = piece
+    piece.withUTF8 { bytes.append(contentsOf: $0) }
+  }
+
+  var sentence: String { String(decoding: bytes, as: UTF8.self) }
 }

@@ -19,30 +19,26 @@ struct FindingCollector {
   /// 0: not yet). Valid for the session the origins belong to: see ``forgetOrigins()``.
   private var originSlots: [(finding: Int, variant: Int)?] = []
 
-  /// Adds one member from `origin`, with its example: the same as
+  /// Adds one member from `origin`, held as `holders` says, with its example: the same as
   /// ``add(_:_:stack:_:verdict:)`` with the origin's signature and stack, but after the
-  /// origin's first member it costs no key building or hashing.
+  /// origin's first member it costs no key building or hashing, and `example` is built only
+  /// while the finding has room for one (most members of a large finding are only counted).
   ///
   /// `verdict` is evaluated only when the member starts a finding: a true-leak group's
   /// explanation is its first check's, and building a verdict's text for every other
   /// member was most of the end of a session with thousands of checks.
   mutating func add(
-    _ kind: Finding.Kind, _ origin: FindingOrigin, _ example: FindingExample,
+    _ kind: Finding.Kind, _ origin: FindingOrigin, holders: HolderReport? = nil,
+    _ example: @autoclosure () -> FindingExample,
     verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
     let slot = origin.id &* 4 &+ Self.order(kind)
-    if origin.id == FindingOrigin.uncached {
-      _ = insert(
-        kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature,
-        stack: origin.stack, stackKey: origin.stackKey, example, verdict: verdict)
-      return
-    }
     if slot < originSlots.count, let (index, variant) = originSlots[slot] {
       findings[index].count += 1
-      if findings[index].holders == nil { findings[index].holders = example.holders }
+      if holders != nil, findings[index].holders == nil { findings[index].holders = holders }
       findings[index].stackVariants[variant].count += 1
       if findings[index].examples.count < maximumExamples {
-        var example = example
+        var example = example()
         example.stackKey = findings[index].stackVariants[variant].key
         findings[index].examples.append(example)
       }
@@ -50,7 +46,7 @@ struct FindingCollector {
     }
     let joined = insert(
       kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature, stack: origin.stack,
-      stackKey: origin.stackKey, example, verdict: verdict)
+      stackKey: origin.stackKey, example(), verdict: verdict)
     if slot >= originSlots.count {
       originSlots.append(contentsOf: repeatElement(nil, count: slot + 1 - originSlots.count))
     }
@@ -174,9 +170,21 @@ struct FindingCollector {
     return findings[index].stackVariants.count - 1
   }
 
-  /// The key that tells stacks apart: their return addresses.
+  /// The key that tells stacks apart: their return addresses, in lower-case hex without a
+  /// prefix, joined by commas. Written as bytes: it is built for every distinct stack.
   static func key(of stack: [Frame]) -> String {
-    stack.map { String($0.ip, radix: 16) }.joined(separator: ",")
+    var key: [UInt8] = []
+    key.reserveCapacity(stack.count * 13)
+    for frame in stack {
+      if !key.isEmpty { key.append(UInt8(ascii: ",")) }
+      var shift = max(4, (UInt64.bitWidth - frame.ip.leadingZeroBitCount + 3) / 4 * 4)
+      while shift > 0 {
+        shift -= 4
+        let digit = UInt8(truncatingIfNeeded: frame.ip >> UInt64(shift)) & 0xf
+        key.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+      }
+    }
+    return String(decoding: key, as: UTF8.self)
   }
 
   /// The findings in order of first appearance, each with its explanation (a true-leak

@@ -1,80 +1,141 @@
 import DeallocLog
 
-/// What all finding members of one type enqueued through one stack share: the stack's
-/// frames, the ``Signature`` and the keys the ``FindingCollector`` groups by.
+/// What all finding members of one type enqueued through one stack (and, when the recorder
+/// scanned for holders, held the same way) share: the stack's frames, the ``Signature`` and
+/// the keys the ``FindingCollector`` groups by.
 ///
 /// Why: a session's objects share a few hundred stacks, and a signature costs string work
 /// (machinery frames, owning contexts, the key's text). Computed once per distinct
-/// (type, stack) of a session, a log of a million unreleased objects costs a million table
-/// lookups at the session's end instead of a million signatures (issue 11's cliff).
-struct FindingOrigin {
-  /// Dense per session, so that the collector can remember each origin's finding in an array;
-  /// ``uncached`` for an origin made for one member, which the collector does not remember.
-  var id: Int
-  static let uncached = -1
-  var signature: Signature
-  var stack: [Frame]
+/// (type, stack, holder key) of a session, a log of a million unreleased objects costs a
+/// million table lookups at the session's end instead of a million signatures (issue 11's
+/// cliff). A class, so that handing an origin to every member costs one reference count.
+final class FindingOrigin {
+  /// Dense per session, so that the collector can remember each origin's finding in an array.
+  let id: Int
+  let signature: Signature
+  let stack: [Frame]
   /// ``Signature/key``.
-  var signatureKey: String
+  let signatureKey: String
   /// The stack's return addresses, which tell the finding's stack variants apart.
-  var stackKey: String
+  let stackKey: String
+  /// The innermost caller's short name, for the sentences of the origin's checks; worked out
+  /// on first use.
+  private(set) lazy var callerName: String? = signature.frames.first?.shortName
+
+  init(id: Int, signature: Signature, stack: [Frame], signatureKey: String, stackKey: String) {
+    self.id = id
+    self.signature = signature
+    self.stack = stack
+    self.signatureKey = signatureKey
+    self.stackKey = stackKey
+  }
 }
 
-/// The origins of one session, by type row and stack id. Dropped with the session: stack ids
-/// are per session.
+/// The origins of one session, by type row, stack id and holder key. Dropped with the
+/// session: stack ids are per session.
+///
+/// Looked up once per unreleased object at the session's end, so the common case (no holder
+/// key) costs two integer-table probes: stack id to a dense stack index, then (stack index,
+/// type row) to the origin. Only members with a holder key hash a string.
 struct FindingOrigins {
-  private struct Key: Hashable {
+  private struct HolderKeyed: Hashable {
     var type: Int
     var stack: Int64?
+    var holderKey: String
   }
 
   /// What an origin takes from its stack alone: the frames, the callers a signature keeps
-  /// (machinery skipped) and the stack key. Kept per stack, because generated and real logs
-  /// alike pair a few hundred stacks with many types, and the machinery rule is string work
-  /// per frame.
+  /// (machinery skipped), their part of the signature key and the stack key. Kept per stack,
+  /// because generated and real logs alike pair a few hundred stacks with many types, and
+  /// the machinery rule is string work per frame.
   private struct StackPart {
     var frames: [Frame]
     var callers: [Frame]
+    var callersKey: String
     var stackKey: String
   }
 
-  private var byKey: [Key: Int] = [:]
-  private var byStack: [Int64?: StackPart] = [:]
+  /// Dense index of each stack id seen (by bit pattern), into `stackParts`.
+  private var stackIndexes = IntegerTable<Int32>()
+  private var noStackIndex: Int32?
+  private var stackParts: [StackPart] = []
+  /// Origin index by ``pair(type:stackIndex:)``.
+  private var byTypeAndStack = IntegerTable<Int32>()
+  private var byHolderKey: [HolderKeyed: Int] = [:]
+  /// Whether each frame seen is machinery, by return address; the frame is kept to confirm
+  /// the match, since a log may name two frames at one address differently. Why: every stack
+  /// starts with the same few frames of the queue and the tracer, whose demangled names are
+  /// the slowest to judge.
+  private var machinery: [UInt64: (frame: Frame, isMachinery: Bool)] = [:]
   private var origins: [FindingOrigin] = []
-  /// The last origin asked for: unreleased objects come in runs of one call site.
-  private var last: (key: Key, index: Int)?
 
-  /// The origin of members of type row `type` (named `typeName`) enqueued through `stack`;
-  /// `frames` resolves the stack, and runs only the first time the stack is seen.
-  mutating func origin(
-    type: Int, typeName: String, stack: Int64?, frames: () -> [Frame]
-  ) -> FindingOrigin {
-    let key = Key(type: type, stack: stack)
-    if let last, last.key == key { return origins[last.index] }
-    let index: Int
-    if let known = byKey[key] {
-      index = known
-    } else {
-      let part = stackPart(stack, frames)
-      let signature = Signature(type: typeName, frames: part.callers)
-      index = origins.count
-      origins.append(
-        FindingOrigin(
-          id: index, signature: signature, stack: part.frames, signatureKey: signature.key,
-          stackKey: part.stackKey))
-      byKey[key] = index
+  /// The origin of members of type row `type` enqueued through `stack` and held as
+  /// `holderKey` says (`nil`: no holders record), if an earlier member made it.
+  func known(type: Int, stack: Int64?, holderKey: String? = nil) -> FindingOrigin? {
+    if let holderKey {
+      return byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)].map {
+        origins[$0]
+      }
     }
-    last = (key, index)
-    return origins[index]
+    guard let stackIndex = stackIndex(of: stack),
+      let index = byTypeAndStack[Self.pair(type: type, stackIndex: stackIndex)]
+    else { return nil }
+    return origins[Int(index)]
   }
 
-  private mutating func stackPart(_ stack: Int64?, _ frames: () -> [Frame]) -> StackPart {
-    if let known = byStack[stack] { return known }
-    let resolved = frames()
-    let part = StackPart(
-      frames: resolved, callers: Signature.callers(in: resolved),
-      stackKey: FindingCollector.key(of: resolved))
-    byStack[stack] = part
-    return part
+  /// ``known(type:stack:holderKey:)``, made on first use: `typeName` names type row `type`,
+  /// and `frames` are `stack`'s (used only the first time the stack is seen).
+  mutating func origin(
+    type: Int, typeName: String, stack: Int64?, holderKey: String? = nil, frames: [Frame]
+  ) -> FindingOrigin {
+    if let known = known(type: type, stack: stack, holderKey: holderKey) { return known }
+    let stackIndex = stackIndex(of: stack) ?? addStack(stack, frames)
+    let part = stackParts[Int(stackIndex)]
+    let origin = FindingOrigin(
+      id: origins.count,
+      signature: Signature(type: typeName, frames: part.callers, holderKey: holderKey),
+      stack: part.frames,
+      signatureKey: Signature.key(
+        type: typeName, callersKey: part.callersKey, holderKey: holderKey),
+      stackKey: part.stackKey)
+    if let holderKey {
+      byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)] = origin.id
+    } else {
+      byTypeAndStack[Self.pair(type: type, stackIndex: stackIndex)] = Int32(origin.id)
+    }
+    origins.append(origin)
+    return origin
+  }
+
+  /// One integer for a type row and a dense stack index, both far below 2^32.
+  private static func pair(type: Int, stackIndex: Int32) -> UInt64 {
+    UInt64(UInt32(truncatingIfNeeded: stackIndex)) << 32 | UInt64(UInt32(truncatingIfNeeded: type))
+  }
+
+  private func stackIndex(of stack: Int64?) -> Int32? {
+    guard let stack else { return noStackIndex }
+    return stackIndexes[UInt64(bitPattern: stack)]
+  }
+
+  private mutating func addStack(_ stack: Int64?, _ frames: [Frame]) -> Int32 {
+    let callers = Signature.callers(in: frames) { isMachinery($0) }
+    let index = Int32(stackParts.count)
+    stackParts.append(
+      StackPart(
+        frames: frames, callers: callers, callersKey: Signature.callersKey(callers),
+        stackKey: FindingCollector.key(of: frames)))
+    if let stack {
+      stackIndexes[UInt64(bitPattern: stack)] = index
+    } else {
+      noStackIndex = index
+    }
+    return index
+  }
+
+  private mutating func isMachinery(_ frame: Frame) -> Bool {
+    if let known = machinery[frame.ip], known.frame == frame { return known.isMachinery }
+    let judged = frame.isMachinery
+    machinery[frame.ip] = (frame, judged)
+    return judged
   }
 }

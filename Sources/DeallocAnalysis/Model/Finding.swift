@@ -107,9 +107,24 @@ public struct Signature: Sendable, Hashable {
   /// A stable text key: the type, then each frame's display name, then `holders: ` and the
   /// holder key when there is one.
   public var key: String {
-    let base = ([type] + frames.map(\.displayName)).joined(separator: " | ")
-    guard let holderKey else { return base }
-    return base + " | holders: " + holderKey
+    Self.key(type: type, callersKey: Self.callersKey(frames), holderKey: holderKey)
+  }
+
+  /// ``key`` from its parts, so that the frames' part can be built once per stack and shared
+  /// by every type enqueued through it.
+  static func key(type: String, callersKey: String, holderKey: String?) -> String {
+    guard let holderKey else { return type + callersKey }
+    return type + callersKey + " | holders: " + holderKey
+  }
+
+  /// The frames' part of ``key``: each frame's display name after a separator.
+  static func callersKey(_ frames: [Frame]) -> String {
+    var text = ""
+    for frame in frames {
+      text += " | "
+      text += frame.displayName
+    }
+    return text
   }
 
   /// The type and the innermost caller, for titles.
@@ -135,7 +150,19 @@ public struct Signature: Sendable, Hashable {
   /// The frames a signature keeps from an enqueue stack: the first ``depth`` that are not
   /// machinery.
   public static func callers(in stack: [Frame]) -> [Frame] {
-    Array(stack.lazy.filter { !isMachinery($0) }.prefix(depth))
+    callers(in: stack) { $0.isMachinery }
+  }
+
+  /// ``callers(in:)`` with the machinery rule answered by `isMachinery` (which may remember
+  /// its answers), asked once per frame up to the last one kept.
+  static func callers(in stack: [Frame], isMachinery: (Frame) -> Bool) -> [Frame] {
+    var kept: [Frame] = []
+    kept.reserveCapacity(depth)
+    for frame in stack where !isMachinery(frame) {
+      kept.append(frame)
+      if kept.count == depth { break }
+    }
+    return kept
   }
 
   /// Whether a frame belongs to the machinery rather than to the program
