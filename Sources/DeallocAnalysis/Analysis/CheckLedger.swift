@@ -70,7 +70,8 @@ struct CheckLedger {
   private(set) var entries: [Entry] = []
   private var freeSlots: [Int] = []
   /// The kept checks of each object, by object id.
-  private var watched: [UInt64: [Int]] = [:]
+  /// Entries by object id. An integer table, not a dictionary: every release asks it.
+  private var watched = IntegerTable<[Int]>()
   private var provisional = IntegerTable<[Provisional]>()
   private var provisionalCount = 0
   /// True-leak groups in order of first appearance.
@@ -218,15 +219,15 @@ struct CheckLedger {
       entries.append(entry)
       index = entries.count - 1
     }
-    if let id = entry.facts?.id { watched[id, default: []].append(index) }
+    if let id = entry.facts?.id { watched[id] = (watched[id] ?? []) + [index] }
     return index
   }
 
   private mutating func releaseIfUnused(_ index: Int) {
     guard !entries[index].listed, !entries[index].isExample else { return }
     if let id = entries[index].facts?.id {
-      watched[id]?.removeAll { $0 == index }
-      if watched[id]?.isEmpty == true { watched[id] = nil }
+      let others = (watched[id] ?? []).filter { $0 != index }
+      watched[id] = others.isEmpty ? nil : others
     }
     freeSlots.append(index)
   }
