@@ -27,6 +27,27 @@ import Testing
     #expect(report.findings.map(\.kind) == [.leaked, .stuck, .neverReleased])
   }
 
+  /// An enqueue of an id still in use is skipped with a warning, whether that id is the
+  /// highest so far (queued) or an older one (queued, or a survivor of its release); a new id
+  /// below the highest is not in use and counts.
+  @Test func anIdInUseIsRejectedWhereverItSits() throws {
+    let log = try TemporaryLog([
+      Line.session(),
+      Line.enqueue(5, t: 0), Line.enqueue(9, t: 1),
+      Line.release(5, t: 2, freed: false),
+      Line.enqueue(9, t: 3),  // the highest, still queued
+      Line.enqueue(5, t: 4),  // below the highest, a survivor
+      Line.enqueue(7, t: 5),  // below the highest, new
+      Line.end(t: 10),
+    ])
+    let report = try log.report()
+    let reused = report.warnings.map(\.message).filter { $0.hasPrefix("enqueue reuses id") }
+    #expect(reused.count == 2, "\(reused)")
+    #expect(reused.contains { $0.hasPrefix("enqueue reuses id 9,") })
+    #expect(reused.contains { $0.hasPrefix("enqueue reuses id 5,") })
+    #expect(report.summary.enqueued == 3)
+  }
+
   @Test func theStuckThresholdIsInclusiveForPending() throws {
     let log = try TemporaryLog([
       Line.session(), Line.enqueue(1, t: 0), Line.enqueue(2, t: 1),

@@ -174,7 +174,12 @@ public struct Analyzer: LogVisitor {
 
   private mutating func applyEnqueue(_ r: EnqueueRecord, line: Int) {
     if r.time > state.lastTime { state.lastTime = r.time }
-    if state.live.contains(r.id) || state.survivors[r.id] != nil {
+    // An id above every id enqueued so far is in no table: the recorder's ids grow, so the
+    // two lookups (cache misses once the tables hold many objects) are skipped for nearly
+    // every enqueue.
+    if let highest = state.highestEnqueuedID, r.id <= highest,
+      state.live.contains(r.id) || state.survivors[r.id] != nil
+    {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
@@ -183,6 +188,7 @@ public struct Analyzer: LogVisitor {
       // object's frames (and so its finding's signature) are unknown.
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")
     }
+    state.highestEnqueuedID = max(state.highestEnqueuedID ?? 0, r.id)
     let type = row(r.type)
     let queue = state.timeline(r.queue)
     let object = SessionState.Live(

@@ -80,6 +80,8 @@ struct SessionState {
   var pendingCheck: (check: CheckRecord, line: Int)?
   /// How many records the pending check has waited past (``Analyzer/holdersLookahead``).
   var recordsPastPendingCheck = 0
+  /// The largest id of an enqueue applied so far: larger ids are in no table.
+  var highestEnqueuedID: UInt64?
   /// The largest `t` read so far.
   var lastTime: Int64 = 0
 
