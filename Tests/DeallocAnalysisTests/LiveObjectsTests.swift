@@ -81,4 +81,27 @@ import Testing
     #expect(copy[10_000]?.line == 10_000)
     #expect(original[10_000] == nil)
   }
+
+  /// A released object's address answers "none" before and after the compaction that drops
+  /// its record, an older object at that address does not become the latest again, and the
+  /// next enqueue there is found.
+  @Test func aReleasedAddressStaysForgottenThroughCompaction() {
+    var objects = LiveObjects()
+    objects.insert(1, live(1, address: 0xA0, stack: nil, line: 1))
+    objects.insert(2, live(2, address: 0xA0, stack: nil, line: 2))
+    objects.removeValue(forKey: 2)
+    #expect(objects.latestID(at: 0xA0) == nil)
+    // Enough enqueues and releases elsewhere to compact the holes away.
+    for id in UInt64(10)..<20_010 {
+      objects.insert(id, live(id, address: 0x10_0000 + id * 16, stack: nil, line: Int(id)))
+      objects.removeValue(forKey: id)
+    }
+    #expect(objects.storageCount < 10_000, "compacted")
+    #expect(objects.latestID(at: 0xA0) == nil)
+    #expect(objects[1]?.line == 1)
+    objects.insert(30_000, live(30_000, address: 0xA0, stack: nil, line: 30_000))
+    #expect(objects.latestID(at: 0xA0) == 30_000)
+    objects.removeValue(forKey: 1)
+    #expect(objects.latestID(at: 0xA0) == 30_000)
+  }
 }

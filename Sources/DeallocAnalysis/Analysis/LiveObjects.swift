@@ -111,8 +111,16 @@ struct LiveObjects {
 
   /// The id of the latest enqueue of `address` still in a queue, when it was not followed by
   /// another object's enqueue at that address which has since been released.
+  ///
+  /// The address index keeps an entry when its object is released (the entry then points at
+  /// a hole, which reads as "none"), so that a release touches it not at all: on a log whose
+  /// objects stay, that index is the one table too big for the cache, and each touch of it
+  /// was a miss. The next enqueue at the address replaces the entry; a compaction drops
+  /// the entries of the holes it removes.
   func latestID(at address: UInt64) -> UInt64? {
-    byAddress.find(address) { record($0).address }.map { record($0).id }
+    guard let position = byAddress.find(address, { record($0).address }) else { return nil }
+    let stored = record(position)
+    return stored.type >= 0 ? stored.id : nil
   }
 
   /// The store, unshared, for a change.
@@ -146,7 +154,6 @@ struct LiveObjects {
     }
     let stored = store.pointer(position)
     let object = stored.pointee
-    byAddress.remove(key: object.address, ifAt: position) { store.pointer($0).pointee.address }
     stored.pointee.type = -1
     holes += 1
     if holes > 4096 && holes > store.count / 2 { compact(store) }
@@ -195,12 +202,12 @@ struct LiveObjects {
 
   /// Drops the holes in place, keeping log order (a record only moves down); the tables keep
   /// their layout (keys are unchanged, so are their slots) and only their positions are
-  /// renumbered.
+  /// renumbered, except the address index's entries of holes, which go.
   ///
   /// `store` is this value's store, already unshared by the caller (asking again here, while
   /// the caller holds it, would see it shared and copy it).
   private mutating func compact(_ store: Store) {
-    var renumbered = [UInt32](repeating: 0, count: store.count)
+    var renumbered = [UInt32](repeating: PositionTable.dropped, count: store.count)
     var kept = 0
     for position in 0..<store.count {
       let stored = store.pointer(position).pointee

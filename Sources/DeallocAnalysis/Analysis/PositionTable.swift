@@ -134,14 +134,6 @@ struct PositionTable {
     return remove(at: index)
   }
 
-  /// Removes `key` when it holds `position` (one probe, where a find and a remove took two).
-  mutating func remove(key: UInt64, ifAt position: Int, _ keyOf: (Int) -> UInt64) {
-    guard let index = slot(of: key, keyOf),
-      Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1 == position
-    else { return }
-    remove(at: index)
-  }
-
   @discardableResult
   private mutating func remove(at index: Int) -> Int {
     let removed = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
@@ -156,11 +148,21 @@ struct PositionTable {
     return removed
   }
 
-  /// Replaces every stored position `p` by `renumbered[p]`.
+  /// A position for ``renumber(_:)`` that removes its key.
+  static let dropped = UInt32.max
+
+  /// Replaces every stored position `p` by `renumbered[p]`, and removes the keys whose
+  /// position becomes ``dropped``.
   mutating func renumber(_ renumbered: [UInt32]) {
     for index in slots.indices where slots[index] != 0 && slots[index] != Self.tombstone {
       let position = Int(truncatingIfNeeded: slots[index] & 0xFFFF_FFFF) - 1
-      slots[index] = slots[index] & ~0xFFFF_FFFF | UInt64(renumbered[position] + 1)
+      if renumbered[position] == Self.dropped {
+        slots[index] = Self.tombstone
+        tombstones += 1
+        count -= 1
+      } else {
+        slots[index] = slots[index] & ~0xFFFF_FFFF | UInt64(renumbered[position] + 1)
+      }
     }
   }
 
