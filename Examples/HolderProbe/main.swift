@@ -194,30 +194,38 @@ nonisolated(unsafe) var freedKeepThread: Child?
 /// global; the address travels scrambled into the thread (its closure context would hold
 /// it), though the exited thread's cached stack may still show it as a stale stack slot.
 @inline(never)
+/// The word `freedOnThread`'s thread writes into the buffers it frees.
+nonisolated(unsafe) var freedOnThreadWord: UInt = 0
+
 func freedOnThread() {
   let child = Child()
   freedKeepThread = child
   let targets = [address(of: child)]
-  let scrambled = targets[0] ^ scramble
-  let done = DispatchSemaphore(value: 0)
-  let thread = Thread {
-    // A new thread's first malloc attaches it to an arena of its own while there are
-    // fewer arenas than the limit (8 per core). The small buffer goes to a tcache (moved
-    // to a fastbin when the thread exits), the 2 KiB one to the unsorted bin.
-    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
-    buffer.initialize(repeating: 0, count: 8)
-    buffer[5] = scrambled ^ scramble
-    let large = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
-    large.initialize(repeating: 0, count: 256)
-    large[250] = scrambled ^ scramble
-    let guardBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
-    buffer.deallocate()
-    large.deallocate()
-    guardBuffer.deallocate()
-    done.signal()
-  }
-  thread.start()
-  done.wait()
+  freedOnThreadWord = targets[0] ^ scramble
+  // A pthread joined before the scan, not a `Thread` that signals: the exiting thread moves
+  // its tcache to the arena's bins after its body returns, and a scan that ran before that
+  // saw the small buffer as a live chunk (a heap holder) on a loaded machine.
+  var thread = pthread_t()
+  let created = pthread_create(
+    &thread, nil,
+    { _ in
+      // A new thread's first malloc attaches it to an arena of its own while there are
+      // fewer arenas than the limit (8 per core). The small buffer goes to a tcache (moved
+      // to a fastbin when the thread exits), the 2 KiB one to the unsorted bin.
+      let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 8)
+      buffer.initialize(repeating: 0, count: 8)
+      buffer[5] = freedOnThreadWord ^ scramble
+      let large = UnsafeMutablePointer<UInt>.allocate(capacity: 256)
+      large.initialize(repeating: 0, count: 256)
+      large[250] = freedOnThreadWord ^ scramble
+      let guardBuffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+      buffer.deallocate()
+      large.deallocate()
+      guardBuffer.deallocate()
+      return nil
+    }, nil)
+  precondition(created == 0, "pthread_create failed")
+  pthread_join(thread, nil)
   let json = targets.withUnsafeBufferPointer { buffer -> String in
     guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
       return "nil"
