@@ -132,7 +132,6 @@ public struct Analyzer: LogVisitor {
     switch record {
     case .stack(let stack):
       state.stacks[stack.id] = stack.frames
-      state.definedStacks.insert(stack.id)
     case .thread(let thread):
       if state.threads[thread.tid] != nil {
         state.threads[thread.tid] = thread.name
@@ -183,7 +182,7 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
-    if let stack = r.stack, !state.definedStacks.contains(stack) {
+    if let stack = r.stack, state.stacks[stack] == nil {
       // The recorder writes a stack before the first record that names it; without it the
       // object's frames (and so its finding's signature) are unknown.
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")

@@ -83,11 +83,7 @@ struct LiveObjects {
   private var byAddress = PositionTable(.scattered)
   /// The session's stack ids, interned so that a record holds 4 bytes for its stack.
   private var stackIDs: [Int64] = []
-  private var stackIndex = IntegerTable<Int32>()
-  /// `stackIndex` for the ids a recorder hands out (small, from 1), read by id: a lookup per
-  /// enqueue that costs no hashing. -1 where an id has no index yet.
-  private var denseStackIndex: [Int32] = []
-  private static var denseStackLimit: Int64 { 1 << 16 }
+  private var stackIndex = StackIDTable<Int32>()
 
   /// Objects in a queue now.
   var count: Int { store.count - holes }
@@ -180,23 +176,10 @@ struct LiveObjects {
 
   private mutating func intern(_ stack: Int64?) -> Int32 {
     guard let stack else { return -1 }
-    let dense = stack >= 0 && stack < Self.denseStackLimit
-    if dense, stack < denseStackIndex.count, denseStackIndex[Int(stack)] >= 0 {
-      return denseStackIndex[Int(stack)]
-    }
-    let key = UInt64(bitPattern: stack)
-    if !dense, let index = stackIndex[key] { return index }
+    if let index = stackIndex[stack] { return index }
     let index = Int32(truncatingIfNeeded: stackIDs.count)
     stackIDs.append(stack)
-    if dense {
-      if stack >= denseStackIndex.count {
-        denseStackIndex.append(
-          contentsOf: repeatElement(-1, count: Int(stack) + 1 - denseStackIndex.count))
-      }
-      denseStackIndex[Int(stack)] = index
-    } else {
-      stackIndex[key] = index
-    }
+    stackIndex[stack] = index
     return index
   }
 

@@ -43,9 +43,8 @@ struct SessionState {
   }
 
   var info: SessionInfo
-  var stacks: [Int64: [Frame]] = [:]
-  /// The keys of ``stacks``, for the check on every enqueue.
-  var definedStacks = StackIDSet()
+  /// The session's stacks by id; every enqueue asks whether its stack is here.
+  var stacks = StackIDTable<[Frame]>()
   var symbolizedStacks: [Int64: [Frame]] = [:]
   var threads: [Int64: String] = [:]
   /// Objects in a queue, by id and by address (the latest enqueue of each address).

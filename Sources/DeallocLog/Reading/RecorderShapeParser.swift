@@ -51,7 +51,7 @@ struct RecorderShapeParser {
   /// Consumes the closing `}` when it is the line's last byte.
   @inline(__always)
   private mutating func atEnd() -> Bool {
-    literal("}") && index == end
+    literal(.closingBrace) && index == end
   }
 
   // MARK: The kinds, in the recorder's field order (DeallocTrace's LogWriter).
@@ -121,17 +121,6 @@ struct RecorderShapeParser {
   }
 
   // MARK: Values: each accepts a subset of what the general parser accepts.
-
-  /// Consumes `text` when the line continues with exactly it.
-  @inline(__always)
-  private mutating func literal(_ text: StaticString) -> Bool {
-    let count = text.utf8CodeUnitCount
-    guard index + count <= end else { return false }
-    let expected = text.utf8Start
-    for offset in 0..<count where base[index + offset] != expected[offset] { return false }
-    index += count
-    return true
-  }
 
   /// Consumes `key` when the line continues with exactly it, in one or two 8-byte compares:
   /// the word that ends where the key would end (read backwards into the line, so a key
@@ -242,7 +231,7 @@ struct RecorderShapeParser {
       value = value << 4 | UInt64(digit)
       index += 1
     }
-    guard index > start, literal("\"") else { return nil }
+    guard index > start, literal(.quote) else { return nil }
     return value
   }
 
@@ -327,6 +316,10 @@ struct ShapeKey {
   static var drainCount: ShapeKey { ShapeKey(0x3A_226E_222C, 0, count: 5) }
   /// `,"why":`
   static var reason: ShapeKey { ShapeKey(0x3A_2279_6877_222C, 0, count: 7) }
+  /// `}`
+  static var closingBrace: ShapeKey { ShapeKey(0x7D, 0, count: 1) }
+  /// `"`
+  static var quote: ShapeKey { ShapeKey(0x22, 0, count: 1) }
   /// `"0x`
   static var hexStart: ShapeKey { ShapeKey(0x78_3022, 0, count: 3) }
   /// `true`
@@ -353,6 +346,8 @@ struct ShapeKey {
       (.freed, ",\"freed\":"),
       (.drainCount, ",\"n\":"),
       (.reason, ",\"why\":"),
+      (.closingBrace, "}"),
+      (.quote, "\""),
       (.hexStart, "\"0x"),
       (.trueValue, "true"),
       (.falseValue, "false"),

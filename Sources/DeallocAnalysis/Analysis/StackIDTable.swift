@@ -1,0 +1,33 @@
+/// Values by stack id, for the lookups made once per enqueue: is its stack defined, and what
+/// does it index.
+///
+/// Why not a dictionary: looking an id up there hashed it with SipHash on every enqueue. The
+/// recorder numbers stacks from 1 upwards, so ids below ``denseLimit`` index an array that
+/// grows to the highest id seen; any other id, from a log written by something else, goes to
+/// an ``IntegerTable``.
+struct StackIDTable<Value> {
+  static var denseLimit: Int64 { 1 << 16 }
+
+  private var dense: [Value?] = []
+  private var sparse = IntegerTable<Value>()
+
+  subscript(id: Int64) -> Value? {
+    get {
+      guard id >= 0 && id < Self.denseLimit else { return sparse[UInt64(bitPattern: id)] }
+      return id < dense.count ? dense[Int(id)] : nil
+    }
+    set {
+      guard id >= 0 && id < Self.denseLimit else {
+        sparse[UInt64(bitPattern: id)] = newValue
+        return
+      }
+      let index = Int(id)
+      if index >= dense.count {
+        guard newValue != nil else { return }
+        dense.append(
+          contentsOf: repeatElement(nil, count: max(index + 1, dense.count * 2) - dense.count))
+      }
+      dense[index] = newValue
+    }
+  }
+}
