@@ -99,6 +99,20 @@ import Testing
     #expect(report.checks[2].explanation.contains("it was never handed to one"))
   }
 
+  /// The address index is built at the first check without an id: it must still find an
+  /// object enqueued long before, after compactions dropped the records around it.
+  @Test func aCheckWithoutIdFindsAnObjectEnqueuedBeforeCompactions() throws {
+    var lines = [Line.session(), Line.enqueue(1, t: 1, obj: "0xa0", q: "stalled")]
+    for id in 2..<20_002 {
+      lines.append(Line.enqueue(id, t: Int64(id) * 10))
+      lines.append(Line.release(id, t: Int64(id) * 10 + 5))
+    }
+    lines += [Line.check(t: 300_000, obj: "0xa0"), Line.end(t: 400_000)]
+    let report = try TemporaryLog(lines).report()
+    #expect(report.checks.map(\.verdict) == [.falseLeak])
+    #expect(report.checks.first?.object?.id == 1)
+  }
+
   @Test func aCheckBeforeItsObjectWasEnqueuedIsATrueLeak() throws {
     let log = try TemporaryLog([
       Line.session(), Line.enqueue(1, t: 50, obj: "0xa0"), Line.check(t: 40, obj: "0xa0", id: 1),

@@ -16,6 +16,7 @@ import Testing
 
   @Test func behavesLikeTheModel() {
     var objects = LiveObjects()
+    objects.indexAddresses()
     var model: [UInt64: SessionState.Live] = [:]
     var latest: [UInt64: UInt64] = [:]
     var generator = SplitMix(seed: 11)
@@ -64,6 +65,7 @@ import Testing
   /// as it was, although the records' memory is shared until the first change.
   @Test func copiesAreIndependent() {
     var original = LiveObjects()
+    original.indexAddresses()
     for id in UInt64(1)...10_000 {
       original.insert(id, live(id, address: 0x1000 + id * 16, stack: Int64(id % 4), line: Int(id)))
     }
@@ -87,6 +89,7 @@ import Testing
   /// next enqueue there is found.
   @Test func aReleasedAddressStaysForgottenThroughCompaction() {
     var objects = LiveObjects()
+    objects.indexAddresses()
     objects.insert(1, live(1, address: 0xA0, stack: nil, line: 1))
     objects.insert(2, live(2, address: 0xA0, stack: nil, line: 2))
     objects.removeValue(forKey: 2)
@@ -103,5 +106,30 @@ import Testing
     #expect(objects.latestID(at: 0xA0) == 30_000)
     objects.removeValue(forKey: 1)
     #expect(objects.latestID(at: 0xA0) == 30_000)
+  }
+
+  /// An address index built after compactions (a first check without an id) finds the
+  /// latest enqueue of each address among the records kept, reads a released one as "none",
+  /// and is kept up to date from then on.
+  @Test func anAddressIndexBuiltLateFindsTheObjectsKept() {
+    var objects = LiveObjects()
+    for id in UInt64(1)...20_000 {
+      objects.insert(id, live(id, address: 0x10_0000 + id * 16, stack: nil, line: Int(id)))
+      // Every object but each hundredth leaves; the last one at each address is kept.
+      if id % 100 != 0 && id != 20_000 { objects.removeValue(forKey: id) }
+    }
+    #expect(objects.storageCount < 10_000, "compacted before the index exists")
+    objects.insert(30_000, live(30_000, address: 0xB0, stack: nil, line: 30_000))
+    objects.removeValue(forKey: 30_000)
+    objects.indexAddresses()
+    for id in UInt64(1)...20_000 {
+      let expected: UInt64? = id % 100 == 0 || id == 20_000 ? id : nil
+      #expect(objects.latestID(at: 0x10_0000 + id * 16) == expected)
+    }
+    #expect(objects.latestID(at: 0xB0) == nil, "its latest enqueue was released")
+    objects.insert(30_001, live(30_001, address: 0xB0, stack: nil, line: 30_001))
+    #expect(objects.latestID(at: 0xB0) == 30_001)
+    objects.insert(30_002, live(30_002, address: 0x10_0000 + 100 * 16, stack: nil, line: 30_002))
+    #expect(objects.latestID(at: 0x10_0000 + 100 * 16) == 30_002)
   }
 }

@@ -320,6 +320,7 @@ public struct Analyzer: LogVisitor {
     state.checkRecords += 1
     guard check.alive else { return }
     let typeRow = row(check.type)
+    if check.id == nil { state.live.indexAddresses() }
     let match = self.match(check)
     let inQueue = match?.facts.lifecycle.wasWaiting(at: check.time) ?? false
     let verdict: CheckVerdict.Verdict = inQueue ? .falseLeak : .trueLeak

@@ -6,8 +6,9 @@ import DeallocLog
 /// log of a million never-released objects costs a million of these. Records sit in enqueue
 /// order (which is line order), 48 bytes each with no strings and no optionals, in chunks of
 /// ``chunkSize`` (so that growing never copies them, nor holds the old and the new array at
-/// once, which was half again the memory at the moment it happened); the two indexes (by id, and the latest enqueue by address) are
-/// ``PositionTable``s of 8-byte slots pointing into that array. That is about 80 bytes per
+/// once, which was half again the memory at the moment it happened); the two indexes (by id,
+/// and the latest enqueue by address) are ``PositionTable``s of 8-byte slots pointing into
+/// that array. That is about 80 bytes per
 /// object at the tables' worst load, against about 200 with two tables of full values and the
 /// array they were copied into to be sorted by line at the session's end; in log order, that
 /// sort is gone too.
@@ -81,6 +82,8 @@ struct LiveObjects {
   private var holes = 0
   private var byID = PositionTable(.sequential)
   private var byAddress = PositionTable(.scattered)
+  /// Whether `byAddress` is kept (``indexAddresses()``).
+  private var addressesIndexed = false
   /// The session's stack ids, interned so that a record holds 4 bytes for its stack.
   private var stackIDs: [Int64] = []
   private var stackIndex = StackIDTable<Int32>()
@@ -106,17 +109,38 @@ struct LiveObjects {
   }
 
   /// The id of the latest enqueue of `address` still in a queue, when it was not followed by
-  /// another object's enqueue at that address which has since been released.
+  /// another object's enqueue at that address which has since been released. Call
+  /// ``indexAddresses()`` first.
   ///
   /// The address index keeps an entry when its object is released (the entry then points at
-  /// a hole, which reads as "none"), so that a release touches it not at all: on a log whose
-  /// objects stay, that index is the one table too big for the cache, and each touch of it
-  /// was a miss. The next enqueue at the address replaces the entry; a compaction drops
-  /// the entries of the holes it removes.
+  /// a hole, which reads as "none"), so that a release touches it not at all. The next
+  /// enqueue at the address replaces the entry; a compaction drops the entries of the holes
+  /// it removes.
   func latestID(at address: UInt64) -> UInt64? {
+    precondition(addressesIndexed, "latestID(at:) before indexAddresses()")
     guard let position = byAddress.find(address, { record($0).address }) else { return nil }
     let stored = record(position)
     return stored.type >= 0 ? stored.id : nil
+  }
+
+  /// Keeps the address index from now on, built from the records in the store (holes
+  /// included, so that a released object's address reads as "none" as it would have).
+  ///
+  /// Why on demand: only a check without an id looks an object up by its address, and the
+  /// recorder gives every check of an enqueued object its id. Kept at every enqueue, the
+  /// index was the one table of a log whose objects stay that outgrew the cache, and each
+  /// enqueue missed it. The trade-off: a record that a compaction dropped before the index
+  /// was built no longer hides an older object at its address that is still in a queue
+  /// (the same object enqueued twice and released out of order).
+  mutating func indexAddresses() {
+    guard !addressesIndexed else { return }
+    addressesIndexed = true
+    let store = self.store
+    for position in 0..<store.count {
+      byAddress.insert(position, key: store.pointer(position).pointee.address, replacing: true) {
+        store.pointer($0).pointee.address
+      }
+    }
   }
 
   /// The store, unshared, for a change.
@@ -136,6 +160,7 @@ struct LiveObjects {
     store.append(stored)
     // The key readers capture the store, not `self`, so that the tables can change in place.
     byID.insert(position, key: id) { store.pointer($0).pointee.id }
+    guard addressesIndexed else { return }
     byAddress.insert(position, key: stored.address, replacing: true) {
       store.pointer($0).pointee.address
     }
@@ -202,6 +227,6 @@ struct LiveObjects {
     store.truncate(to: kept)
     holes = 0
     byID.renumber(renumbered)
-    byAddress.renumber(renumbered)
+    if addressesIndexed { byAddress.renumber(renumbered) }
   }
 }
