@@ -88,7 +88,7 @@ private let pythonLoop = """
 /// renders it (bytes). Returns the rendered size.
 private func fullReport(_ path: String) -> Int {
   guard let report = try? DeallocAnalysis.analyze([path]) else { return 0 }
-  return JSONRenderer().renderBytes(report).count
+  return JSONRenderer().withBytes(of: report) { $0.count }
 }
 
 /// Wall time of `body`, in seconds.

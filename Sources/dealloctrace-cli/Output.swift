@@ -21,11 +21,14 @@ enum Output {
     try write(to: path) { fd, name in text.withUTF8 { writeAll($0, to: fd, path: name) } }
   }
 
-  /// Writes `bytes` as ``write(_:to:)`` writes text: for documents rendered as bytes, which
-  /// need no `String` (and no UTF-8 check of tens of megabytes) on their way out.
-  static func write(_ bytes: [UInt8], to path: String?) throws(AnalysisError) {
+  /// Writes `report` as `renderer` renders it, as ``write(_:to:)`` writes text: from the
+  /// bytes the renderer lends (``ReportRenderer/withBytes(of:_:)``), which need no `String`
+  /// (and no UTF-8 check of tens of megabytes), nor a copy, on their way out.
+  static func write(
+    _ report: Report, as renderer: any ReportRenderer, to path: String?
+  ) throws(AnalysisError) {
     try write(to: path) { fd, name in
-      bytes.withUnsafeBufferPointer { writeAll($0, to: fd, path: name) }
+      renderer.withBytes(of: report) { writeAll($0, to: fd, path: name) }
     }
   }
 

@@ -15,6 +15,24 @@ import Testing
     #expect(streamed.contains("\"reportVersion\": 1"))
   }
 
+  /// The byte buffer grows in place while it is not shared, and a copy stays a value: what
+  /// one copy appends, growing past the shared capacity or not, the other never sees.
+  @Test func aByteBufferGrowsInPlaceAndCopiesStayIndependent() {
+    var buffer = JSONByteBuffer(capacity: 8)
+    let run = Array(repeating: UInt8(ascii: "a"), count: 1_000)
+    for _ in 0..<100 { run.withUnsafeBufferPointer { buffer.append(contentsOf: $0) } }
+    #expect(buffer.count == 100_000)
+    var copy = buffer
+    copy.append(UInt8(ascii: "b"))
+    buffer.append(UInt8(ascii: "c"))
+    for _ in 0..<200 { run.withUnsafeBufferPointer { copy.append(contentsOf: $0) } }
+    #expect(
+      buffer.bytes == Array(repeating: UInt8(ascii: "a"), count: 100_000) + [UInt8(ascii: "c")])
+    #expect(copy.count == 300_001)
+    #expect(copy.bytes[100_000] == UInt8(ascii: "b"))
+    #expect(copy.bytes.filter { $0 != UInt8(ascii: "a") } == [UInt8(ascii: "b")])
+  }
+
   @Test func aByteWriterPrintsWhatATreePrints() {
     let tree: JSONValue = .object([
       ("empty", .object([])), ("none", .array([])), ("n", .int(-9_223_372_036_854_775_808)),

@@ -13,14 +13,16 @@ public struct JSONRenderer: ReportRenderer {
   public init() {}
 
   public func render(_ report: Report) -> String {
-    String(decoding: renderBytes(report), as: UTF8.self)
+    withBytes(of: report) { String(decoding: $0, as: UTF8.self) }
   }
 
-  /// Written as bytes, without a tree (see ``JSONOutput``).
-  public func renderBytes(_ report: Report) -> [UInt8] {
+  /// Written as bytes, without a tree (see ``JSONOutput``), and lent where they lie.
+  public func withBytes<Result>(
+    of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+  ) -> Result {
     var out = JSONByteWriter(capacity: 1 << 16)
     Self.write(report, to: &out)
-    return out.line
+    return out.withLine(body)
   }
 
   /// The document as a value, for tools that embed it.

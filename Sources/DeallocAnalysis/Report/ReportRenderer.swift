@@ -7,12 +7,18 @@ public protocol ReportRenderer: Sendable {
   /// The whole document, ending with a newline.
   func render(_ report: Report) -> String
 
-  /// ``render(_:)``'s document as UTF-8 bytes, for writing out. A renderer that produces
-  /// bytes (the JSON one) implements it to skip the `String` and its UTF-8 check; the
-  /// default takes the text's bytes.
-  func renderBytes(_ report: Report) -> [UInt8]
+  /// ``render(_:)``'s document as UTF-8 bytes, lent to `body` for writing out. A renderer
+  /// that produces bytes (the JSON one) implements it to skip the `String` and its UTF-8
+  /// check, and to lend its buffer where it lies; the default lends the text's bytes.
+  func withBytes<Result>(of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+    -> Result
 }
 
 extension ReportRenderer {
-  public func renderBytes(_ report: Report) -> [UInt8] { Array(render(report).utf8) }
+  public func withBytes<Result>(
+    of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+  ) -> Result {
+    var text = render(report)
+    return text.withUTF8(body)
+  }
 }

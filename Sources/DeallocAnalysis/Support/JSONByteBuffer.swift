@@ -1,24 +1,39 @@
 import TextEscaping
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The bytes a ``JSONByteWriter`` appends to: an array's growth and value semantics, with an
 /// append that costs a capacity check, a uniqueness check and the copy.
 ///
 /// Why not `[UInt8]`: its `append(contentsOf:)` cost about a hundred instructions a call,
 /// and a pretty report appends a few short runs per member (an indentation, a key, a
-/// value), which made the calls most of the time spent rendering. The trade-off is one more
-/// copy of the document at the end, as an array.
+/// value), which made the calls most of the time spent rendering. The document is lent out
+/// where it lies (``withUnsafeBytes(_:)``), not copied into an array.
 struct JSONByteBuffer: ByteSink {
-  /// Memory this buffer owns; replaced, not resized, to grow or to stop sharing it.
+  /// Memory this buffer owns: grown in place with `realloc` while it is not shared (glibc
+  /// remaps a large buffer's pages instead of copying them and touching new ones, which were
+  /// a third of rendering a 4 MB report), replaced to stop sharing it.
   private final class Storage {
-    let start: UnsafeMutablePointer<UInt8>
-    let capacity: Int
+    private(set) var start: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
 
     init(capacity: Int) {
       self.capacity = capacity
-      start = .allocate(capacity: capacity)
+      guard let memory = malloc(capacity) else { fatalError("out of memory") }
+      start = memory.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { start.deallocate() }
+    /// Room for at least `needed` bytes, the first ones kept.
+    func grow(toHold needed: Int) {
+      let grown = max(needed, capacity * 2)
+      guard let memory = realloc(start, grown) else { fatalError("out of memory") }
+      start = memory.assumingMemoryBound(to: UInt8.self)
+      capacity = grown
+    }
+
+    deinit { free(start) }
   }
 
   private var storage: Storage
@@ -71,8 +86,12 @@ struct JSONByteBuffer: ByteSink {
 
   @inline(never)
   private mutating func replaceStorage(toHold needed: Int) {
-    let grown = Storage(capacity: max(needed, storage.capacity * 2))
-    grown.start.initialize(from: storage.start, count: count)
-    storage = grown
+    if isKnownUniquelyReferenced(&storage) {
+      storage.grow(toHold: needed)
+      return
+    }
+    let copy = Storage(capacity: max(needed, storage.capacity))
+    copy.start.initialize(from: storage.start, count: count)
+    storage = copy
   }
 }

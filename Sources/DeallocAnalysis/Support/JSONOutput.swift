@@ -134,15 +134,10 @@ struct JSONByteWriter: JSONOutput {
   /// The document so far.
   var bytes: [UInt8] { out.bytes }
 
-  /// The document and the line break a file ends with.
-  var line: [UInt8] {
-    out.withUnsafeBytes { document in
-      [UInt8](unsafeUninitializedCapacity: document.count + 1) { line, count in
-        _ = line.initialize(fromContentsOf: document)
-        line[document.count] = UInt8(ascii: "\n")
-        count = document.count + 1
-      }
-    }
+  /// The document and the line break a file ends with, lent to `body`.
+  mutating func withLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    out.append(UInt8(ascii: "\n"))
+    return out.withUnsafeBytes(body)
   }
 
   /// The separator and indentation before a value in an array (a member's came with its key).

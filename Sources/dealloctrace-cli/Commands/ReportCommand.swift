@@ -60,7 +60,7 @@ enum ReportCommand: Command {
     if format != "text" || parsed.value("output") != nil {
       Diagnostics.printWarnings(report)
     }
-    try Output.write(renderer.renderBytes(report), to: parsed.value("output"))
+    try Output.write(report, as: renderer, to: parsed.value("output"))
     return .success
   }
 
