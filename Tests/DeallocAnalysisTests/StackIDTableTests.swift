@@ -17,6 +17,7 @@ import Testing
       reference[id] = id &* 3
       for probe in [id &- 2, id &- 1, id, id &+ 1, id &+ 2, 0, 3, 1 << 19] {
         #expect(ids[probe] == reference[probe], "id \(probe)")
+        #expect(ids.contains(probe) == (reference[probe] != nil), "id \(probe)")
       }
     }
     #expect(ids[0] == nil)

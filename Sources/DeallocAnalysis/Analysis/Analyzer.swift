@@ -182,7 +182,7 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
-    if let stack = r.stack, state.stacks[stack] == nil {
+    if let stack = r.stack, !state.stacks.contains(stack) {
       // The recorder writes a stack before the first record that names it; without it the
       // object's frames (and so its finding's signature) are unknown.
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")

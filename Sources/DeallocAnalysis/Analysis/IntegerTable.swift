@@ -37,6 +37,8 @@ struct IntegerTable<Value> {
     return nil
   }
 
+  func contains(_ key: UInt64) -> Bool { slot(of: key) != nil }
+
   subscript(key: UInt64) -> Value? {
     get { slot(of: key).flatMap { values[$0] } }
     set {

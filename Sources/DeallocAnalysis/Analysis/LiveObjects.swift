@@ -33,42 +33,75 @@ struct LiveObjects {
   static var chunkSize: Int { 1 << 16 }
   private static var chunkShift: Int { 16 }
 
-  /// The records, in raw chunks: reaching one is a shift, a mask and one bounds check, where
-  /// nested arrays cost a retain, a release and uniqueness checks per access (most of the
-  /// time spent releasing an object). Shared between copies of `LiveObjects` until one of
-  /// them changes (copy on write, checked once per change).
+  /// Where the records lie: position `p` is at `chunks[p >> chunkShift] + (p & (chunkSize -
+  /// 1))`. A plain pointer to the store's table of chunks, so that the position tables' key
+  /// readers capture it with no reference counting (a captured store was a retain and a
+  /// release, atomic operations, per enqueue and per release). Valid until the store adds or
+  /// drops a chunk.
+  private struct Chunks {
+    let table: UnsafeMutablePointer<UnsafeMutablePointer<Record>>
+
+    @inline(__always)
+    func pointer(_ position: Int) -> UnsafeMutablePointer<Record> {
+      table[position >> LiveObjects.chunkShift] + (position & (LiveObjects.chunkSize - 1))
+    }
+  }
+
+  /// The records, in raw chunks: reaching one is a shift, a mask and two loads, where nested
+  /// arrays cost a retain, a release and uniqueness checks per access (most of the time spent
+  /// releasing an object). Shared between copies of `LiveObjects` until one of them changes
+  /// (copy on write, checked once per change).
   private final class Store {
-    /// Position `p` is `chunks[p >> chunkShift] + (p & (chunkSize - 1))`.
     /// Unchecked: a store changes only through the one `LiveObjects` that holds it
     /// uniquely; the runtime's checks were calls on every access.
-    @exclusivity(unchecked) var chunks: [UnsafeMutablePointer<Record>] = []
-    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) private(set) var chunks: Chunks
+    @exclusivity(unchecked) private var chunkCount = 0
+    @exclusivity(unchecked) private var tableCapacity = 4
+    @exclusivity(unchecked) private(set) var count = 0
 
-    init() {}
+    init() {
+      chunks = Chunks(table: .allocate(capacity: tableCapacity))
+    }
 
     deinit {
       // `Record` is plain data: nothing to deinitialize.
-      for chunk in chunks { chunk.deallocate() }
+      for chunk in 0..<chunkCount { chunks.table[chunk].deallocate() }
+      chunks.table.deallocate()
     }
 
     @inline(__always)
     func pointer(_ position: Int) -> UnsafeMutablePointer<Record> {
-      chunks[position >> LiveObjects.chunkShift] + (position & (LiveObjects.chunkSize - 1))
+      assert(position < count)
+      return chunks.pointer(position)
     }
 
     func append(_ record: Record) {
-      if count & (LiveObjects.chunkSize - 1) == 0 {
-        chunks.append(.allocate(capacity: LiveObjects.chunkSize))
-      }
-      pointer(count).initialize(to: record)
+      if count & (LiveObjects.chunkSize - 1) == 0 { addChunk() }
       count += 1
+      pointer(count - 1).initialize(to: record)
+    }
+
+    private func addChunk() {
+      if chunkCount == tableCapacity {
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<Record>>.allocate(
+          capacity: tableCapacity * 2)
+        table.moveInitialize(from: chunks.table, count: chunkCount)
+        chunks.table.deallocate()
+        chunks = Chunks(table: table)
+        tableCapacity *= 2
+      }
+      (chunks.table + chunkCount).initialize(to: .allocate(capacity: LiveObjects.chunkSize))
+      chunkCount += 1
     }
 
     /// Keeps the first `kept` records and frees the chunks past them.
     func truncate(to kept: Int) {
       count = kept
       let needed = (kept + LiveObjects.chunkSize - 1) >> LiveObjects.chunkShift
-      while chunks.count > needed { chunks.removeLast().deallocate() }
+      while chunkCount > needed {
+        chunkCount -= 1
+        chunks.table[chunkCount].deallocate()
+      }
     }
 
     func copy() -> Store {
@@ -143,11 +176,10 @@ struct LiveObjects {
     }
   }
 
-  /// The store, unshared, for a change.
+  /// Unshares the store before a change.
   @inline(__always)
-  private mutating func uniqueStore() -> Store {
+  private mutating func makeStoreUnique() {
     if !isKnownUniquelyReferenced(&store) { store = store.copy() }
-    return store
   }
 
   /// Adds object `id` (not in a queue now: the caller checks) as the latest at its address.
@@ -155,29 +187,31 @@ struct LiveObjects {
     let stored = Record(
       id: id, enqueuedAt: object.enqueuedAt, address: object.address.rawValue, line: object.line,
       type: object.type, queue: object.queue, stack: intern(object.stack))
-    let store = uniqueStore()
+    makeStoreUnique()
     let position = store.count
     store.append(stored)
-    // The key readers capture the store, not `self`, so that the tables can change in place.
-    byID.insert(position, key: id) { store.pointer($0).pointee.id }
+    // The key readers capture the chunks, not `self`, so that the tables can change in place.
+    let chunks = store.chunks
+    byID.insert(position, key: id) { chunks.pointer($0).pointee.id }
     guard addressesIndexed else { return }
     byAddress.insert(position, key: stored.address, replacing: true) {
-      store.pointer($0).pointee.address
+      chunks.pointer($0).pointee.address
     }
   }
 
   /// Removes object `id`; its address forgets it when it was the address's latest.
   @discardableResult
   mutating func removeValue(forKey id: UInt64) -> SessionState.Live? {
-    let store = uniqueStore()
-    guard let position = byID.remove(key: id, { store.pointer($0).pointee.id }) else {
+    makeStoreUnique()
+    let chunks = store.chunks
+    guard let position = byID.remove(key: id, { chunks.pointer($0).pointee.id }) else {
       return nil
     }
-    let stored = store.pointer(position)
+    let stored = chunks.pointer(position)
     let object = stored.pointee
     stored.pointee.type = -1
     holes += 1
-    if holes > 4096 && holes > store.count / 2 { compact(store) }
+    if holes > 4096 && holes > store.count / 2 { compact() }
     return live(object)
   }
 
@@ -210,11 +244,10 @@ struct LiveObjects {
 
   /// Drops the holes in place, keeping log order (a record only moves down); the tables keep
   /// their layout (keys are unchanged, so are their slots) and only their positions are
-  /// renumbered, except the address index's entries of holes, which go.
-  ///
-  /// `store` is this value's store, already unshared by the caller (asking again here, while
-  /// the caller holds it, would see it shared and copy it).
-  private mutating func compact(_ store: Store) {
+  /// renumbered, except the address index's entries of holes, which go. The caller has
+  /// unshared the store.
+  private mutating func compact() {
+    let store = self.store
     var renumbered = [UInt32](repeating: PositionTable.dropped, count: store.count)
     var kept = 0
     for position in 0..<store.count {

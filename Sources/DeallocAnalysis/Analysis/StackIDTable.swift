@@ -11,6 +11,13 @@ struct StackIDTable<Value> {
   private var dense: [Value?] = []
   private var sparse = IntegerTable<Value>()
 
+  /// Whether `id` has a value; unlike reading it, copies nothing (a stack's frames are an
+  /// array, whose copy is a reference count up and down, per enqueue).
+  func contains(_ id: Int64) -> Bool {
+    guard id >= 0 && id < Self.denseLimit else { return sparse.contains(UInt64(bitPattern: id)) }
+    return id < dense.count && dense[Int(id)] != nil
+  }
+
   subscript(id: Int64) -> Value? {
     get {
       guard id >= 0 && id < Self.denseLimit else { return sparse[UInt64(bitPattern: id)] }
