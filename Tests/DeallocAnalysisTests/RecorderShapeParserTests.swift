@@ -38,6 +38,9 @@ import Testing
     #"{"ev":"dealloc","t":524079441,"id":10000}"#,
     #"{"ev":"drain","t":11685564,"q":"shared","n":46,"tid":4250,"why":"timer"}"#,
     #"{"ev":"drain","t":1,"q":"shared","n":0}"#,
+    #"{"ev":"check","t":1671249,"obj":"0x600000c000c0","type":"Feed.Node21","alive":true,"label":"FeedTests.testClose","id":3,"tid":4242}"#,
+    #"{"ev":"check","t":5,"obj":"0x1","type":"T","alive":false,"label":"","tid":1}"#,
+    #"{"ev":"check","t":5,"obj":"0x1","type":"T","alive":true,"label":"a b","id":12}"#,
   ]
 
   @Test(arguments: recorderLines)
@@ -66,6 +69,11 @@ import Testing
     #"{"ev":"drain","t":1,"q":"shared","n":1,"why":"timer","extra":true}"#,
     #"{"ev":"dealloc","t":1,"id":2,"tid":7}"#,
     #"{"ev":"dealloc","t":1,"id":2"#,
+    #"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":true}"#,
+    #"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":true,"label":"a\nb"}"#,
+    #"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":1,"label":"l"}"#,
+    #"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":true,"label":"l","id":-1}"#,
+    #"{"ev":"check","t":1,"obj":"0x1","type":"T","alive":true,"label":"l","tid":7,"id":1}"#,
   ])
   func linesOffTheShapeFallBack(_ line: String) {
     let (fast, _) = bothPaths(Array(line.utf8))

@@ -1,6 +1,7 @@
-/// Parses the four record kinds that make up nearly every line of a log (`enqueue`,
-/// `release`, `dealloc`, `drain`) when they are byte for byte in the shape the recorder
-/// writes: its key order, no whitespace, no escapes, no `null`.
+/// Parses the record kinds that make up nearly every line of a log (`enqueue`, `release`,
+/// `dealloc`, `drain`, and `check`, thousands of which a test suite's log holds) when they
+/// are byte for byte in the shape the recorder writes: its key order, no whitespace, no
+/// escapes, no `null`.
 ///
 /// Why: the general parser reads any key order, and per field it scans the key as a string,
 /// dispatches on it and fills a struct of thirty optionals. Matching the recorder's fixed
@@ -44,6 +45,10 @@ struct RecorderShapeParser {
     if cursor.literal(.drainKind) {
       guard let drain = cursor.drain(&interner), cursor.atEnd() else { return nil }
       return .drain(drain)
+    }
+    if cursor.literal(.checkKind) {
+      guard let check = cursor.check(&interner), cursor.atEnd() else { return nil }
+      return .check(check)
     }
     return nil
   }
@@ -116,6 +121,25 @@ struct RecorderShapeParser {
     if literal(.reason) {
       guard let reason = string(&interner) else { return nil }
       record.reason = reason
+    }
+    return record
+  }
+
+  private mutating func check(_ interner: inout StringInterner) -> CheckRecord? {
+    guard let time = time(), literal(.object), let object = hexString(),
+      literal(.type), let type = string(&interner),
+      literal(.alive), let alive = bool(),
+      literal(.label), let label = string(&interner)
+    else { return nil }
+    var record = CheckRecord(
+      time: time, object: Address(object), type: type, alive: alive, label: label)
+    if literal(.id) {
+      guard let id = integer() else { return nil }
+      record.id = UInt64(id)
+    }
+    // The checking thread: read as the general parser reads it, and kept by neither.
+    if literal(.tid) {
+      guard integer() != nil else { return nil }
     }
     return record
   }
@@ -294,6 +318,8 @@ struct ShapeKey {
   static var deallocKind: ShapeKey { ShapeKey(0x2263_6F6C_6C61_6564, 0x3A_2274_222C, count: 13) }
   /// `drain","t":`
   static var drainKind: ShapeKey { ShapeKey(0x222C_226E_6961_7264, 0x3A_2274, count: 11) }
+  /// `check","t":`
+  static var checkKind: ShapeKey { ShapeKey(0x222C_226B_6365_6863, 0x3A_2274, count: 11) }
   /// `,"id":`
   static var id: ShapeKey { ShapeKey(0x3A22_6469_222C, 0, count: 6) }
   /// `,"obj":`
@@ -316,6 +342,10 @@ struct ShapeKey {
   static var drainCount: ShapeKey { ShapeKey(0x3A_226E_222C, 0, count: 5) }
   /// `,"why":`
   static var reason: ShapeKey { ShapeKey(0x3A_2279_6877_222C, 0, count: 7) }
+  /// `,"alive":`
+  static var alive: ShapeKey { ShapeKey(0x2265_7669_6C61_222C, 0x3A, count: 9) }
+  /// `,"label":`
+  static var label: ShapeKey { ShapeKey(0x226C_6562_616C_222C, 0x3A, count: 9) }
   /// `}`
   static var closingBrace: ShapeKey { ShapeKey(0x7D, 0, count: 1) }
   /// `"`
@@ -335,6 +365,7 @@ struct ShapeKey {
       (.enqueueKind, "enqueue\",\"t\":"),
       (.deallocKind, "dealloc\",\"t\":"),
       (.drainKind, "drain\",\"t\":"),
+      (.checkKind, "check\",\"t\":"),
       (.id, ",\"id\":"),
       (.object, ",\"obj\":"),
       (.type, ",\"type\":"),
@@ -346,6 +377,8 @@ struct ShapeKey {
       (.freed, ",\"freed\":"),
       (.drainCount, ",\"n\":"),
       (.reason, ",\"why\":"),
+      (.alive, ",\"alive\":"),
+      (.label, ",\"label\":"),
       (.closingBrace, "}"),
       (.quote, "\""),
       (.hexStart, "\"0x"),
