@@ -112,6 +112,9 @@ public struct Analyzer: LogVisitor {
   /// that must not grow with the log's size. A test hook.
   package var trackedObjectCount: Int { state.live.count + state.survivors.count }
 
+  /// Sessions whose queued objects' findings a second thread made. A test hook.
+  private(set) var sessionsWithParallelFindings = 0
+
   /// Checks and check groups the analyzer holds now, and recent releases: bounded however
   /// many checks and releases a log has. A test hook.
   package var retainedCheckCount: Int { state.checks.retainedCount + state.released.count }
@@ -427,9 +430,21 @@ public struct Analyzer: LogVisitor {
 
   private mutating func finishSession(_ ending: SessionEnding) {
     let end = EndOfSession(ending, stuckAfter: options.stuckAfter)
+    let queued = QueuedObjectFindings(
+      live: state.live, end: end, stacks: state.stacks, typeNames: types.map(\.type),
+      queueNames: state.timelines.map(\.queue), session: state.info.index,
+      file: state.info.file, maximumExamples: options.maximumExamples)
+    // On a second thread when it pays, and when appending its findings makes what adding
+    // them here would (see `QueuedObjectFindings`); symbolized frames are made here only.
+    let inParallel =
+      state.live.count >= options.queuedObjectsForParallelFindings && symbolizer == nil
+      && !findings.holds(queued.kind)
+    let running = inParallel ? queued.start() : nil
+    if inParallel { sessionsWithParallelFindings += 1 }
     finishSurvivors(end)
-    finishQueuedObjects(end)
+    finishQueuedObjects(end, findings: running == nil ? queued : nil)
     finishChecks(lastTime: end.lastTime, ended: end.ended)
+    if let running { findings.append(running.finish()) }
     findings.forgetOrigins()
 
     if !end.ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
@@ -473,24 +488,19 @@ public struct Analyzer: LogVisitor {
   }
 
   /// Counts the objects still in a queue, in log order, as pending, stuck or never
-  /// released, and groups the stuck and never-released ones as findings.
-  private mutating func finishQueuedObjects(_ end: EndOfSession) {
-    let (session, file) = (state.info.index, state.info.file)
-    let (types, timelines) = (self.types, state.timelines)
+  /// released, and, with `queued`, groups the stuck and never-released ones as findings (else
+  /// a second thread does).
+  private mutating func finishQueuedObjects(
+    _ end: EndOfSession, findings queued: QueuedObjectFindings?
+  ) {
     let live = state.live
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
-      guard objectState != .pending else { continue }
-      findings.add(
-        objectState == .stuck ? .stuck : .neverReleased, origin(object),
-        FindingExample(
-          session: session, id: id, address: object.address, type: types[Int(object.type)].type,
-          queue: timelines[Int(object.queue)].queue, enqueuedAt: object.enqueuedAt,
-          age: end.lastTime - object.enqueuedAt,
-          location: LogLocation(file: file, line: object.line)))
+      guard let queued, let kind = QueuedObjectFindings.kind(objectState) else { continue }
+      findings.add(kind, origin(object), queued.example(id, object))
     }
   }
 
