@@ -15,6 +15,18 @@ import Testing
     #expect(streamed.contains("\"reportVersion\": 1"))
   }
 
+  /// A report written in two halves on two threads is byte for byte the one a single writer
+  /// makes, wherever the split falls (before the first finding, between two, in the checks).
+  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
+  func twoHalvesOnTwoThreadsMakeTheSameDocument(_ name: String) throws {
+    let report = try Fixtures.report(["\(name).jsonl"])
+    var halves = JSONRenderer()
+    halves.secondThreadFrom = 0
+    var single = JSONRenderer()
+    single.secondThreadFrom = .max
+    #expect(halves.render(report) == single.render(report))
+  }
+
   /// The byte buffer grows in place while it is not shared, and a copy stays a value: what
   /// one copy appends, growing past the shared capacity or not, the other never sees.
   @Test func aByteBufferGrowsInPlaceAndCopiesStayIndependent() {

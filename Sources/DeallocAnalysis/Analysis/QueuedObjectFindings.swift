@@ -1,5 +1,4 @@
 import DeallocLog
-import Foundation
 
 /// The findings of the objects a session leaves in its queues (stuck, or never released):
 /// the largest part of ending a session whose objects stay, an origin lookup, a grouping and
@@ -16,11 +15,10 @@ import Foundation
 /// (`Analyzer.finishQueuedObjects`) uses ``kind(_:)`` and ``example(_:_:)``, so both paths
 /// share their rules.
 ///
-/// `@unchecked Sendable`: its values are copies the analyzer no longer changes while the
-/// thread reads them (``LiveObjects`` and the stack table share storage copy-on-write, and
-/// the analyzer's thread only reads them until ``Running/finish()``); the frames and names
-/// are immutable.
-struct QueuedObjectFindings: @unchecked Sendable {
+/// The thread reads copies the analyzer no longer changes while it runs (``LiveObjects``
+/// and the stack table share their storage copy-on-write, and the analyzer's thread only
+/// reads them until ``SecondThread/finish()``); the frames and names are immutable.
+struct QueuedObjectFindings {
   let live: LiveObjects
   let end: EndOfSession
   let stacks: StackIDTable<[Frame]>
@@ -73,26 +71,6 @@ struct QueuedObjectFindings: @unchecked Sendable {
     return findings
   }
 
-  /// The collection, running on a thread of its own.
-  final class Running: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    /// Written by the thread before it signals `done`, read after waiting on it.
-    private var result: FindingCollector?
-
-    fileprivate init(_ work: QueuedObjectFindings) {
-      Thread { [self] in
-        result = work.collect()
-        done.signal()
-      }.start()
-    }
-
-    /// Waits for the thread; its findings.
-    func finish() -> FindingCollector {
-      done.wait()
-      return result!
-    }
-  }
-
   /// Starts ``collect()`` on a thread of its own.
-  func start() -> Running { Running(self) }
+  func start() -> SecondThread<FindingCollector> { SecondThread { collect() } }
 }

@@ -16,13 +16,48 @@ public struct JSONRenderer: ReportRenderer {
     withBytes(of: report) { String(decoding: $0, as: UTF8.self) }
   }
 
+  /// Findings-equivalents (a finding, or eight checks, about as many bytes) from which the
+  /// document's second half is written on a second thread: below it, starting a thread
+  /// costs about what it saves. The bytes are the same either way; tests move it.
+  var secondThreadFrom = 200
+
   /// Written as bytes, without a tree (see ``JSONOutput``), and lent where they lie.
+  ///
+  /// A large report is written in two halves at once: this thread writes the findings up to
+  /// a split, a second thread the findings after it and everything that follows them, into
+  /// a writer that continues where the first half ends (``JSONByteWriter/continuation(afterEntries:capacity:)``);
+  /// the second half's bytes are then appended. Each value's bytes depend only on it and its
+  /// depth, so the document is the one a single writer makes. The reading thread is done by
+  /// now, so a core is free, and the findings (a SHA-256 id and a stack each) are the bulk.
   public func withBytes<Result>(
     of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result
   ) -> Result {
-    var out = JSONByteWriter(capacity: 1 << 16)
-    Self.write(report, to: &out)
+    let capacity = Self.capacity(report)
+    var out = JSONByteWriter(capacity: capacity)
+    Self.head(report, to: &out)
+    let weight = report.findings.count + report.checks.count / 8
+    if weight >= secondThreadFrom {
+      let split = min(weight / 2, report.findings.count)
+      var rest = out.continuation(afterEntries: split > 0, capacity: capacity)
+      let second = SecondThread {
+        for finding in report.findings[split...] { Self.finding(finding, to: &rest) }
+        Self.tail(report, to: &rest)
+        return rest
+      }
+      for finding in report.findings[..<split] { Self.finding(finding, to: &out) }
+      out.append(second.finish())
+    } else {
+      for finding in report.findings { Self.finding(finding, to: &out) }
+      Self.tail(report, to: &out)
+    }
     return out.withLine(body)
+  }
+
+  /// Room for the whole document, so that a writer's buffer does not grow (a copy and new
+  /// pages each time, a fifth of writing a 4 MB report): generous per finding and per check.
+  /// Reserved, not touched: pages the document does not reach cost nothing.
+  private static func capacity(_ report: Report) -> Int {
+    1 << 16 + (report.findings.count + report.lateHeld.count) << 14 + report.checks.count << 11
   }
 
   /// The document as a value, for tools that embed it.
@@ -32,46 +67,59 @@ public struct JSONRenderer: ReportRenderer {
     return tree.value
   }
 
-  /// The report's shape, written once for both outputs.
+  /// The report's shape, written once for both outputs: the head, each finding (inside the
+  /// array the head opens), the tail.
   static func write<O: JSONOutput>(_ report: Report, to o: inout O) {
-    o.object { o in
-      o.field("reportVersion", Self.reportVersion)
-      o.field("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
-      o.key("inputs")
-      o.array(report.inputs) { $0.string($1) }
-      o.field("stuckAfterNs", report.options.stuckAfter)
-      o.field("holdersRecorded", report.holders.recorded)
-      o.field("holderScans", report.holders.scans)
-      o.field("holderScansSkipped", report.holders.skippedScans)
-      o.field("holderHint", HolderHint.text(report))
-      o.key("summary")
-      summary(report.summary, to: &o)
-      o.key("findings")
-      o.array(report.findings) { finding($1, to: &$0) }
-      o.key("lateHeld")
-      o.array(report.lateHeld) { lateHeld($1, to: &$0) }
-      o.field("omittedLateHeld", report.omittedLateHeld)
-      o.key("checks")
-      o.array(report.checks) { check($1, to: &$0) }
-      o.field("latency") { o in
-        o.object { o in
-          o.key("enqueueToRelease")
-          latency(report.latency.enqueueToRelease, to: &o)
-          o.key("releaseToDealloc")
-          latency(report.latency.releaseToDealloc, to: &o)
-        }
+    head(report, to: &o)
+    for finding in report.findings { Self.finding(finding, to: &o) }
+    tail(report, to: &o)
+  }
+
+  /// The document up to the findings, whose array it leaves open.
+  private static func head<O: JSONOutput>(_ report: Report, to o: inout O) {
+    o.beginObject()
+    o.field("reportVersion", Self.reportVersion)
+    o.field("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
+    o.key("inputs")
+    o.array(report.inputs) { $0.string($1) }
+    o.field("stuckAfterNs", report.options.stuckAfter)
+    o.field("holdersRecorded", report.holders.recorded)
+    o.field("holderScans", report.holders.scans)
+    o.field("holderScansSkipped", report.holders.skippedScans)
+    o.field("holderHint", HolderHint.text(report))
+    o.key("summary")
+    summary(report.summary, to: &o)
+    o.key("findings")
+    o.beginArray()
+  }
+
+  /// The document from the end of the findings array (which it closes) to its end.
+  private static func tail<O: JSONOutput>(_ report: Report, to o: inout O) {
+    o.endArray()
+    o.key("lateHeld")
+    o.array(report.lateHeld) { lateHeld($1, to: &$0) }
+    o.field("omittedLateHeld", report.omittedLateHeld)
+    o.key("checks")
+    o.array(report.checks) { check($1, to: &$0) }
+    o.field("latency") { o in
+      o.object { o in
+        o.key("enqueueToRelease")
+        latency(report.latency.enqueueToRelease, to: &o)
+        o.key("releaseToDealloc")
+        latency(report.latency.releaseToDealloc, to: &o)
       }
-      o.key("peak")
-      if let peak = report.peak { Self.peak(peak, to: &o) } else { o.null() }
-      o.key("types")
-      o.array(report.types) { type($1, to: &$0) }
-      o.key("sessions")
-      o.array(report.sessions) { session($1, to: &$0) }
-      o.field("omittedSessions", report.omittedSessions)
-      o.key("warnings")
-      o.array(report.warnings) { warning($1, to: &$0) }
-      o.field("omittedWarnings", report.omittedWarnings)
     }
+    o.key("peak")
+    if let peak = report.peak { Self.peak(peak, to: &o) } else { o.null() }
+    o.key("types")
+    o.array(report.types) { type($1, to: &$0) }
+    o.key("sessions")
+    o.array(report.sessions) { session($1, to: &$0) }
+    o.field("omittedSessions", report.omittedSessions)
+    o.key("warnings")
+    o.array(report.warnings) { warning($1, to: &$0) }
+    o.field("omittedWarnings", report.omittedWarnings)
+    o.endObject()
   }
 
   /// A tree of what `write` writes, for other documents that embed a part.
