@@ -3,23 +3,34 @@
 ///
 /// Why not `Dictionary`: its per-process seeded SipHash was a fifth of the analysis time on a
 /// million-object log. Keys here are not adversarial beyond a slow report, so a multiplicative
-/// hash with linear probing is enough. Deletion shifts later entries back (no tombstones),
-/// so a table that sees millions of inserts and removes stays as small as its live content.
+/// hash with linear probing is enough. Deletion shifts later slots back (no tombstones), so a
+/// table that sees millions of inserts and removes stays as small as its live content.
+///
+/// Why the values sit apart, dense, with the slots pointing at them: probing reads 16-byte
+/// slots only, growing rehashes slots and moves no value, and a value costs its size once
+/// instead of once per slot with an optional's padding. For tables of large values (a
+/// survivor of its release) growing had been most of their cost. The trade-off: a removal
+/// moves the last entry into the hole and probes once more to repoint its slot.
 struct IntegerTable<Value> {
-  private var keys: [UInt64]
-  private var values: [Value?]
-  private var occupied: [Bool]
-  private(set) var count = 0
+  private struct Slot {
+    var key: UInt64
+    /// The entry's index + 1; 0 when the slot is empty.
+    var entry: UInt32
+  }
+
+  private var slots: [Slot]
   private var shift: UInt64
+  /// The entries, dense and in no particular order.
+  private var keys: [UInt64] = []
+  private var values: [Value] = []
 
   init() {
-    keys = Array(repeating: 0, count: 16)
-    values = Array(repeating: nil, count: 16)
-    occupied = Array(repeating: false, count: 16)
+    slots = Array(repeating: Slot(key: 0, entry: 0), count: 16)
     shift = 64 - 4
   }
 
-  var isEmpty: Bool { count == 0 }
+  var count: Int { values.count }
+  var isEmpty: Bool { values.isEmpty }
 
   @inline(__always)
   private func home(_ key: UInt64) -> Int {
@@ -28,10 +39,10 @@ struct IntegerTable<Value> {
 
   @inline(__always)
   private func slot(of key: UInt64) -> Int? {
-    let mask = keys.count - 1
+    let mask = slots.count - 1
     var index = home(key)
-    while occupied[index] {
-      if keys[index] == key { return index }
+    while slots[index].entry != 0 {
+      if slots[index].key == key { return index }
       index = (index + 1) & mask
     }
     return nil
@@ -40,7 +51,7 @@ struct IntegerTable<Value> {
   func contains(_ key: UInt64) -> Bool { slot(of: key) != nil }
 
   subscript(key: UInt64) -> Value? {
-    get { slot(of: key).flatMap { values[$0] } }
+    get { slot(of: key).map { values[Int(slots[$0].entry) - 1] } }
     set {
       if let newValue {
         insert(key, newValue)
@@ -52,61 +63,64 @@ struct IntegerTable<Value> {
 
   private mutating func insert(_ key: UInt64, _ value: Value) {
     if let index = slot(of: key) {
-      values[index] = value
+      values[Int(slots[index].entry) - 1] = value
       return
     }
-    if (count + 1) * 4 > keys.count * 3 { grow() }
-    let mask = keys.count - 1
-    var index = home(key)
-    while occupied[index] { index = (index + 1) & mask }
-    occupied[index] = true
-    keys[index] = key
-    values[index] = value
-    count += 1
+    precondition(values.count < Int(UInt32.max) - 1, "more than 4 billion entries")
+    if (count + 1) * 4 > slots.count * 3 { grow() }
+    place(Slot(key: key, entry: UInt32(values.count + 1)))
+    keys.append(key)
+    values.append(value)
+  }
+
+  /// Puts `slot` at the first empty slot of its probe run.
+  @inline(__always)
+  private mutating func place(_ slot: Slot) {
+    let mask = slots.count - 1
+    var index = home(slot.key)
+    while slots[index].entry != 0 { index = (index + 1) & mask }
+    slots[index] = slot
   }
 
   @discardableResult
   mutating func removeValue(forKey key: UInt64) -> Value? {
     guard var hole = slot(of: key) else { return nil }
-    let removed = values[hole]
-    let mask = keys.count - 1
-    // Backward-shift deletion: move later entries of the run into the hole when the hole
-    // lies on their probe path.
+    let entry = Int(slots[hole].entry) - 1
+    let mask = slots.count - 1
+    // Backward-shift deletion: move later slots of the run into the hole when the hole lies
+    // on their probe path.
     var next = (hole + 1) & mask
-    while occupied[next] {
-      let wanted = home(keys[next])
+    while slots[next].entry != 0 {
+      let wanted = home(slots[next].key)
       let distanceToNext = (next &- wanted) & mask
       let distanceToHole = (hole &- wanted) & mask
       if distanceToHole <= distanceToNext {
-        keys[hole] = keys[next]
-        values[hole] = values[next]
+        slots[hole] = slots[next]
         hole = next
       }
       next = (next + 1) & mask
     }
-    occupied[hole] = false
-    values[hole] = nil
-    count -= 1
-    return removed
+    slots[hole] = Slot(key: 0, entry: 0)
+    // The last entry fills the removed one's place, and its slot follows it.
+    let last = values.count - 1
+    if entry != last {
+      values.swapAt(entry, last)
+      keys.swapAt(entry, last)
+      slots[slot(of: keys[entry])!].entry = UInt32(entry + 1)
+    }
+    keys.removeLast()
+    return values.removeLast()
   }
 
   private mutating func grow() {
-    let oldKeys = keys
-    let oldValues = values
-    let oldOccupied = occupied
-    let capacity = keys.count * 2
-    keys = Array(repeating: 0, count: capacity)
-    values = Array(repeating: nil, count: capacity)
-    occupied = Array(repeating: false, count: capacity)
+    let old = slots
+    slots = Array(repeating: Slot(key: 0, entry: 0), count: old.count * 2)
     shift -= 1
-    count = 0
-    for index in oldKeys.indices where oldOccupied[index] {
-      insert(oldKeys[index], oldValues[index]!)
-    }
+    for slot in old where slot.entry != 0 { place(slot) }
   }
 
   /// The entries, in no particular order.
   var entries: [(key: UInt64, value: Value)] {
-    keys.indices.compactMap { occupied[$0] ? (keys[$0], values[$0]!) : nil }
+    Array(zip(keys, values))
   }
 }
