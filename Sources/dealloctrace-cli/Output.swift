@@ -81,6 +81,11 @@ enum Output {
     done = true
   }
 
+  /// Whether `path` (`nil` or `-`: standard output) is standard output on a terminal.
+  static func isTerminal(_ path: String?) -> Bool {
+    (path ?? "-") == "-" && isatty(1) == 1
+  }
+
   /// Refuses an output that is one of the inputs: the same device and inode, however it is
   /// named (a relative path, a symbolic link, a hard link). Checked before anything is
   /// written, so a typo such as `-o run.jsonl` costs nothing.

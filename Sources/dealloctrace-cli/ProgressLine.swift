@@ -34,23 +34,29 @@ final class ProgressLine {
   }
 
   /// Whether to show a line, from the facts it depends on (injected, for tests).
+  /// `streamsToTerminal`: the command writes its output while it reads, to a terminal (as
+  /// `export` does to standard output): a line redrawn there would land inside the output.
   static func isWanted(
-    standardErrorIsTerminal: Bool, environment: [String: String], totalBytes: Int?
+    standardErrorIsTerminal: Bool, environment: [String: String], totalBytes: Int?,
+    streamsToTerminal: Bool = false
   ) -> Bool {
-    guard standardErrorIsTerminal, let totalBytes, totalBytes > minimumInputBytes else {
-      return false
-    }
+    guard standardErrorIsTerminal, !streamsToTerminal, let totalBytes,
+      totalBytes > minimumInputBytes
+    else { return false }
     for name in ["NO_COLOR", "CI"] where !(environment[name] ?? "").isEmpty { return false }
     return true
   }
 
-  /// The line for the named inputs, when one is wanted in this process.
-  static func forArguments(_ arguments: [String]) -> ProgressLine? {
+  /// The line for the named inputs, when one is wanted in this process; `streamsToTerminal`
+  /// as ``isWanted(standardErrorIsTerminal:environment:totalBytes:streamsToTerminal:)`` says.
+  static func forArguments(_ arguments: [String], streamsToTerminal: Bool = false)
+    -> ProgressLine?
+  {
     let total = totalBytes(of: arguments)
     guard
       isWanted(
         standardErrorIsTerminal: isatty(2) == 1, environment: ProcessInfo.processInfo.environment,
-        totalBytes: total)
+        totalBytes: total, streamsToTerminal: streamsToTerminal)
     else { return nil }
     // Numbers and our own `\r` and erase sequence only: no input reaches the terminal.
     return ProgressLine(totalBytes: total!) { try? StandardError.write($0) }

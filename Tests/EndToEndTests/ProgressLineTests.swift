@@ -19,6 +19,17 @@ import Testing
       !ProgressLine.isWanted(standardErrorIsTerminal: false, environment: [:], totalBytes: big))
   }
 
+  /// `export` writes its trace while it reads: to a terminal, a progress line there would
+  /// be drawn into the trace.
+  @Test func outputStreamedToATerminalShowsNothing() {
+    #expect(
+      !ProgressLine.isWanted(
+        standardErrorIsTerminal: true, environment: [:], totalBytes: big, streamsToTerminal: true))
+    #expect(
+      ProgressLine.isWanted(
+        standardErrorIsTerminal: true, environment: [:], totalBytes: big, streamsToTerminal: false))
+  }
+
   @Test func noColorOrCIShowsNothing() {
     for environment in [["NO_COLOR": "1"], ["CI": "true"], ["CI": "1", "NO_COLOR": "yes"]] {
       #expect(

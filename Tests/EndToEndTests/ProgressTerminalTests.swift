@@ -37,6 +37,27 @@ import Testing
     #expect(!onTerminal.standardError.contains("\u{1B}]"))
   }
 
+  /// `export` without `-o` writes its trace to standard output as it reads: with both
+  /// streams on one terminal, no progress line is drawn into the trace, which arrives as it
+  /// does on a pipe.
+  @Test func exportStreamingToTheTerminalShowsNoProgress() throws {
+    let scratch = try ScratchDirectory("progress-terminal")
+    defer { scratch.remove() }
+    let log = try BigLog.write(
+      size: ProgressLine.minimumInputBytes + 1, to: scratch.file("big.jsonl"))
+    let command = ["export", "--format", "perfetto", log]
+
+    let onPipe = try CLIRun.run(command, clearing: Self.silencing)
+    let onTerminal = try CLIRun.run(
+      command, clearing: Self.silencing, standardError: .terminalWithOutput)
+
+    #expect(onTerminal.status == onPipe.status)
+    #expect(onTerminal.standardOutput.isEmpty)
+    #expect(!onTerminal.standardError.contains("reading "))
+    #expect(!onTerminal.standardError.contains("\r"))
+    #expect(onTerminal.standardError.hasPrefix(onPipe.standardOutput))
+  }
+
   /// Inputs each under the threshold but over it together: one line, against their sum.
   @Test func severalInputsShowProgressAgainstTheirSum() throws {
     let scratch = try ScratchDirectory("progress-terminal")

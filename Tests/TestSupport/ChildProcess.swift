@@ -27,6 +27,10 @@ public struct ChildProcess: Sendable {
     /// so that `isatty(2)` holds in the child as at a person's terminal. The terminal is raw:
     /// what the child writes arrives unchanged (no `\n` becomes `\r\n`).
     case terminal
+    /// That terminal for standard output too, as at a person's terminal with nothing
+    /// redirected: both streams arrive there, in `ChildRun.standardError`, and the output
+    /// pipe stays empty.
+    case terminalWithOutput
   }
 
   public var executable: URL
@@ -65,7 +69,8 @@ public struct ChildProcess: Sendable {
     // another thread never holds a pipe's write end open (its reader would wait for it).
     let output = try PipeEnds()
     let error = standardError == .separate ? try PipeEnds() : nil
-    let terminal = standardError == .terminal ? try PseudoTerminal() : nil
+    let onTerminal = standardError == .terminal || standardError == .terminalWithOutput
+    let terminal = onTerminal ? try PseudoTerminal() : nil
     let stdin = input == nil ? nil : try PipeEnds()
 
     var actions = posix_spawn_file_actions_t()
@@ -77,13 +82,15 @@ public struct ChildProcess: Sendable {
     } else {
       posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
-    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+    posix_spawn_file_actions_adddup2(
+      &actions, standardError == .terminalWithOutput ? terminal!.secondary : output.write, 1)
     switch standardError {
     case .separate: posix_spawn_file_actions_adddup2(&actions, error!.write, 2)
     case .mergedIntoOutput: posix_spawn_file_actions_adddup2(&actions, output.write, 2)
     case .discarded: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     case .inherited: break
-    case .terminal: posix_spawn_file_actions_adddup2(&actions, terminal!.secondary, 2)
+    case .terminal, .terminalWithOutput:
+      posix_spawn_file_actions_adddup2(&actions, terminal!.secondary, 2)
     }
     if let directory {
       _ = GNU.addChdir(&actions, directory.path)

@@ -56,7 +56,9 @@ enum ExportCommand: Command {
     var exporter = PerfettoExporter(output: output, stuckAfter: stuckAfter)
     var reader = LogReader()
     for warning in skipped { exporter.warn(warning) }
-    let progress = ProgressLine.forArguments(parsed.positional)
+    // The trace is written as the log is read: no line drawn into it on a terminal.
+    let progress = ProgressLine.forArguments(
+      parsed.positional, streamsToTerminal: Output.isTerminal(parsed.value("output")))
     if let progress { reader.progress = { progress.update(bytesRead: $0) } }
     do {
       try reader.read(inputs, into: &exporter)
