@@ -107,6 +107,40 @@ import Testing
     #expect(fastRecords > 100)
   }
 
+  /// Object addresses of 1 to 18 hex digits in both cases, whole or with a byte next to the
+  /// digit ranges (`/`, `:`, `@`, `G`, `` ` ``, `g`, a byte with its top bit set) in any place:
+  /// whenever the fast path (eight digits at a time) returns a record, the general parser
+  /// returns the same; up to 16 digits, it always does.
+  @Test func hexAddressesAgreeDigitByDigit() {
+    let digits = Array("0123456789abcdefABCDEF".utf8)
+    let borders: [UInt8] = Array("/:@G`g".utf8) + [0xB3, 0xC3, 0xE6]
+    var compared = 0
+    for count in 1...18 {
+      let address = (0..<count).map { digits[($0 * 7 + count) % digits.count] }
+      var variants = [address]
+      for position in 0..<count {
+        for border in borders {
+          var changed = address
+          changed[position] = border
+          variants.append(changed)
+        }
+      }
+      for variant in variants {
+        let line =
+          Array(#"{"ev":"enqueue","t":1,"id":1,"obj":"0x"#.utf8) + variant
+          + Array(#"","type":"T","q":"q"}"#.utf8)
+        let (fast, general) = bothPaths(line)
+        if variant == address && count <= 16 {
+          #expect(fast != nil, "\(String(decoding: line, as: UTF8.self))")
+        }
+        guard let fast else { continue }
+        compared += 1
+        #expect(general == .success(fast), "\(String(decoding: line, as: UTF8.self))")
+      }
+    }
+    #expect(compared >= 16)
+  }
+
   /// Each key's two words spell its text, byte for byte (the words are written out as
   /// constants so that comparing a key costs two compares).
   @Test func everyShapeKeySpellsItsText() {

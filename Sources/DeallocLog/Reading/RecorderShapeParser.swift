@@ -251,12 +251,46 @@ struct RecorderShapeParser {
     guard literal(.hexStart) else { return nil }
     let start = index
     var value: UInt64 = 0
+    // Eight digits at a time (SWAR) while a whole word is in the line: an address's dozen
+    // digits cost a loop step each before. The loop below takes a short line's tail.
+    while index + 8 <= end && index - start < 16 {
+      let (count, digits) = Self.leadingHexDigits(
+        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+      value = value << UInt64(4 * count) | digits
+      index += count
+      if count < 8 { break }
+    }
     while index < end, index - start < 16, let digit = JSONScanner.hexDigit(base[index]) {
       value = value << 4 | UInt64(digit)
       index += 1
     }
     guard index > start, literal(.quote) else { return nil }
     return value
+  }
+
+  /// How many of the eight bytes of `word` (in memory order) are hex digits before the
+  /// first that is not (`0-9`, `a-f`, `A-F`), and their value.
+  ///
+  /// Each byte is tested against its ranges by adding constants that carry into its top bit
+  /// (a byte's top bit is cleared first, and a byte that had it set is no digit), so no
+  /// carry crosses into the next byte; the digits' nibbles are then gathered pairwise.
+  @inline(__always)
+  private static func leadingHexDigits(_ word: UInt64) -> (count: Int, value: UInt64) {
+    let top: UInt64 = 0x8080_8080_8080_8080
+    let low = word & ~top
+    // 0x30 ≤ byte ≤ 0x39, and 0x61 ≤ byte | 0x20 ≤ 0x66 (a-f and A-F).
+    let digit = (low &+ 0x5050_5050_5050_5050) & ~(low &+ 0x4646_4646_4646_4646)
+    let folded = low | 0x2020_2020_2020_2020
+    let letter = (folded &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(folded &+ 0x1919_1919_1919_1919)
+    let hex = (digit | letter) & ~word & top
+    let count = (~hex & top).trailingZeroBitCount >> 3
+    guard count > 0 else { return (0, 0) }
+    // Each digit's value in its byte, the first digit's byte the most significant.
+    var nibbles = (low & 0x0F0F_0F0F_0F0F_0F0F) &+ ((letter & top) >> 7) &* 9
+    nibbles = (nibbles << UInt64(8 * (8 - count))).byteSwapped
+    nibbles = (nibbles | nibbles >> 4) & 0x00FF_00FF_00FF_00FF
+    nibbles = (nibbles | nibbles >> 8) & 0x0000_FFFF_0000_FFFF
+    return (count, (nibbles | nibbles >> 16) & 0xFFFF_FFFF)
   }
 
   @inline(__always)
