@@ -24,5 +24,9 @@ import Testing
       }
     }
     #expect(Dictionary(uniqueKeysWithValues: table.entries.map { ($0.key, $0.value) }) == reference)
+    // Storage positions: each entry once, and `map` in the same order.
+    let stored = (0..<table.count).map { table.entry(at: $0) }
+    #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.key, $0.value) }) == reference)
+    #expect(table.map { $0 } == stored.map(\.value))
   }
 }

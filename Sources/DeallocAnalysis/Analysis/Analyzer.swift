@@ -466,12 +466,9 @@ public struct Analyzer: LogVisitor {
   private mutating func finishSurvivors(_ end: EndOfSession) {
     let (session, file) = (state.info.index, state.info.file)
     let (types, timelines) = (self.types, state.timelines)
-    let survivors = state.survivors.entries
-    // Sorted by index, not by moving the entries: a survivor is large.
-    let order = survivors.indices.sorted {
-      survivors[$0].survivor.line < survivors[$1].survivor.line
-    }
-    for (id, survivor) in order.lazy.map({ survivors[$0] }) {
+    let survivors = state.survivors
+    for position in survivors.positions(inOrderOf: \.line) {
+      let (id, survivor) = survivors.survivor(at: position)
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
       findings.add(

@@ -123,4 +123,15 @@ struct IntegerTable<Value> {
   var entries: [(key: UInt64, value: Value)] {
     Array(zip(keys, values))
   }
+
+  /// Entry `position` of the dense storage: positions are `0..<count`, in no particular
+  /// order, and hold until the next change.
+  func entry(at position: Int) -> (key: UInt64, value: Value) {
+    (keys[position], values[position])
+  }
+
+  /// `key` of each value, by storage position (see ``entry(at:)``), copying no value.
+  func map<Key>(_ key: (Value) -> Key) -> [Key] {
+    values.map(key)
+  }
 }

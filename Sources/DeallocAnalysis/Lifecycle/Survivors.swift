@@ -57,4 +57,19 @@ struct Survivors<Survivor: SurvivingObject> {
   var entries: [(id: UInt64, survivor: Survivor)] {
     byID.entries.map { ($0.key, $0.value) }
   }
+
+  /// The survivors' positions (for ``survivor(at:)``) in increasing order of `key`, which
+  /// must differ between survivors (the line of each release does). Sorting positions by a
+  /// key read once each copies no survivor: an array of them was two copies of every
+  /// survivor at the end of a session with many.
+  func positions(inOrderOf key: (Survivor) -> Int) -> [Int] {
+    let keys = byID.map(key)
+    return keys.indices.sorted { keys[$0] < keys[$1] }
+  }
+
+  /// The survivor at a position of ``positions(inOrderOf:)``, until the next change.
+  func survivor(at position: Int) -> (id: UInt64, survivor: Survivor) {
+    let entry = byID.entry(at: position)
+    return (entry.key, entry.value)
+  }
 }
