@@ -37,7 +37,7 @@ enum Output {
   private static func write(
     to path: String?, _ content: (Int32, String) -> AnalysisError?
   ) throws(AnalysisError) {
-    guard let path, path != "-" else {
+    guard let path, !isStandardOutput(path) else {
       if let failure = content(1, "<stdout>") { throw failure }
       return
     }
@@ -81,9 +81,14 @@ enum Output {
     done = true
   }
 
-  /// Whether `path` (`nil` or `-`: standard output) is standard output on a terminal.
+  /// Whether an output path names standard output: none given, or `-`.
+  static func isStandardOutput(_ path: String?) -> Bool {
+    path == nil || path == "-"
+  }
+
+  /// Whether `path` is standard output (``isStandardOutput(_:)``), on a terminal.
   static func isTerminal(_ path: String?) -> Bool {
-    (path ?? "-") == "-" && isatty(1) == 1
+    isStandardOutput(path) && isatty(1) == 1
   }
 
   /// Refuses an output that is one of the inputs: the same device and inode, however it is
@@ -98,7 +103,7 @@ enum Output {
         identities.append((UInt64(info.st_dev), UInt64(info.st_ino), input))
       }
     }
-    for case let output? in outputs where output != "-" {
+    for case let output? in outputs where !isStandardOutput(output) {
       var info = stat()
       guard stat(output, &info) == 0 else { continue }
       if let input = identities.first(where: {

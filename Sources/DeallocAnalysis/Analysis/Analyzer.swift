@@ -496,7 +496,7 @@ public struct Analyzer: LogVisitor {
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
-      guard let queued, let kind = QueuedObjectFindings.kind(objectState) else { continue }
+      guard let queued, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
       findings.add(kind, origin(object), queued.example(id, object))
     }
   }

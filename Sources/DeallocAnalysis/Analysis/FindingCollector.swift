@@ -65,7 +65,8 @@ struct FindingCollector {
   mutating func append(_ other: FindingCollector) {
     let offset = findings.count
     for (key, index) in other.groups {
-      precondition(groups.updateValue(index + offset, forKey: key) == nil, "shared key \(key)")
+      precondition(
+        groups.updateValue(index + offset, forKey: key) == nil, "appended a finding key held here")
     }
     for (index, verdict) in other.firstVerdicts { firstVerdicts[index + offset] = verdict }
     findings += other.findings

@@ -12,7 +12,7 @@ import DeallocLog
 /// cache of its own, which the analyzer appends to its collector (``FindingCollector/append(_:)``)
 /// only when the collector holds no finding of their ``kind`` yet, so that appending them is
 /// what adding them one by one would have made. The sequential path
-/// (`Analyzer.finishQueuedObjects`) uses ``kind(_:)`` and ``example(_:_:)``, so both paths
+/// (`Analyzer.finishQueuedObjects`) uses ``kind(of:)`` and ``example(_:_:)``, so both paths
 /// share their rules.
 ///
 /// The thread reads copies the analyzer no longer changes while it runs (``LiveObjects``
@@ -30,7 +30,7 @@ struct QueuedObjectFindings {
   let maximumExamples: Int
 
   /// The finding an object left in a queue in `state` joins; `nil` while it is pending.
-  static func kind(_ state: ObjectState) -> Finding.Kind? {
+  static func kind(of state: ObjectState) -> Finding.Kind? {
     switch state {
     case .stuck: return .stuck
     case .neverReleased: return .neverReleased
@@ -57,7 +57,8 @@ struct QueuedObjectFindings {
     var origins = FindingOrigins()
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position),
-        let kind = Self.kind(end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false))
+        let kind = Self.kind(
+          of: end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false))
       else { continue }
       assert(kind == self.kind)
       let type = Int(object.type)

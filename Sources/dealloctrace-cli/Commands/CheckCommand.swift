@@ -149,13 +149,13 @@ enum CheckCommand: Command {
       }
       output = parsed.value("output")
       junit = parsed.value("junit")
-      let verdictOnStandardOutput = output == nil || output == "-"
+      let verdictOnStandardOutput = Output.isStandardOutput(output)
       let junitOnStandardOutput = junit == "-"
       if junitOnStandardOutput && verdictOnStandardOutput {
         throw UsageError(
           "--junit - and the verdict cannot both go to standard output; add -o FILE")
       }
-      if let output, let junit, output != "-", Output.sameFile(output, junit) {
+      if let output, let junit, !verdictOnStandardOutput, Output.sameFile(output, junit) {
         throw UsageError(
           "-o and --junit name the same file; the JUnit file would replace the verdict")
       }
