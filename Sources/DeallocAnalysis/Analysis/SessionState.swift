@@ -52,7 +52,7 @@ struct SessionState {
   var survivors = Survivors<Survivor>()
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
-  private var queueIndex: [String: Int] = [:]
+  private var queueRows = NameIndex()
   /// The session's counts by type row (the analyzer's), the source of its summary and of the
   /// report's per-type rows; ``countsUsed(byType:)`` makes room for a row.
   var counts: [LifecycleCounts] = []
@@ -104,13 +104,10 @@ struct SessionState {
     return Summary(session: total, checks: checkRecords)
   }
 
-  /// The index of `queue`'s timeline, created on first use. Queues are few: a short scan
-  /// (interned names compare by identity first) beats hashing the name.
+  /// The index of `queue`'s timeline, created on first use.
   mutating func timeline(_ queue: String) -> Int {
-    for index in timelines.indices.prefix(8) where timelines[index].queue == queue {
-      return index
-    }
-    if let index = queueIndex[queue] { return index }
+    let (row, isNew) = queueRows.row(queue)
+    guard isNew else { return row }
     var timeline = QueueTimeline(queue: queue, session: info.index)
     if detailedTimelinesLeft > 0 {
       detailedTimelinesLeft -= 1
@@ -118,8 +115,7 @@ struct SessionState {
       timeline.keepsPoints = false
     }
     timelines.append(timeline)
-    queueIndex[queue] = timelines.count - 1
-    return timelines.count - 1
+    return row
   }
 }
 

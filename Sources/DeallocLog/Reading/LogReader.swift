@@ -64,7 +64,12 @@ public struct LogReader {
     let file: String
     /// ``sessionCount`` when the input began: an input that adds none has no session.
     let firstSessionIndex: Int
-    var lineNumber = 0
+    /// The current line's location, kept rather than built per record: built per record, it
+    /// retained and released the file name's storage for every line.
+    private(set) var location: LogLocation
+    var lineNumber = 0 {
+      didSet { location.line = lineNumber }
+    }
     var sawAnyLine = false
     /// The session being read. Not an Optional: every record updates it, and mutating
     /// through `session!` cost a copy and a destroy of the whole struct per line (3 % of a
@@ -83,9 +88,8 @@ public struct LogReader {
     init(file: String, firstSessionIndex: Int) {
       self.file = file
       self.firstSessionIndex = firstSessionIndex
+      location = LogLocation(file: file, line: 0)
     }
-
-    var location: LogLocation { LogLocation(file: file, line: lineNumber) }
   }
 
   /// The bytes of a line worth parsing, and whether it is the input's unterminated last

@@ -27,7 +27,7 @@ struct RecorderShapeParser {
     -> LogRecord?
   {
     var cursor = RecorderShapeParser(line)
-    guard cursor.literal(.recordStart) else { return nil }
+    guard cursor.recordStart() else { return nil }
     // Each kind returns its record straight from its branch: built into an optional and
     // mapped, the record (about a hundred bytes) was copied several times per line.
     if cursor.literal(.releaseKind) {
@@ -51,6 +51,19 @@ struct RecorderShapeParser {
       return .check(check)
     }
     return nil
+  }
+
+  /// Consumes the record's opening (``ShapeKey/recordStart``), the first seven bytes of a
+  /// line of eight or more, from one word read in place: through ``literal(_:)-(ShapeKey)``
+  /// it took a call per line, since a key that ends in the first word goes out of line.
+  @inline(__always)
+  private mutating func recordStart() -> Bool {
+    let key = ShapeKey.recordStart
+    guard end >= 8 else { return literal(key) }
+    let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+    guard word & ~(~0 << UInt64(8 * key.count)) == key.first else { return false }
+    index = key.count
+    return true
   }
 
   /// Consumes the closing `}` when it is the line's last byte.
@@ -245,27 +258,26 @@ struct RecorderShapeParser {
     return Int(value)
   }
 
-  /// `"0x` and 1 to 16 hex digits `"`.
+  /// `"0x` and 1 to 16 hex digits `"`, from two words read in place: an address has a dozen
+  /// digits, and they end where a word has fewer than eight.
+  ///
+  /// `nil` when fewer than sixteen bytes follow the `0x`: no record fits then (a digit and
+  /// the shortest rest of a record, `","type":"","q":""}`, make twenty bytes), so that line
+  /// goes to the general parser for its error.
   @inline(__always)
   private mutating func hexString() -> UInt64? {
-    guard literal(.hexStart) else { return nil }
-    let start = index
-    var value: UInt64 = 0
-    // Eight digits at a time (SWAR) while a whole word is in the line: an address's dozen
-    // digits cost a loop step each before. The loop below takes a short line's tail.
-    while index + 8 <= end && index - start < 16 {
-      let (count, digits) = Self.leadingHexDigits(
-        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
-      value = value << UInt64(4 * count) | digits
+    guard literal(.hexStart), index + 16 <= end else { return nil }
+    let (count, value) = Self.leadingHexDigits(
+      UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+    guard count > 0 else { return nil }
+    guard count == 8 else {
       index += count
-      if count < 8 { break }
+      return literal(.quote) ? value : nil
     }
-    while index < end, index - start < 16, let digit = JSONScanner.hexDigit(base[index]) {
-      value = value << 4 | UInt64(digit)
-      index += 1
-    }
-    guard index > start, literal(.quote) else { return nil }
-    return value
+    let (more, low) = Self.leadingHexDigits(
+      UInt64(littleEndian: UnsafeRawPointer(base + index + 8).loadUnaligned(as: UInt64.self)))
+    index += 8 + more
+    return literal(.quote) ? value << UInt64(4 * more) | low : nil
   }
 
   /// How many of the eight bytes of `word` (in memory order) are hex digits before the
