@@ -1,7 +1,8 @@
-import DeallocAnalysis
 import DeallocLog
 import Testing
 import TextEscaping
+
+@testable import DeallocAnalysis
 
 @Suite struct SupportTests {
   @Test(arguments: [
@@ -38,6 +39,29 @@ import TextEscaping
     #expect(abs(p50 - 50_000_000) / 50_000_000 < 0.04)
     #expect(abs(p99 - 99_000_000) / 99_000_000 < 0.04)
     #expect(large.histogram.map(\.count).reduce(0, +) == 100_000)
+  }
+
+  /// The buckets are filled from the exact samples when those are dropped, and made from them
+  /// for the histogram while they are kept: whichever way, the histogram counts every sample
+  /// in the bucket that adding it alone would have counted it in.
+  @Test func histogramIsTheSameWhetherTheSamplesStayExactOrNot() {
+    var generator = SplitMix(seed: 11)
+    let samples = (0..<500).map { _ in Int64(generator.next() % 50_000_000) - 5 }
+    var exact = LatencyDistribution()
+    for sample in samples { exact.add(sample) }
+    #expect(exact.isExact)
+    var expected: [Int: Int] = [:]
+    for sample in samples {
+      expected[LatencyDistribution.bucketIndex(max(0, sample)), default: 0] += 1
+    }
+    let expectedCounts = expected.keys.sorted().map { expected[$0]! }
+    for limit in [0, 1, 10, 499, 500] {
+      var distribution = LatencyDistribution(exactLimit: limit)
+      for sample in samples { distribution.add(sample) }
+      #expect(distribution.isExact == (limit == 500), "limit \(limit)")
+      #expect(distribution.histogram.map(\.count) == expectedCounts, "limit \(limit)")
+      #expect(distribution.histogram.map(\.lower) == exact.histogram.map(\.lower))
+    }
   }
 
   /// Exact percentiles come from the samples of the ranks' buckets only; they must equal the

@@ -131,8 +131,10 @@ public struct Analyzer: LogVisitor {
 
   // MARK: - Records
 
-  private mutating func apply(_ record: LogRecord, line: Int) {
-    switch record {
+  /// `consuming`: each kind's payload is moved to its step, not copied (with a retain per
+  /// name) and destroyed with the record after.
+  private mutating func apply(_ record: consuming LogRecord, line: Int) {
+    switch consume record {
     case .stack(let stack):
       state.stacks[stack.id] = stack.frames
     case .thread(let thread):

@@ -31,14 +31,30 @@ public struct LatencyDistribution: Sendable, Equatable {
     sum = overflow ? .max : total
     minimum = min(minimum, value)
     maximum = max(maximum, value)
+    // The buckets wait until the exact samples are dropped: filled from them then, they
+    // hold what adding each sample to them would have, and a distribution that stays exact
+    // (every type's, usually) never pays for them.
     if count <= exactLimit {
       exact.append(value)
-    } else if !exact.isEmpty {
+      return
+    }
+    if !exact.isEmpty {
+      buckets = Self.buckets(of: exact)
       exact = []
     }
-    let index = Self.bucketIndex(value)
+    Self.count(value, in: &buckets)
+  }
+
+  private static func count(_ value: Int64, in buckets: inout [Int]) {
+    let index = bucketIndex(value)
     if index >= buckets.count { buckets += Array(repeating: 0, count: index + 1 - buckets.count) }
     buckets[index] += 1
+  }
+
+  private static func buckets(of samples: [Int64]) -> [Int] {
+    var buckets: [Int] = []
+    for sample in samples { count(sample, in: &buckets) }
+    return buckets
   }
 
   /// Whether percentiles are exact.
@@ -77,7 +93,7 @@ public struct LatencyDistribution: Sendable, Equatable {
 
   /// The histogram as (lower bound, upper bound, count), skipping empty buckets.
   public var histogram: [(lower: Int64, upper: Int64, count: Int)] {
-    buckets.enumerated().compactMap { index, n in
+    (isExact ? Self.buckets(of: exact) : buckets).enumerated().compactMap { index, n in
       guard n > 0 else { return nil }
       let next = Self.bucketLower(index + 1)
       return (Self.bucketLower(index), next == .max ? .max : next - 1, n)

@@ -38,7 +38,8 @@ public struct QueueTimeline: Sendable, Equatable {
     }
     guard keepsPoints else { return }
     if let last = points.last, time < last.t + bucketWidth {
-      points[points.count - 1].depth = max(last.depth, depth)
+      // Written only when deeper: a write to the array checks its uniqueness first.
+      if depth > last.depth { points[points.count - 1].depth = depth }
       return
     }
     points.append(DepthPoint(t: time, depth: depth))
