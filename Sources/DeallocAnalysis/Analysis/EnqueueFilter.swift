@@ -14,28 +14,56 @@ struct EnqueueFilter {
   /// then costs no copy-on-write check.
   private var words: Words?
 
+  /// The bits, and the hashes of the latest inserts not yet set in them.
+  ///
+  /// Why the wait: the two words an insert sets are random in 128 KiB, which the analyzer's
+  /// other tables push out of the cache, so each insert waited for memory twice. Set in a
+  /// loop of ``pendingCapacity`` at a time, the inserts' loads overlap. A query sets the
+  /// waiting bits first, so the answers are the same.
   private final class Words {
+    static let pendingCapacity = 64
     let bits = UnsafeMutablePointer<UInt64>.allocate(capacity: EnqueueFilter.wordCount)
+    let pending = UnsafeMutablePointer<UInt64>.allocate(capacity: pendingCapacity)
+    var pendingCount = 0
+
     init() { bits.initialize(repeating: 0, count: EnqueueFilter.wordCount) }
-    deinit { bits.deallocate() }
+
+    deinit {
+      bits.deallocate()
+      pending.deallocate()
+    }
+
+    @inline(__always)
+    func insert(_ hash: UInt64) {
+      pending[pendingCount] = hash
+      pendingCount += 1
+      if pendingCount == Self.pendingCapacity { setPending() }
+    }
+
+    func setPending() {
+      for index in 0..<pendingCount {
+        let hash = pending[index]
+        EnqueueFilter.set(bits, Int(hash & EnqueueFilter.bitMask))
+        EnqueueFilter.set(bits, Int((hash >> 32) & EnqueueFilter.bitMask))
+      }
+      pendingCount = 0
+    }
   }
 
   /// Sets two bit positions out of 2²⁰, from one 64-bit hash (no array: this runs once per
   /// enqueue).
   mutating func insert(address: Address) {
-    let hash = Self.mix(address.rawValue)
     if words == nil { words = Words() }
-    let bits = words!.bits
-    Self.set(bits, Int(hash & Self.bitMask))
-    Self.set(bits, Int((hash >> 32) & Self.bitMask))
+    words.unsafelyUnwrapped.insert(Self.mix(address.rawValue))
   }
 
   /// `false` when the session certainly never enqueued an object at `address`.
   func mayContain(address: Address) -> Bool {
-    guard let bits = words?.bits else { return false }
+    guard let words else { return false }
+    if words.pendingCount > 0 { words.setPending() }
     let hash = Self.mix(address.rawValue)
-    return Self.isSet(bits, Int(hash & Self.bitMask))
-      && Self.isSet(bits, Int((hash >> 32) & Self.bitMask))
+    return Self.isSet(words.bits, Int(hash & Self.bitMask))
+      && Self.isSet(words.bits, Int((hash >> 32) & Self.bitMask))
   }
 
   /// `bit` is below 2²⁰ (masked), so the word is inside the allocation.
