@@ -62,33 +62,33 @@ public struct LatencyDistribution: Sendable, Equatable {
 
   /// The value at `fraction` (0…1) by the nearest-rank method; `nil` when empty.
   public func percentile(_ fraction: Double) -> Int64? {
-    percentile(fraction, sortedExact: isExact ? exact.sorted() : [])
+    percentiles([fraction])?[0]
   }
 
-  /// ``percentile(_:)`` with the exact samples sorted once by the caller, for several
-  /// percentiles of one distribution.
-  private func percentile(_ fraction: Double, sortedExact: [Int64]) -> Int64? {
+  /// The values at `fractions` by the nearest-rank method, the exact samples selected once
+  /// for all of them (``RankSelection``); `nil` when empty.
+  private func percentiles(_ fractions: [Double]) -> [Int64]? {
     guard count > 0 else { return nil }
-    let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
+    let ranks = fractions.map { min(count, max(1, Int(($0 * Double(count)).rounded(.up)))) }
     if isExact {
-      return sortedExact[min(rank, count) - 1]
+      return RankSelection.values(at: ranks.map { $0 - 1 }, in: exact)
     }
-    var seen = 0
-    for (index, n) in buckets.enumerated() {
-      seen += n
-      if seen >= rank { return min(maximum, max(minimum, Self.bucketMiddle(index))) }
+    return ranks.map { rank in
+      var seen = 0
+      for (index, n) in buckets.enumerated() {
+        seen += n
+        if seen >= rank { return min(maximum, max(minimum, Self.bucketMiddle(index))) }
+      }
+      return maximum
     }
-    return maximum
   }
 
   /// The distribution's summary: count, min, p50, p90, p99, max, mean.
   public var stats: LatencyStats? {
-    guard count > 0 else { return nil }
-    let sorted = isExact ? exact.sorted() : []
+    guard let values = percentiles([0.5, 0.9, 0.99]) else { return nil }
     return LatencyStats(
-      count: count, min: minimum, p50: percentile(0.5, sortedExact: sorted)!,
-      p90: percentile(0.9, sortedExact: sorted)!, p99: percentile(0.99, sortedExact: sorted)!,
-      max: maximum, mean: sum / Int64(count))
+      count: count, min: minimum, p50: values[0], p90: values[1], p99: values[2], max: maximum,
+      mean: sum / Int64(count))
   }
 
   /// The histogram as (lower bound, upper bound, count), skipping empty buckets.
