@@ -16,12 +16,21 @@ struct NameIndex {
   private var cache = [Int](repeating: 0, count: cacheSize)
   private static let cacheSize = 256
 
-  /// The row of `name` and whether it was added by this call.
+  /// The row of `name` and whether it was added by this call. Inlined (it runs twice per
+  /// enqueue): a hit is a few instructions, and the miss goes out of line.
+  @inline(__always)
   mutating func row(_ name: String) -> (row: Int, isNew: Bool) {
     let bits = Self.bits(name)
     let slot = Self.slot(bits)
     let cached = cache[slot] - 1
     if cached >= 0, nameBits[cached] == bits { return (cached, false) }
+    return rowAfterMiss(name, bits, slot: slot)
+  }
+
+  @inline(never)
+  private mutating func rowAfterMiss(_ name: String, _ bits: (UInt64, UInt64), slot: Int)
+    -> (row: Int, isNew: Bool)
+  {
     let row: Int
     let isNew: Bool
     if let known = byName[name] {

@@ -218,9 +218,13 @@ struct RecorderShapeParser {
       // only reaches later bytes, after the first non-digit, which is all that counts.
       let nonDigits = (digits | (digits &+ 0x0606_0606_0606_0606)) & 0xF0F0_F0F0_F0F0_F0F0
       let count = nonDigits.trailingZeroBitCount >> 3
-      if count > 0 {
-        value = Int64(Self.decimal(digits << UInt64(8 * (8 - count))))
-        index += count
+      guard count > 0 else { return nil }
+      value = Int64(Self.decimal(digits << UInt64(8 * (8 - count))))
+      index += count
+      // The word held the first byte after the digits (inside the line): nothing to loop on.
+      if count < 8 {
+        let next = base[index]
+        return next == UInt8(ascii: ",") || next == UInt8(ascii: "}") ? value : nil
       }
     }
     let limit = min(end, start + 18)
