@@ -128,22 +128,26 @@ public struct EnqueueRecord: Sendable, Equatable {
   private var stackValue: Int64 = 0
   private var retainCountValue = 0
   private var present: UInt8 = 0
+  private static let tidBit: UInt8 = 1
+  private static let depthBit: UInt8 = 2
+  private static let stackBit: UInt8 = 4
+  private static let retainCountBit: UInt8 = 8
 
   public var tid: Int64? {
-    get { present & 1 != 0 ? tidValue : nil }
-    set { Self.store(newValue, bit: 1, in: &tidValue, &present) }
+    get { present & Self.tidBit != 0 ? tidValue : nil }
+    set { Self.store(newValue, bit: Self.tidBit, in: &tidValue, &present) }
   }
   public var depth: Int? {
-    get { present & 2 != 0 ? depthValue : nil }
-    set { Self.store(newValue, bit: 2, in: &depthValue, &present) }
+    get { present & Self.depthBit != 0 ? depthValue : nil }
+    set { Self.store(newValue, bit: Self.depthBit, in: &depthValue, &present) }
   }
   public var stack: Int64? {
-    get { present & 4 != 0 ? stackValue : nil }
-    set { Self.store(newValue, bit: 4, in: &stackValue, &present) }
+    get { present & Self.stackBit != 0 ? stackValue : nil }
+    set { Self.store(newValue, bit: Self.stackBit, in: &stackValue, &present) }
   }
   public var retainCount: Int? {
-    get { present & 8 != 0 ? retainCountValue : nil }
-    set { Self.store(newValue, bit: 8, in: &retainCountValue, &present) }
+    get { present & Self.retainCountBit != 0 ? retainCountValue : nil }
+    set { Self.store(newValue, bit: Self.retainCountBit, in: &retainCountValue, &present) }
   }
 
   public init(
@@ -155,10 +159,13 @@ public struct EnqueueRecord: Sendable, Equatable {
     self.object = object
     self.type = type
     self.queue = queue
-    self.tid = tid
-    self.depth = depth
-    self.stack = stack
-    self.retainCount = retainCount
+    tidValue = tid ?? 0
+    depthValue = depth ?? 0
+    stackValue = stack ?? 0
+    retainCountValue = retainCount ?? 0
+    present =
+      (tid == nil ? 0 : Self.tidBit) | (depth == nil ? 0 : Self.depthBit)
+      | (stack == nil ? 0 : Self.stackBit) | (retainCount == nil ? 0 : Self.retainCountBit)
   }
 
   /// Stores an optional field: its value, or 0 when absent (so that equal records compare

@@ -80,25 +80,31 @@ struct RecorderShapeParser {
       literal(.type), let type = string(&interner),
       literal(.queue), let queue = string(&interner)
     else { return nil }
-    var record = EnqueueRecord(
-      time: time, id: UInt64(id), object: Address(object), type: type, queue: queue)
+    // The optional fields into locals and the record built once: set one by one, each packed
+    // field (``EnqueueRecord``) was stored and its presence bit updated twice.
+    var tid: Int64?
+    var depth: Int?
+    var stack: Int64?
+    var retainCount: Int?
     if literal(.tid) {
-      guard let tid = integer() else { return nil }
-      record.tid = tid
+      guard let value = integer() else { return nil }
+      tid = value
     }
     if literal(.depth) {
-      guard let depth = count() else { return nil }
-      record.depth = depth
+      guard let value = count() else { return nil }
+      depth = value
     }
     if literal(.stack) {
-      guard let stack = integer() else { return nil }
-      record.stack = stack
+      guard let value = integer() else { return nil }
+      stack = value
     }
     if literal(.retainCount) {
-      guard let retainCount = count() else { return nil }
-      record.retainCount = retainCount
+      guard let value = count() else { return nil }
+      retainCount = value
     }
-    return record
+    return EnqueueRecord(
+      time: time, id: UInt64(id), object: Address(object), type: type, queue: queue, tid: tid,
+      depth: depth, stack: stack, retainCount: retainCount)
   }
 
   private mutating func release() -> ReleaseRecord? {
