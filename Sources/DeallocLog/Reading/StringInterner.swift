@@ -29,8 +29,8 @@ struct StringInterner {
   /// The shared string for `count` bytes at `pointer` (UTF-8; invalid bytes become U+FFFD).
   ///
   /// A string of up to 16 bytes (a type or queue name, nearly always) is first looked up by
-  /// its bytes read as two words, which takes no hash loop, no probe and no `memcmp`: about
-  /// a fifth of the cost of the table below, for the two names of every enqueue.
+  /// its bytes read as two words, which takes no hash loop, no probe and no `memcmp`: under
+  /// half the cost of the table below, for the two names of every enqueue.
   mutating func intern(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
     guard let key = ShortKey(pointer, count) else { return internInTable(pointer, count) }
     let slot = key.slot(Self.shortSlots)
