@@ -493,13 +493,20 @@ public struct Analyzer: LogVisitor {
     _ end: EndOfSession, findings queued: QueuedObjectFindings?
   ) {
     let live = state.live
+    // Matched, not compared with `nil` nor unwrapped per object: either copied the whole
+    // `QueuedObjectFindings`, a `memcpy` call per object still in a queue.
+    let addsFindings: Bool
+    switch queued {
+    case .some: addsFindings = true
+    case .none: addsFindings = false
+    }
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
-      guard let queued, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
-      findings.add(kind, origin(object), queued.example(id, object))
+      guard addsFindings, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
+      findings.add(kind, origin(object), queued.unsafelyUnwrapped.example(id, object))
     }
   }
 
