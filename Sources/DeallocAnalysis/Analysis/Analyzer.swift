@@ -444,7 +444,7 @@ public struct Analyzer: LogVisitor {
     let running = inParallel ? queued.start() : nil
     if inParallel { sessionsWithParallelFindings += 1 }
     finishSurvivors(end)
-    finishQueuedObjects(end, findings: running == nil ? queued : nil)
+    finishQueuedObjects(end, queued, addingFindings: running == nil)
     finishChecks(lastTime: end.lastTime, ended: end.ended)
     if let running { findings.append(running.finish()) }
     findings.forgetOrigins()
@@ -487,26 +487,22 @@ public struct Analyzer: LogVisitor {
   }
 
   /// Counts the objects still in a queue, in log order, as pending, stuck or never
-  /// released, and, with `queued`, groups the stuck and never-released ones as findings (else
-  /// a second thread does).
+  /// released, and, `addingFindings`, groups the stuck and never-released ones as findings
+  /// with `queued`'s rules (else a second thread does).
+  ///
+  /// A flag beside the value, not an optional value: tested per object, the optional copied
+  /// the whole `QueuedObjectFindings`, a `memcpy` call per object still in a queue.
   private mutating func finishQueuedObjects(
-    _ end: EndOfSession, findings queued: QueuedObjectFindings?
+    _ end: EndOfSession, _ queued: QueuedObjectFindings, addingFindings: Bool
   ) {
     let live = state.live
-    // Matched, not compared with `nil` nor unwrapped per object: either copied the whole
-    // `QueuedObjectFindings`, a `memcpy` call per object still in a queue.
-    let addsFindings: Bool
-    switch queued {
-    case .some: addsFindings = true
-    case .none: addsFindings = false
-    }
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
-      guard addsFindings, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
-      findings.add(kind, origin(object), queued.unsafelyUnwrapped.example(id, object))
+      guard addingFindings, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
+      findings.add(kind, origin(object), queued.example(id, object))
     }
   }
 

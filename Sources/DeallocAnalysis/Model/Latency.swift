@@ -42,10 +42,10 @@ public struct LatencyDistribution: Sendable, Equatable {
       buckets = Self.buckets(of: exact)
       exact = []
     }
-    Self.count(value, in: &buckets)
+    Self.addToBuckets(value, &buckets)
   }
 
-  private static func count(_ value: Int64, in buckets: inout [Int]) {
+  private static func addToBuckets(_ value: Int64, _ buckets: inout [Int]) {
     let index = bucketIndex(value)
     if index >= buckets.count { buckets += Array(repeating: 0, count: index + 1 - buckets.count) }
     buckets[index] += 1
@@ -53,7 +53,7 @@ public struct LatencyDistribution: Sendable, Equatable {
 
   private static func buckets(of samples: [Int64]) -> [Int] {
     var buckets: [Int] = []
-    for sample in samples { count(sample, in: &buckets) }
+    for sample in samples { addToBuckets(sample, &buckets) }
     return buckets
   }
 

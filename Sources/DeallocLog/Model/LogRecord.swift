@@ -134,19 +134,19 @@ public struct EnqueueRecord: Sendable, Equatable {
   private static let retainCountBit: UInt8 = 8
 
   public var tid: Int64? {
-    get { present & Self.tidBit != 0 ? tidValue : nil }
+    get { value(tidValue, ifPresent: Self.tidBit) }
     set { Self.store(newValue, bit: Self.tidBit, in: &tidValue, &present) }
   }
   public var depth: Int? {
-    get { present & Self.depthBit != 0 ? depthValue : nil }
+    get { value(depthValue, ifPresent: Self.depthBit) }
     set { Self.store(newValue, bit: Self.depthBit, in: &depthValue, &present) }
   }
   public var stack: Int64? {
-    get { present & Self.stackBit != 0 ? stackValue : nil }
+    get { value(stackValue, ifPresent: Self.stackBit) }
     set { Self.store(newValue, bit: Self.stackBit, in: &stackValue, &present) }
   }
   public var retainCount: Int? {
-    get { present & Self.retainCountBit != 0 ? retainCountValue : nil }
+    get { value(retainCountValue, ifPresent: Self.retainCountBit) }
     set { Self.store(newValue, bit: Self.retainCountBit, in: &retainCountValue, &present) }
   }
 
@@ -166,6 +166,12 @@ public struct EnqueueRecord: Sendable, Equatable {
     present =
       (tid == nil ? 0 : Self.tidBit) | (depth == nil ? 0 : Self.depthBit)
       | (stack == nil ? 0 : Self.stackBit) | (retainCount == nil ? 0 : Self.retainCountBit)
+  }
+
+  /// An optional field's value, when its presence bit is set.
+  @inline(__always)
+  private func value<Value>(_ stored: Value, ifPresent bit: UInt8) -> Value? {
+    present & bit != 0 ? stored : nil
   }
 
   /// Stores an optional field: its value, or 0 when absent (so that equal records compare

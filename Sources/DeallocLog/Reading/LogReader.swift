@@ -61,14 +61,15 @@ public struct LogReader {
   /// What the reader knows about one input while reading it, so that the per-line steps
   /// can be functions of their own rather than closures over a dozen locals.
   private struct InputState {
-    let file: String
+    var file: String { location.file }
     /// ``sessionCount`` when the input began: an input that adds none has no session.
     let firstSessionIndex: Int
     /// The current line's location, kept rather than built per record: built per record, it
     /// retained and released the file name's storage for every line.
     private(set) var location: LogLocation
-    var lineNumber = 0 {
-      didSet { location.line = lineNumber }
+    var lineNumber: Int {
+      get { location.line }
+      set { location.line = newValue }
     }
     var sawAnyLine = false
     /// The session being read. Not an Optional: every record updates it, and mutating
@@ -86,7 +87,6 @@ public struct LogReader {
     var firstAfterEnd = 0
 
     init(file: String, firstSessionIndex: Int) {
-      self.file = file
       self.firstSessionIndex = firstSessionIndex
       location = LogLocation(file: file, line: 0)
     }

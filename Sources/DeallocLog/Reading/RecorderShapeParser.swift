@@ -27,7 +27,9 @@ struct RecorderShapeParser {
     -> LogRecord?
   {
     var cursor = RecorderShapeParser(line)
-    guard cursor.recordStart() else { return nil }
+    // The opening compared in place: through ``literal(_:)-(ShapeKey)``, a key that ends in
+    // the line's first word goes out of line, a call per line.
+    guard cursor.consumeNearLineStart(.recordStart) else { return nil }
     // Each kind returns its record straight from its branch: built into an optional and
     // mapped, the record (about a hundred bytes) was copied several times per line.
     if cursor.literal(.releaseKind) {
@@ -51,19 +53,6 @@ struct RecorderShapeParser {
       return .check(check)
     }
     return nil
-  }
-
-  /// Consumes the record's opening (``ShapeKey/recordStart``), the first seven bytes of a
-  /// line of eight or more, from one word read in place: through ``literal(_:)-(ShapeKey)``
-  /// it took a call per line, since a key that ends in the first word goes out of line.
-  @inline(__always)
-  private mutating func recordStart() -> Bool {
-    let key = ShapeKey.recordStart
-    guard end >= 8 else { return literal(key) }
-    let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-    guard word & ~(~0 << UInt64(8 * key.count)) == key.first else { return false }
-    index = key.count
-    return true
   }
 
   /// Consumes the closing `}` when it is the line's last byte.
@@ -190,10 +179,17 @@ struct RecorderShapeParser {
     return true
   }
 
-  /// ``literal(_:)-(ShapeKey)`` for a key that ends in the line's first eight bytes (the
-  /// record's opening): the word read forwards, or byte by byte on a shorter line.
+  /// ``literal(_:)-(ShapeKey)`` for a key that ends in the line's first eight bytes, out of
+  /// line: inlined into every other key's compare, it only made them larger.
   @inline(never)
   private mutating func literalNearLineStart(_ key: ShapeKey) -> Bool {
+    consumeNearLineStart(key)
+  }
+
+  /// Consumes `key`, which ends in the line's first eight bytes (the record's opening): the
+  /// word read forwards, or byte by byte on a shorter line.
+  @inline(__always)
+  private mutating func consumeNearLineStart(_ key: ShapeKey) -> Bool {
     if index + 8 <= end {
       let word = UInt64(
         littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
@@ -228,10 +224,7 @@ struct RecorderShapeParser {
       value = Int64(Self.decimal(digits << UInt64(8 * (8 - count))))
       index += count
       // The word held the first byte after the digits (inside the line): nothing to loop on.
-      if count < 8 {
-        let next = base[index]
-        return next == UInt8(ascii: ",") || next == UInt8(ascii: "}") ? value : nil
-      }
+      if count < 8 { return endsValue(at: index) ? value : nil }
     }
     let limit = min(end, start + 18)
     while index < limit {
@@ -240,9 +233,14 @@ struct RecorderShapeParser {
       value = value &* 10 &+ Int64(digit)
       index += 1
     }
-    guard index > start, index < end else { return nil }
-    let next = base[index]
-    return next == UInt8(ascii: ",") || next == UInt8(ascii: "}") ? value : nil
+    guard index > start, index < end, endsValue(at: index) else { return nil }
+    return value
+  }
+
+  /// Whether the byte at `position` (inside the line) ends a value: `,` or `}`.
+  @inline(__always)
+  private func endsValue(at position: Int) -> Bool {
+    base[position] == UInt8(ascii: ",") || base[position] == UInt8(ascii: "}")
   }
 
   /// The number whose eight decimal digits (0...9, most significant first) are the bytes of
