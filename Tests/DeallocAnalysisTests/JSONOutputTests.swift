@@ -99,6 +99,20 @@ import Testing
     }
     #expect(index.row(long) == (0, false))
   }
+
+  /// A hundred names in a cache of 256 slots share slots; each still hits after its first
+  /// lookup (a slot that kept only the last name sent the others to the dictionary every
+  /// time).
+  @Test func namesThatShareACacheSlotAllHitIt() {
+    var index = NameIndex()
+    let names = (0..<100).map { "Feed.Node\($0)" }
+    for (row, name) in names.enumerated() { #expect(index.row(name) == (row, true)) }
+    #expect(index.dictionaryLookups == names.count)
+    for _ in 0..<3 {
+      for (row, name) in names.enumerated().reversed() { #expect(index.row(name) == (row, false)) }
+    }
+    #expect(index.dictionaryLookups == names.count)
+  }
 }
 
 /// The byte writer repeats what it wrote for a shared array: the repeat must be the bytes a

@@ -23,6 +23,27 @@ import Testing
     #expect(SHA256.hexDigest(Array(message.utf8)) == digest)
   }
 
+  /// Around the padding's boundaries: the length fits in the last block (55), needs a
+  /// block of its own (56, 63), the message fills whole blocks (64, 120) or just more (65).
+  @Test(arguments: [
+    (55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"),
+    (56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"),
+    (63, "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"),
+    (64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
+    (65, "635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0"),
+    (119, "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb"),
+    (120, "2f3d335432c70b580af0e8e1b3674a7c020d683aa5f73aaaedfdc55af904c21c"),
+  ])
+  func sha256AroundThePaddingBoundaries(_ length: Int, _ digest: String) {
+    let message = [UInt8](repeating: 0x61, count: length)
+    #expect(SHA256.hexDigest(message) == digest)
+    let digits = SHA256.digest(message).map {
+      String($0 >> 4, radix: 16) + String($0 & 15, radix: 16)
+    }
+    #expect(digits.joined() == digest)
+    #expect(SHA256.hexDigest(message, digits: FindingID.length) == String(digest.prefix(12)))
+  }
+
   @Test func sha256OfEveryPaddingLengthIsDistinctAndFull() {
     // Lengths around the 55/56/64-byte padding boundaries each give a 64-digit digest.
     let digests = (50..<70).map { SHA256.hexDigest(Array(repeating: 0x61, count: $0)) }

@@ -155,36 +155,76 @@ enum Explanations {
     text.append(")")
   }
 
+  /// Built as ``check(_:_:_:sessionEnd:ended:neverEnqueued:callerName:)`` builds its
+  /// sentence, piece by piece: a report explains every finding at its end.
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
     let first = finding.examples.first
     let n = finding.count
-    let objects =
-      n == 1 ? "1 \(finding.signature.type) object" : "\(n) \(finding.signature.type) objects"
-    let by = finding.signature.frames.first.map { " enqueued by \($0.shortName)" } ?? ""
-    let queue = first?.queue.map { "queue '\($0)'" } ?? "a queue"
+    let one = n == 1
+    var text = SentenceBuilder()
+    // "N Type objects enqueued by Caller", the subject of every sentence but a check's.
+    func subject() {
+      text.append(String(n))
+      text.append(" ")
+      text.append(finding.signature.type)
+      text.append(one ? " object" : " objects")
+      if let caller = finding.signature.frames.first {
+        text.append(" enqueued by ")
+        text.append(caller.shortName)
+      }
+    }
+    func queue() {
+      guard let queue = first?.queue else { return text.append("a queue") }
+      text.append("queue '")
+      text.append(queue)
+      text.append("'")
+    }
     switch finding.kind {
     case .leaked:
-      let rc = first?.retainCount.map { " (retain count \($0) after the release)" } ?? ""
-      return
-        "\(objects)\(by) \(n == 1 ? "was" : "were") released by \(queue) but stayed alive"
-        + " to the end of the session\(rc): something else still holds \(n == 1 ? "it" : "them")."
-        + " A real leak."
+      subject()
+      text.append(one ? " was released by " : " were released by ")
+      queue()
+      text.append(" but stayed alive to the end of the session")
+      if let count = first?.retainCount {
+        text.append(" (retain count ")
+        text.append(String(count))
+        text.append(" after the release)")
+      }
+      text.append(": something else still holds ")
+      text.append(one ? "it. A real leak." : "them. A real leak.")
     case .trueLeak:
-      let checks = n == 1 ? "" : " (\(n) checks with this signature; the first:)"
-      return (firstCheck?.explanation ?? "\(objects) seen alive by a leak check: a real leak.")
-        + checks
+      if let explanation = firstCheck?.explanation {
+        text.append(explanation)
+      } else {
+        text.append(String(n))
+        text.append(" ")
+        text.append(finding.signature.type)
+        text.append(one ? " object" : " objects")
+        text.append(" seen alive by a leak check: a real leak.")
+      }
+      if !one {
+        text.append(" (")
+        text.append(String(n))
+        text.append(" checks with this signature; the first:)")
+      }
     case .stuck:
-      let oldest = finding.examples.compactMap(\.age).max() ?? 0
-      return
-        "\(objects)\(by) waited in \(queue) longer than the stuck threshold"
-        + " (the oldest for \(T.format(oldest))) and the session did not end: the queue stalled, or"
-        + " the process was killed before it drained."
+      subject()
+      text.append(" waited in ")
+      queue()
+      text.append(" longer than the stuck threshold (the oldest for ")
+      text.append(T.format(finding.examples.compactMap(\.age).max() ?? 0))
+      text.append(
+        ") and the session did not end: the queue stalled, or the process was killed before"
+          + " it drained.")
     case .neverReleased:
-      return
-        "\(objects)\(by) \(n == 1 ? "was" : "were") still in \(queue) when the session"
-        + " ended: the process exited before the queue released \(n == 1 ? "it" : "them"),"
-        + " so the queue held that memory to the end."
+      subject()
+      text.append(one ? " was still in " : " were still in ")
+      queue()
+      text.append(" when the session ended: the process exited before the queue released ")
+      text.append(one ? "it" : "them")
+      text.append(", so the queue held that memory to the end.")
     }
+    return text.sentence
   }
 }
 

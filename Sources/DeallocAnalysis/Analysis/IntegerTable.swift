@@ -32,9 +32,19 @@ struct IntegerTable<Value> {
   var count: Int { values.count }
   var isEmpty: Bool { values.isEmpty }
 
+  /// The key's first slot: the top bits of a multiplicative hash, after the key's high half
+  /// is folded into its low half.
+  ///
+  /// Why the fold: the multiply carries every low bit of a key into the top bits kept, but
+  /// the high half only through the constant's low half, which spreads small values poorly.
+  /// Keys that differ mostly there (the finding origins' (stack, type) pairs) piled into a
+  /// third of the slots: 59 probes a lookup on a leak-heavy log, against 2 with the fold.
+  /// Keys with a zero high half (ids) hash as before; the fold costs a multiply.
   @inline(__always)
   private func home(_ key: UInt64) -> Int {
-    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+    let folded = key ^ ((key >> 32) &* multiplier)
+    return Int(truncatingIfNeeded: (folded &* multiplier) >> shift)
   }
 
   @inline(__always)
@@ -49,6 +59,18 @@ struct IntegerTable<Value> {
   }
 
   func contains(_ key: UInt64) -> Bool { slot(of: key) != nil }
+
+  /// How many slots a lookup of `key` reads: what tests check the hash's spread by.
+  func probeCount(of key: UInt64) -> Int {
+    let mask = slots.count - 1
+    var index = home(key)
+    var count = 1
+    while slots[index].entry != 0 && slots[index].key != key {
+      index = (index + 1) & mask
+      count += 1
+    }
+    return count
+  }
 
   subscript(key: UInt64) -> Value? {
     get { slot(of: key).map { values[Int(slots[$0].entry) - 1] } }

@@ -33,10 +33,16 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
   /// `holderKey` is `nil` for findings without a holder path; their ids do not change when
   /// holder paths are added, since `nil` hashes as its own marker, not as an empty key.
   public init(kind: Finding.Kind, type: String, symbols: [String], holderKey: String?) {
-    var message = Array("dealloctrace finding id 1\n".utf8)
+    var message: [UInt8] = []
+    message.reserveCapacity(
+      64 + type.utf8.count + symbols.reduce(0) { $0 + $1.utf8.count + 5 }
+        + (holderKey?.utf8.count ?? 0))
+    message.append(contentsOf: "dealloctrace finding id 1\n".utf8)
+    // Each field as its length in bytes, a colon, and its bytes.
     func field(_ text: String) {
-      let bytes = Array(text.utf8)
-      message += Array("\(bytes.count):".utf8) + bytes
+      message.append(contentsOf: String(text.utf8.count).utf8)
+      message.append(UInt8(ascii: ":"))
+      message.append(contentsOf: text.utf8)
     }
     field(kind.rawValue)
     field(type)
@@ -48,7 +54,7 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
     } else {
       message.append(UInt8(ascii: "-"))
     }
-    hex = String(SHA256.hexDigest(message).prefix(Self.length))
+    hex = SHA256.hexDigest(message, digits: Self.length)
   }
 
   /// An id as written by a person or read from a file: exactly ``length`` hex digits,
