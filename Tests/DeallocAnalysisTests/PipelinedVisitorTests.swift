@@ -50,6 +50,70 @@ import Testing
     #expect(result.seen == inline.seen)
   }
 
+  /// Remembers what it is handed, marking the records that came through their own methods.
+  private struct HotRecorder: LogVisitor {
+    var seen: [String] = []
+
+    mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
+      seen.append("\(location) event \(event)")
+    }
+
+    mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation) {
+      seen.append("\(location) enqueue \(record.id) \(record.type)")
+    }
+
+    mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation) {
+      seen.append("\(location) release \(record.id)")
+    }
+
+    mutating func warn(_ warning: LogWarning) { seen.append("warning \(warning.message)") }
+  }
+
+  /// Enqueues and releases through their own methods, between other records and warnings,
+  /// over batch boundaries: each arrives through its method, in order.
+  private func feedHot<V: LogVisitor>(_ visitor: inout V) throws(AnalysisError) {
+    for index in 0..<PipelinedVisitor<HotRecorder>.batchSize * 3 {
+      let location = LogLocation(file: index < 3000 ? "a.jsonl" : "b.jsonl", line: index + 1)
+      switch index % 4 {
+      case 0:
+        try visitor.visitEnqueue(
+          EnqueueRecord(
+            time: Int64(index), id: UInt64(index), object: Address(0x1000 + UInt64(index)),
+            type: "T\(index % 7)", queue: "q"),
+          at: location)
+      case 1:
+        try visitor.visitRelease(
+          ReleaseRecord(time: Int64(index), id: UInt64(index - 1), tid: nil, freed: true),
+          at: location)
+      case 2:
+        try visitor.visit(
+          .record(.dealloc(DeallocRecord(time: Int64(index), id: UInt64(index)))), at: location)
+      default:
+        visitor.warn(LogWarning(.malformedLine, at: nil, "line \(index)"))
+      }
+    }
+  }
+
+  @Test func hotRecordsArriveThroughTheirOwnMethodsInOrder() throws {
+    var inline = HotRecorder()
+    try feedHot(&inline)
+    var pipelined = PipelinedVisitor(HotRecorder())
+    try feedHot(&pipelined)
+    let result = try pipelined.finish()
+    #expect(result.seen == inline.seen)
+    #expect(result.seen.filter { $0.contains(" enqueue ") }.count == inline.seen.count / 4)
+    #expect(result.seen.filter { $0.contains(" release ") }.count == inline.seen.count / 4)
+    #expect(result.seen.first == "a.jsonl:1 enqueue 0 T0")
+  }
+
+  /// A visitor without the record methods gets each record wrapped, through `visit`.
+  @Test func aVisitorWithoutTheRecordMethodsGetsTheRecordsWrapped() throws {
+    var pipelined = PipelinedVisitor(Recorder())
+    try pipelined.visitRelease(
+      ReleaseRecord(time: 5, id: 9, tid: nil, freed: true), at: LogLocation(file: "f", line: 3))
+    #expect(try pipelined.finish().seen == ["f:3 release 9"])
+  }
+
   @Test func stopsWithTheVisitorsErrorAfterExactlyTheEventsBeforeIt() {
     let failing = PipelinedVisitor<Recorder>.batchSize * 2 + 5
     var pipelined = PipelinedVisitor(Recorder(throwAt: failing))

@@ -65,21 +65,7 @@ public struct Analyzer: LogVisitor {
       inSession = true
     case .record(let record):
       guard inSession else { return }
-      if let pending = state.pendingCheck {
-        if case .holders(let scan) = record, scan.reason == .check,
-          Self.scan(scan, follows: pending.check)
-        {
-          state.pendingCheck = nil
-          applyCheck(pending.check, line: pending.line, holders: scan.holders)
-          return
-        }
-        if mayWaitLonger(for: pending.check, past: record) {
-          state.recordsPastPendingCheck += 1
-        } else {
-          state.pendingCheck = nil
-          applyCheck(pending.check, line: pending.line, holders: nil)
-        }
-      }
+      if state.pendingCheck != nil, settlePendingCheck(before: record) { return }
       apply(record, line: location.line)
     case .sessionEnded(let ending):
       guard inSession else { return }
@@ -91,6 +77,45 @@ public struct Analyzer: LogVisitor {
       inSession = false
       state = SessionState(state.info, maximumExamples: options.maximumExamples)
     }
+  }
+
+  public mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    guard inSession else { return }
+    if state.pendingCheck != nil, settlePendingCheck(before: .enqueue(record)) { return }
+    applyEnqueue(record, line: location.line)
+  }
+
+  public mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    guard inSession else { return }
+    if state.pendingCheck != nil, settlePendingCheck(before: .release(record)) { return }
+    applyRelease(record, line: location.line)
+  }
+
+  /// Judges the alive check that waits for its holders record, now that `record` follows it:
+  /// with `record`'s holders when it is that record (then `true`: nothing more to do with
+  /// it), without them when the check can wait no longer. Out of line: a check waits for a
+  /// few records of a log at most.
+  @inline(never)
+  private mutating func settlePendingCheck(before record: LogRecord) -> Bool {
+    guard let pending = state.pendingCheck else { return false }
+    if case .holders(let scan) = record, scan.reason == .check,
+      Self.scan(scan, follows: pending.check)
+    {
+      state.pendingCheck = nil
+      applyCheck(pending.check, line: pending.line, holders: scan.holders)
+      return true
+    }
+    if mayWaitLonger(for: pending.check, past: record) {
+      state.recordsPastPendingCheck += 1
+    } else {
+      state.pendingCheck = nil
+      applyCheck(pending.check, line: pending.line, holders: nil)
+    }
+    return false
   }
 
   /// The report, once every input has been read.

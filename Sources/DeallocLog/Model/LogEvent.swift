@@ -97,6 +97,32 @@ public protocol LogVisitor {
   /// forwards it (``PipelinedVisitor`` hands it to another thread) moves it instead of
   /// copying it; a visitor declared with a plain parameter still conforms.
   mutating func visit(_ event: consuming LogEvent, at location: LogLocation) throws(AnalysisError)
+  /// Receives an enqueue record: what ``visit(_:at:)`` receives as `.record(.enqueue(record))`,
+  /// which the default implementation passes it.
+  ///
+  /// Why a requirement of its own: enqueues and releases are nearly every record of a log,
+  /// and wrapped in an event each one was copied, switched on and destroyed as a record of
+  /// any kind at every step from the reader to the analyzer. A visitor that implements it
+  /// does exactly what its `visit` does with the wrapped record.
+  mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
+    throws(AnalysisError)
+  /// Receives a release record: see ``visitEnqueue(_:at:)``.
+  mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation)
+    throws(AnalysisError)
   /// Receives a problem the reader found in the input (malformed line, cut-off tail…).
   mutating func warn(_ warning: LogWarning)
+}
+
+extension LogVisitor {
+  public mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    try visit(.record(.enqueue(record)), at: location)
+  }
+
+  public mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    try visit(.record(.release(record)), at: location)
+  }
 }

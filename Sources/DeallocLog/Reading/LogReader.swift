@@ -50,6 +50,7 @@ public struct LogReader {
       state.lineNumber += 1
       state.sawAnyLine = true
       guard let content = Self.content(of: line, &state, &visitor) else { continue }
+      if state.inSession, try deliverHot(content.bytes, &state, &visitor) { continue }
       guard let record = try parse(content.bytes, isLast: content.isLast, &state, &visitor)
       else { continue }
       try deliver(record, &state, &visitor)
@@ -154,6 +155,43 @@ public struct LogReader {
     }
   }
 
+  /// Hands an enqueue or release line in the recorder's shape to `visitor` as its record
+  /// alone (``LogVisitor/visitEnqueue(_:at:)``), with the tallies ``deliver(_:_:_:)`` keeps;
+  /// `false` for any other line, which goes the general way.
+  ///
+  /// Why apart: wrapped in a ``LogRecord`` and a ``LogEvent``, each of these records was
+  /// copied, switched on and destroyed as a record of any kind at every step to the analyzer.
+  @inline(__always)
+  private mutating func deliverHot<V: LogVisitor>(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ state: inout InputState, _ visitor: inout V
+  ) throws(AnalysisError) -> Bool {
+    guard let line = RecorderShapeParser.hotLine(bytes) else { return false }
+    var cursor = line.cursor
+    switch line.kind {
+    case .enqueue:
+      guard let enqueue = parser.enqueue(after: &cursor) else { return false }
+      Self.count(at: enqueue.time, &state)
+      try visitor.visitEnqueue(enqueue, at: state.location)
+    case .release:
+      guard let release = cursor.finishRelease() else { return false }
+      Self.count(at: release.time, &state)
+      try visitor.visitRelease(release, at: state.location)
+    }
+    return true
+  }
+
+  /// The session's tallies for a record it delivers, at `time` when the record has one.
+  @inline(__always)
+  private static func count(at time: Int64?, _ state: inout InputState) {
+    state.session.lastLine = state.lineNumber
+    if let time, time > state.session.lastTime { state.session.lastTime = time }
+    if state.endLine > 0 {
+      if state.afterEnd == 0 { state.firstAfterEnd = state.lineNumber }
+      state.afterEnd += 1
+    }
+    state.session.records += 1
+  }
+
   /// Hands a record to `visitor` and keeps the session's tallies: a `session` record starts
   /// a session, records before the first are counted and skipped, unknown kinds are counted.
   @inline(__always)
@@ -169,22 +207,17 @@ public struct LogReader {
       state.recordsBeforeSession += 1
       return
     }
-    state.session.lastLine = state.lineNumber
     if case .unknown(let kind) = record {
+      state.session.lastLine = state.lineNumber
       state.session.unknownKinds[kind, default: 0] += 1
       return
     }
-    if let t = record.time, t > state.session.lastTime { state.session.lastTime = t }
-    if state.endLine > 0 {
-      if state.afterEnd == 0 { state.firstAfterEnd = state.lineNumber }
-      state.afterEnd += 1
-    }
+    Self.count(at: record.time, &state)
     if case .end(let end) = record {
       state.session.end = end
       state.endLine = state.lineNumber
     }
     if case .cut(let cut) = record { state.session.cut = cut }
-    state.session.records += 1
     try visitor.visit(.record(consume record), at: state.location)
   }
 

@@ -12,6 +12,9 @@ import Foundation
 private enum PipelinedItem: Sendable {
   case file(String)
   case event(LogEvent, line: Int)
+  /// The two most frequent records on their own (see ``LogVisitor/visitEnqueue(_:at:)``).
+  case enqueue(EnqueueRecord, line: Int)
+  case release(ReleaseRecord, line: Int)
   case warning(LogWarning)
 }
 
@@ -115,13 +118,34 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   package mutating func visit(_ event: consuming LogEvent, at location: LogLocation)
     throws(AnalysisError)
   {
-    if location.file != file {
-      file = location.file
-      // A copy of its own: the visitor's thread must not share this string's storage.
-      batch.append(.file(String(decoding: Array(location.file.utf8), as: UTF8.self)))
-    }
+    noteFile(of: location)
     batch.append(.event(event, line: location.line))
     if batch.isFull { try send() }
+  }
+
+  package mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    noteFile(of: location)
+    batch.append(.enqueue(record, line: location.line))
+    if batch.isFull { try send() }
+  }
+
+  package mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation)
+    throws(AnalysisError)
+  {
+    noteFile(of: location)
+    batch.append(.release(record, line: location.line))
+    if batch.isFull { try send() }
+  }
+
+  /// Queues the input's name when it changes: items carry their line only.
+  @inline(__always)
+  private mutating func noteFile(of location: LogLocation) {
+    guard location.file != file else { return }
+    file = location.file
+    // A copy of its own: the visitor's thread must not share this string's storage.
+    batch.append(.file(String(decoding: Array(location.file.utf8), as: UTF8.self)))
   }
 
   package mutating func warn(_ warning: LogWarning) {
@@ -233,22 +257,28 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       var location = LogLocation(file: file, line: 0)
       var index = 0
       defer { batch.empty(from: index) }
-      while index < batch.count {
-        let item = batch.take(index)
-        index += 1
-        switch consume item {
-        case .file(let name):
-          file = name
-          location.file = name
-        case .event(let event, let line):
-          location.line = line
-          do throws(AnalysisError) {
+      do throws(AnalysisError) {
+        while index < batch.count {
+          let item = batch.take(index)
+          index += 1
+          switch consume item {
+          case .file(let name):
+            file = name
+            location.file = name
+          case .event(let event, let line):
+            location.line = line
             try visitor.visit(event, at: location)
-          } catch {
-            return error
+          case .enqueue(let record, let line):
+            location.line = line
+            try visitor.visitEnqueue(record, at: location)
+          case .release(let record, let line):
+            location.line = line
+            try visitor.visitRelease(record, at: location)
+          case .warning(let warning): visitor.warn(warning)
           }
-        case .warning(let warning): visitor.warn(warning)
         }
+      } catch {
+        return error
       }
       return nil
     }

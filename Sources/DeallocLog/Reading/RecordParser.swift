@@ -15,6 +15,13 @@ struct RecordParser {
     return try parseAnyShape(line)
   }
 
+  /// The enqueue record of a line ``RecorderShapeParser/hotLine(_:)`` found, its names
+  /// interned as ``parse(_:)`` interns them; `nil` when the rest is not in the recorder's
+  /// shape (then ``parse(_:)`` reads the line as any other).
+  mutating func enqueue(after cursor: inout RecorderShapeParser) -> EnqueueRecord? {
+    cursor.finishEnqueue(&interner)
+  }
+
   /// Field names packed into integers (``JSONScanner/pack(_:)-(StaticString)``), written as
   /// literals so that matching a key costs no lazy initialization; a test checks each one.
   enum Key {

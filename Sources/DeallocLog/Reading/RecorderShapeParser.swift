@@ -55,6 +55,39 @@ struct RecorderShapeParser {
     return nil
   }
 
+  /// The two kinds nearly every line of a log is, which the reader hands its visitor as they
+  /// are (``LogVisitor/visitEnqueue(_:at:)``) instead of in a ``LogRecord``.
+  enum HotKind {
+    case enqueue
+    case release
+  }
+
+  /// A cursor past the opening and the kind of an enqueue or release line in the recorder's
+  /// shape, to finish with ``finishEnqueue(_:)`` or ``finishRelease()``; `nil` for any other
+  /// line. The same rule as ``parse(_:interner:)``, which reads these kinds the same way.
+  static func hotLine(_ line: UnsafeBufferPointer<UInt8>) -> (
+    kind: HotKind, cursor: RecorderShapeParser
+  )? {
+    var cursor = RecorderShapeParser(line)
+    guard cursor.consumeNearLineStart(.recordStart) else { return nil }
+    if cursor.literal(.releaseKind) { return (.release, cursor) }
+    if cursor.literal(.enqueueKind) { return (.enqueue, cursor) }
+    return nil
+  }
+
+  /// The enqueue record after ``hotLine(_:)``, or `nil` when the rest of the line is not in
+  /// the recorder's shape.
+  mutating func finishEnqueue(_ interner: inout StringInterner) -> EnqueueRecord? {
+    guard let enqueue = enqueue(&interner), atEnd() else { return nil }
+    return enqueue
+  }
+
+  /// The release record after ``hotLine(_:)``: see ``finishEnqueue(_:)``.
+  mutating func finishRelease() -> ReleaseRecord? {
+    guard let release = release(), atEnd() else { return nil }
+    return release
+  }
+
   /// Consumes the closing `}` when it is the line's last byte.
   @inline(__always)
   private mutating func atEnd() -> Bool {
