@@ -351,19 +351,28 @@ public struct Analyzer: LogVisitor {
     guard check.alive else { return }
     let typeRow = row(check.type)
     if check.id == nil { state.live.indexAddresses() }
-    let match = self.match(check)
-    let inQueue = match?.facts.lifecycle.wasWaiting(at: check.time) ?? false
-    let verdict: CheckVerdict.Verdict = inQueue ? .falseLeak : .trueLeak
-    state.counts[typeRow].count(verdict)
-    var entry = CheckLedger.Entry(
-      verdict: verdict, check: check, line: line, facts: match?.facts,
-      stack: match?.stack, typeRow: typeRow, holders: holders)
-    entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
-    if match == nil {
+    // One match of the optional: tested and read field by field, it was copied whole (a
+    // `memcpy` of its facts) at each use.
+    var entry: CheckLedger.Entry
+    let objectInQueue: Bool
+    switch self.match(check) {
+    case let match?:
+      let inQueue = match.facts.lifecycle.wasWaiting(at: check.time)
+      entry = CheckLedger.Entry(
+        verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match.facts,
+        stack: match.stack, typeRow: typeRow, holders: holders)
+      objectInQueue = match.isLive
+    case nil:
+      entry = CheckLedger.Entry(
+        verdict: .trueLeak, check: check, line: line, facts: nil, stack: nil, typeRow: typeRow,
+        holders: holders)
       // The recorder gives a check an id only for an object it saw enqueued.
       entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.object)
+      objectInQueue = false
     }
-    state.checks.record(entry, objectInQueue: match?.isLive == true)
+    state.counts[typeRow].count(entry.verdict)
+    entry.listed = checks.count + state.checks.listedCount < options.maximumListedChecks
+    state.checks.record(entry, objectInQueue: objectInQueue)
   }
 
   /// The object `check` is about (``SessionObjects/object(checkedBy:)``), with what the log
