@@ -158,7 +158,8 @@ enum Explanations {
   /// Built as ``check(_:_:_:sessionEnd:ended:neverEnqueued:callerName:)`` builds its
   /// sentence, piece by piece: a report explains every finding at its end.
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
-    let first = finding.examples.first
+    // The first example's fields read in place: `examples.first` copied the whole example.
+    let hasExample = !finding.examples.isEmpty
     let n = finding.count
     let one = n == 1
     var text = SentenceBuilder()
@@ -174,7 +175,9 @@ enum Explanations {
       }
     }
     func queue() {
-      guard let queue = first?.queue else { return text.append("a queue") }
+      guard hasExample, let queue = finding.examples[0].queue else {
+        return text.append("a queue")
+      }
       text.append("queue '")
       text.append(queue)
       text.append("'")
@@ -185,7 +188,7 @@ enum Explanations {
       text.append(one ? " was released by " : " were released by ")
       queue()
       text.append(" but stayed alive to the end of the session")
-      if let count = first?.retainCount {
+      if hasExample, let count = finding.examples[0].retainCount {
         text.append(" (retain count ")
         text.append(String(count))
         text.append(" after the release)")
