@@ -18,7 +18,9 @@ let package = Package(
     // Recording half.
     // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
     // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
-    .target(name: "CUnwind"),
+    .target(name: "CUnwind", dependencies: ["CElf"]),
+    // The ELF symbol-table reader CUnwind and CHolders share.
+    .target(name: "CElf"),
     // The recorder's C state: session pointers, per-thread state, ids, the fork handler and
     // the log file's system calls.
     .target(name: "CTraceRuntime", dependencies: ["CDeallocHooks"]),
@@ -34,7 +36,7 @@ let package = Package(
     .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
-    .target(name: "CHolders", linkerSettings: [.linkedLibrary("dl")]),
+    .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "DeallocTrace",
       dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]

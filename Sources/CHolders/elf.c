@@ -1,87 +1,20 @@
-// ELF symbol tables of loaded objects, read from their files: the private adapter pointer
-// in libswiftCore's .symtab (for the Swift 6.3 fix), and the data symbols that name a
+// ELF symbol tables of loaded objects, read from their files (CElf): the private adapter
+// pointer in libswiftCore's .symtab (for the Swift 6.3 fix), and the data symbols that name a
 // global holding an object.
 //
-// Why not reuse CUnwind's reader: it keeps function symbols only, and keeps them in malloc
-// memory; globals need STT_OBJECT with their sizes. The files are mapped read-only and
-// kept (never unmapped: names point into them); their pages are not writable, so the scan
+// The symbolizer (CUnwind) reads the same files through the same reader, but keeps function
+// symbols, in malloc memory; this keeps STT_OBJECT symbols with their sizes, in the arena.
+// The files stay mapped (names point into them); their pages are not writable, so the scan
 // never reads them.
 #define _GNU_SOURCE
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "CElf.h"
 #include "internal.h"
-
-typedef struct {
-  const unsigned char *image;
-  size_t size;
-  const ElfW(Shdr) *sections;
-  size_t section_count;
-} elf_file;
-
-static int open_elf(const char *path, elf_file *file) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct stat status;
-  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
-      (size_t)status.st_size < sizeof(ElfW(Ehdr))) {
-    close(fd);
-    return 0;
-  }
-  size_t size = (size_t)status.st_size;
-  const unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (image == MAP_FAILED) return 0;
-  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)image;
-  if (memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != ELFCLASS64 ||
-      header->e_shentsize != sizeof(ElfW(Shdr)) || header->e_shoff >= size ||
-      header->e_shnum > (size - header->e_shoff) / sizeof(ElfW(Shdr))) {
-    munmap((void *)image, size);
-    return 0;
-  }
-  file->image = image;
-  file->size = size;
-  file->sections = (const ElfW(Shdr) *)(image + header->e_shoff);
-  file->section_count = header->e_shnum;
-  return 1;
-}
-
-/// Calls `visit` for every defined symbol of `type` in .symtab and .dynsym (in that order)
-/// until it returns nonzero.
-static int each_symbol(const elf_file *file, int type,
-                       int (*visit)(const ElfW(Sym) *, const char *, void *), void *context) {
-  static const uint32_t kinds[2] = {SHT_SYMTAB, SHT_DYNSYM};
-  for (int k = 0; k < 2; k++) {
-    for (size_t i = 0; i < file->section_count; i++) {
-      const ElfW(Shdr) *table = &file->sections[i];
-      if (table->sh_type != kinds[k] || table->sh_entsize != sizeof(ElfW(Sym))) continue;
-      if (table->sh_link >= file->section_count) continue;
-      const ElfW(Shdr) *strings = &file->sections[table->sh_link];
-      if (table->sh_offset > file->size || table->sh_size > file->size - table->sh_offset) continue;
-      if (strings->sh_offset > file->size || strings->sh_size > file->size - strings->sh_offset) {
-        continue;
-      }
-      const ElfW(Sym) *symbols = (const ElfW(Sym) *)(file->image + table->sh_offset);
-      const char *names = (const char *)(file->image + strings->sh_offset);
-      for (size_t s = 0; s < table->sh_size / sizeof(ElfW(Sym)); s++) {
-        const ElfW(Sym) *symbol = &symbols[s];
-        if (ELF64_ST_TYPE(symbol->st_info) != type || symbol->st_shndx == SHN_UNDEF) continue;
-        if (symbol->st_name == 0 || symbol->st_name >= strings->sh_size) continue;
-        const char *name = names + symbol->st_name;
-        if (memchr(name, 0, strings->sh_size - symbol->st_name) == NULL) continue;
-        if (visit(symbol, name, context)) return 1;
-      }
-    }
-  }
-  return 0;
-}
 
 struct by_name {
   const char *name;
@@ -96,11 +29,12 @@ static int match_name(const ElfW(Sym) *symbol, const char *name, void *context) 
 }
 
 uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function) {
-  elf_file file;
-  if (!open_elf(path, &file)) return 0;
+  celf_file file;
+  if (!celf_map(path, &file)) return 0;
   struct by_name query = {name, 0};
-  each_symbol(&file, function ? STT_FUNC : STT_OBJECT, match_name, &query);
-  munmap((void *)file.image, file.size);
+  celf_each_symbol(&file, function ? STT_FUNC : STT_OBJECT, CELF_SYMTAB_FIRST, match_name,
+                   &query);
+  celf_unmap(&file);
   return query.value;
 }
 
@@ -185,20 +119,20 @@ static module_symbols *load_module(const char *path) {
   if (copy == NULL) return NULL;
   memcpy(copy, path, length + 1);
   m->path = copy;
-  elf_file file;
-  if (open_elf(path, &file)) {
+  celf_file file;
+  if (celf_map(path, &file)) {
     struct collect c = {NULL, 0};
-    each_symbol(&file, STT_OBJECT, collect_symbol, &c);
+    celf_each_symbol(&file, STT_OBJECT, CELF_SYMTAB_FIRST, collect_symbol, &c);
     data_symbol *rows = c.count ? ch_bump_alloc(&module_memory, c.count * sizeof *rows) : NULL;
     if (rows) {
       c.into = rows;
       c.count = 0;
-      each_symbol(&file, STT_OBJECT, collect_symbol, &c);
+      celf_each_symbol(&file, STT_OBJECT, CELF_SYMTAB_FIRST, collect_symbol, &c);
       sort_symbols(rows, c.count);
       m->symbols = rows;
       m->count = c.count;
     } else {
-      munmap((void *)file.image, file.size);
+      celf_unmap(&file);
     }
   }
   m->next = modules;

@@ -17,15 +17,13 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "CElf.h"
 #include "CUnwind.h"
 
 /// From libswiftCore, which every Swift program links.
@@ -59,82 +57,40 @@ static int by_value(const void *left, const void *right) {
   return 0;
 }
 
-/// Collects the function symbols of one symbol table section; `into` NULL only counts.
-static size_t collect(const unsigned char *image, size_t size, const ElfW(Shdr) *sections,
-                      size_t section_count, const ElfW(Shdr) *table, size_t first_order,
-                      struct function_symbol *into) {
-  if (table->sh_link >= section_count || table->sh_entsize != sizeof(ElfW(Sym))) return 0;
-  const ElfW(Shdr) *strings = &sections[table->sh_link];
-  if (table->sh_offset > size || table->sh_size > size - table->sh_offset) return 0;
-  if (strings->sh_offset > size || strings->sh_size > size - strings->sh_offset) return 0;
-  const ElfW(Sym) *symbols = (const ElfW(Sym) *)(image + table->sh_offset);
-  const char *names = (const char *)(image + strings->sh_offset);
-  size_t found = 0;
-  for (size_t i = 0; i < table->sh_size / sizeof(ElfW(Sym)); i++) {
-    const ElfW(Sym) *symbol = &symbols[i];
-    if (ELF64_ST_TYPE(symbol->st_info) != STT_FUNC || symbol->st_shndx == SHN_UNDEF) continue;
-    if (symbol->st_value == 0 || symbol->st_name == 0 || symbol->st_name >= strings->sh_size) {
-      continue;
-    }
-    const char *name = names + symbol->st_name;
-    if (memchr(name, 0, strings->sh_size - symbol->st_name) == NULL) continue;
-    if (into) {
-      into[found].value = (uintptr_t)symbol->st_value;
-      into[found].name = name;
-      into[found].size = (size_t)symbol->st_size;
-      into[found].order = first_order + found;
-    }
-    found++;
+/// Collects the function symbols of a file, in section order; `into` NULL only counts.
+struct collect {
+  struct function_symbol *into;
+  size_t count;
+};
+
+static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *context) {
+  struct collect *c = context;
+  if (symbol->st_value == 0) return 0;
+  if (c->into) {
+    c->into[c->count].value = (uintptr_t)symbol->st_value;
+    c->into[c->count].name = name;
+    c->into[c->count].size = (size_t)symbol->st_size;
+    c->into[c->count].order = c->count;
   }
-  return found;
+  c->count++;
+  return 0;
 }
 
 /// Reads the function symbols of the ELF file at `path` (mapped for good on success).
 static void read_symbols(struct object_symbols *object) {
-  int fd = open(object->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  struct stat status;
-  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
-      (size_t)status.st_size < sizeof(ElfW(Ehdr))) {
-    close(fd);
-    return;
-  }
-  size_t size = (size_t)status.st_size;
-  unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (image == MAP_FAILED) return;
-  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)image;
-  int usable = memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
-               header->e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
-               header->e_shentsize == sizeof(ElfW(Shdr)) && header->e_shoff < size &&
-               header->e_shnum <= (size - header->e_shoff) / sizeof(ElfW(Shdr));
-  if (!usable) {
-    munmap(image, size);
-    return;
-  }
-  const ElfW(Shdr) *sections = (const ElfW(Shdr) *)(image + header->e_shoff);
-  size_t count = 0;
-  for (size_t i = 0; i < header->e_shnum; i++) {
-    if (sections[i].sh_type == SHT_SYMTAB || sections[i].sh_type == SHT_DYNSYM) {
-      count += collect(image, size, sections, header->e_shnum, &sections[i], 0, NULL);
-    }
-  }
-  if (count == 0) {
-    munmap(image, size);
-    return;
-  }
-  struct function_symbol *symbols = malloc(count * sizeof *symbols);
+  celf_file file;
+  if (!celf_map(object->path, &file)) return;
+  struct collect c = {NULL, 0};
+  celf_each_symbol(&file, STT_FUNC, CELF_SECTION_ORDER, collect_symbol, &c);
+  struct function_symbol *symbols = c.count ? malloc(c.count * sizeof *symbols) : NULL;
   if (symbols == NULL) {
-    munmap(image, size);
+    celf_unmap(&file);
     return;
   }
-  size_t filled = 0;
-  for (size_t i = 0; i < header->e_shnum; i++) {
-    if (sections[i].sh_type == SHT_SYMTAB || sections[i].sh_type == SHT_DYNSYM) {
-      filled += collect(image, size, sections, header->e_shnum, &sections[i], filled,
-                        symbols + filled);
-    }
-  }
+  c.into = symbols;
+  c.count = 0;
+  celf_each_symbol(&file, STT_FUNC, CELF_SECTION_ORDER, collect_symbol, &c);
+  size_t filled = c.count;
   // Aliases (several names at one address): keep the first in section order, the one
   // libunwind's linear scan settles on.
   qsort(symbols, filled, sizeof *symbols, by_value);

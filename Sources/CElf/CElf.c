@@ -1,0 +1,79 @@
+#define _GNU_SOURCE
+
+#include "CElf.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int celf_map(const char *path, celf_file *file) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat status;
+  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+      (size_t)status.st_size < sizeof(ElfW(Ehdr))) {
+    close(fd);
+    return 0;
+  }
+  size_t size = (size_t)status.st_size;
+  const unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (image == MAP_FAILED) return 0;
+  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)image;
+  int usable = memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
+               header->e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+               header->e_shentsize == sizeof(ElfW(Shdr)) && header->e_shoff < size &&
+               header->e_shnum <= (size - header->e_shoff) / sizeof(ElfW(Shdr));
+  if (!usable) {
+    munmap((void *)image, size);
+    return 0;
+  }
+  file->image = image;
+  file->size = size;
+  file->sections = (const ElfW(Shdr) *)(image + header->e_shoff);
+  file->section_count = header->e_shnum;
+  return 1;
+}
+
+void celf_unmap(const celf_file *file) { munmap((void *)file->image, file->size); }
+
+/// The symbols of one table section; 1 when `visit` stopped the walk.
+static int each_in_table(const celf_file *file, const ElfW(Shdr) *table, int type,
+                         celf_symbol_visitor visit, void *context) {
+  if (table->sh_entsize != sizeof(ElfW(Sym)) || table->sh_link >= file->section_count) return 0;
+  const ElfW(Shdr) *strings = &file->sections[table->sh_link];
+  if (table->sh_offset > file->size || table->sh_size > file->size - table->sh_offset) return 0;
+  if (strings->sh_offset > file->size || strings->sh_size > file->size - strings->sh_offset) {
+    return 0;
+  }
+  const ElfW(Sym) *symbols = (const ElfW(Sym) *)(file->image + table->sh_offset);
+  const char *names = (const char *)(file->image + strings->sh_offset);
+  for (size_t i = 0; i < table->sh_size / sizeof(ElfW(Sym)); i++) {
+    const ElfW(Sym) *symbol = &symbols[i];
+    if (ELF64_ST_TYPE(symbol->st_info) != type || symbol->st_shndx == SHN_UNDEF) continue;
+    if (symbol->st_name == 0 || symbol->st_name >= strings->sh_size) continue;
+    const char *name = names + symbol->st_name;
+    if (memchr(name, 0, strings->sh_size - symbol->st_name) == NULL) continue;
+    if (visit(symbol, name, context)) return 1;
+  }
+  return 0;
+}
+
+int celf_each_symbol(const celf_file *file, int type, celf_table_order order,
+                     celf_symbol_visitor visit, void *context) {
+  static const uint32_t symtab_first[2] = {SHT_SYMTAB, SHT_DYNSYM};
+  int passes = order == CELF_SYMTAB_FIRST ? 2 : 1;
+  for (int pass = 0; pass < passes; pass++) {
+    for (size_t i = 0; i < file->section_count; i++) {
+      const ElfW(Shdr) *table = &file->sections[i];
+      int wanted = order == CELF_SYMTAB_FIRST
+                       ? table->sh_type == symtab_first[pass]
+                       : table->sh_type == SHT_SYMTAB || table->sh_type == SHT_DYNSYM;
+      if (wanted && each_in_table(file, table, type, visit, context)) return 1;
+    }
+  }
+  return 0;
+}

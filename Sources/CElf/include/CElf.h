@@ -1,0 +1,49 @@
+#ifndef CELF_H
+#define CELF_H
+
+// ELF symbol tables read from a loaded object's file: the one reader of the recorder's
+// symbolizer (CUnwind, function symbols) and of the holder scan (CHolders, data symbols and
+// the runtime's private adapter pointer).
+//
+// Why read the file: the loaded image keeps only .dynsym, and a Swift binary's statics and
+// private functions are in .symtab alone. Mapping and walking allocate nothing, so the
+// holder scan can use it where it must not call malloc.
+
+#include <link.h>
+#include <stddef.h>
+
+/// An ELF file mapped read-only, its section header table checked to lie inside the file.
+typedef struct {
+  const unsigned char *image;
+  size_t size;
+  const ElfW(Shdr) *sections;
+  size_t section_count;
+} celf_file;
+
+/// Maps the regular file at `path` when it is an ELF object of this process's class:
+/// 1 on success, 0 otherwise (nothing left mapped).
+int celf_map(const char *path, celf_file *file);
+
+/// Unmaps what `celf_map` mapped. Only for a file none of whose names are kept: names point
+/// into the mapping.
+void celf_unmap(const celf_file *file);
+
+/// Receives a defined symbol and its name (NUL-terminated inside its string table); a
+/// nonzero result stops the walk.
+typedef int (*celf_symbol_visitor)(const ElfW(Sym) *symbol, const char *name, void *context);
+
+/// The order `celf_each_symbol` visits the tables in.
+typedef enum {
+  /// .symtab and .dynsym as their sections come: the order libunwind's linear scan settles
+  /// aliases by.
+  CELF_SECTION_ORDER,
+  /// Every .symtab before any .dynsym: the complete table's names first.
+  CELF_SYMTAB_FIRST,
+} celf_table_order;
+
+/// Calls `visit` for every defined symbol of `type` (`STT_FUNC`, `STT_OBJECT`) with a name,
+/// in the tables whose bounds lie inside the file; returns 1 when `visit` stopped the walk.
+int celf_each_symbol(const celf_file *file, int type, celf_table_order order,
+                     celf_symbol_visitor visit, void *context);
+
+#endif
