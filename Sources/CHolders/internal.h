@@ -46,6 +46,9 @@ int ch_metadata_known(uintptr_t metadata);
 uint64_t ch_registry_count(void);
 /// Copies all registered addresses into `bump` memory, ascending. Returns the count.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
+/// 1 once more spans were installed than the registry lists: snapshots then find the spans
+/// by walking every one.
+int ch_registry_spans_unlisted(void);
 
 // ---- elf.c -------------------------------------------------------------------------------
 /// Value (relative to the load base) of the data (or, with `function`, code) symbol `name`

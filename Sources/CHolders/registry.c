@@ -20,6 +20,7 @@
 // committed) only where objects live. Addresses beyond 47 bits are not registered.
 #define _GNU_SOURCE
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -48,6 +49,10 @@ static uint32_t metadata_count;
 
 int ch_registry_start(void) {
   if (spans) return 1;
+  // CHOLDERS_TEST_SPANS_UNLISTED=1 starts as if more spans than MAX_SPANS_LISTED had been
+  // installed, so that tests reach the snapshot's walk over every span.
+  const char *unlisted = getenv("CHOLDERS_TEST_SPANS_UNLISTED");
+  if (unlisted && strcmp(unlisted, "1") == 0) listing_overflowed = 1;
   spans = ch_map(SPANS * sizeof(uint64_t *));
   metadata_set = ch_map(METADATA_SLOTS * sizeof(uintptr_t));
   return spans != NULL && metadata_set != NULL;
@@ -133,6 +138,10 @@ int ch_metadata_known(uintptr_t metadata) {
     slot = (slot + 1) & (METADATA_SLOTS - 1);
   }
   return 0;
+}
+
+int ch_registry_spans_unlisted(void) {
+  return __atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE);
 }
 
 /// The spans with a bitmap, ascending; all of them when the list overflowed.

@@ -769,6 +769,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   memset(&stats, 0, sizeof stats);
   s.row_count = ch_registry_snapshot(&s.bump, &s.rows);
   stats.objects = s.row_count;
+  stats.spans_walked = ch_registry_spans_unlisted();
   stats.snapshot_us = now_us() - started;
   s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
   s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));

@@ -33,6 +33,15 @@ final class HolderPathTests: XCTestCase {
     try assertChain(try HolderProbeRun.debug(["chain"]))
   }
 
+  /// More spans installed than the registry lists: the snapshot walks every span instead,
+  /// and finds the same path.
+  func testGlobalPropertyChainWhenTheSnapshotWalksEverySpan() throws {
+    let run = try HolderProbeRun.debug(
+      ["chain", "stats"], extraEnvironment: ["CHOLDERS_TEST_SPANS_UNLISTED": "1"])
+    XCTAssertTrue(run.standardOutput.contains(" spans_walked=1"), run.standardOutput)
+    try assertChain(run)
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
