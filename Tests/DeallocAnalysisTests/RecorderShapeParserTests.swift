@@ -12,11 +12,24 @@ import Testing
     case failure(String)
   }
 
+  /// What each path makes of `line`. `fast` must be what the reader's path for enqueues and
+  /// releases makes of it too (``RecorderShapeParser/hotLine(_:)``): checked here, so that
+  /// every test of the fast path checks that one as well.
   private func bothPaths(_ line: [UInt8]) -> (fast: LogRecord?, general: Outcome) {
     var interner = StringInterner()
     var parser = RecordParser()
     return line.withUnsafeBufferPointer { buffer in
       let fast = RecorderShapeParser.parse(buffer, interner: &interner)
+      if let hot = RecorderShapeParser.hotLine(buffer) {
+        var cursor = hot.cursor
+        var hotInterner = StringInterner()
+        let record: LogRecord? =
+          switch hot.kind {
+          case .enqueue: cursor.finishEnqueue(&hotInterner).map { .enqueue($0) }
+          case .release: cursor.finishRelease().map { .release($0) }
+          }
+        #expect(record == fast, "\(String(decoding: line, as: UTF8.self))")
+      }
       let general: Outcome
       do {
         general = .success(try parser.parseAnyShape(buffer))

@@ -33,11 +33,11 @@ struct RecorderShapeParser {
     // Each kind returns its record straight from its branch: built into an optional and
     // mapped, the record (about a hundred bytes) was copied several times per line.
     if cursor.literal(.releaseKind) {
-      guard let release = cursor.release(), cursor.atEnd() else { return nil }
+      guard let release = cursor.finishRelease() else { return nil }
       return .release(release)
     }
     if cursor.literal(.enqueueKind) {
-      guard let enqueue = cursor.enqueue(&interner), cursor.atEnd() else { return nil }
+      guard let enqueue = cursor.finishEnqueue(&interner) else { return nil }
       return .enqueue(enqueue)
     }
     if cursor.literal(.deallocKind) {
@@ -75,14 +75,14 @@ struct RecorderShapeParser {
     return nil
   }
 
-  /// The enqueue record after ``hotLine(_:)``, or `nil` when the rest of the line is not in
-  /// the recorder's shape.
+  /// The rest of an enqueue line after its opening and kind (``hotLine(_:)``): the record, or
+  /// `nil` when the rest is not in the recorder's shape.
   mutating func finishEnqueue(_ interner: inout StringInterner) -> EnqueueRecord? {
     guard let enqueue = enqueue(&interner), atEnd() else { return nil }
     return enqueue
   }
 
-  /// The release record after ``hotLine(_:)``: see ``finishEnqueue(_:)``.
+  /// The rest of a release line after its opening and kind: see ``finishEnqueue(_:)``.
   mutating func finishRelease() -> ReleaseRecord? {
     guard let release = release(), atEnd() else { return nil }
     return release
