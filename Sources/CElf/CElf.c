@@ -77,3 +77,27 @@ int celf_each_symbol(const celf_file *file, int type, celf_table_order order,
   }
   return 0;
 }
+
+struct collect {
+  celf_symbol *into;
+  size_t count;
+};
+
+static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *context) {
+  struct collect *c = context;
+  if (symbol->st_value == 0) return 0;
+  if (c->into) {
+    c->into[c->count].value = (uintptr_t)symbol->st_value;
+    c->into[c->count].size = (size_t)symbol->st_size;
+    c->into[c->count].name = name;
+    c->into[c->count].order = c->count;
+  }
+  c->count++;
+  return 0;
+}
+
+size_t celf_collect(const celf_file *file, int type, celf_table_order order, celf_symbol *into) {
+  struct collect c = {into, 0};
+  celf_each_symbol(file, type, order, collect_symbol, &c);
+  return c.count;
+}

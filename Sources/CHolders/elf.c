@@ -40,14 +40,9 @@ uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function) 
 
 // ---- data symbols per loaded object, cached ----------------------------------------------
 
-typedef struct {
-  uintptr_t value, size;
-  const char *name;
-} data_symbol;
-
 typedef struct module_symbols {
   const char *path;  // in the arena
-  data_symbol *symbols;  // sorted by value
+  celf_symbol *symbols;  // sorted by value
   size_t count;
   struct module_symbols *next;
 } module_symbols;
@@ -56,24 +51,7 @@ static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 static module_symbols *modules;
 static ch_bump module_memory;
 
-struct collect {
-  data_symbol *into;
-  size_t count;
-};
-
-static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *context) {
-  struct collect *c = context;
-  if (symbol->st_value == 0) return 0;
-  if (c->into) {
-    c->into[c->count].value = (uintptr_t)symbol->st_value;
-    c->into[c->count].size = (uintptr_t)symbol->st_size;
-    c->into[c->count].name = name;
-  }
-  c->count++;
-  return 0;
-}
-
-static void sort_symbols(data_symbol *rows, size_t n) {
+static void sort_symbols(celf_symbol *rows, size_t n) {
   // Insertion sort over runs would be slow for big tables; a plain heap sort keeps this
   // malloc-free and O(n log n).
   for (size_t start = n / 2; start-- > 0;) {
@@ -83,14 +61,14 @@ static void sort_symbols(data_symbol *rows, size_t n) {
       if (child >= n) break;
       if (child + 1 < n && rows[child + 1].value > rows[child].value) child++;
       if (rows[root].value >= rows[child].value) break;
-      data_symbol t = rows[root];
+      celf_symbol t = rows[root];
       rows[root] = rows[child];
       rows[child] = t;
       root = child;
     }
   }
   for (size_t end = n; end-- > 1;) {
-    data_symbol t = rows[0];
+    celf_symbol t = rows[0];
     rows[0] = rows[end];
     rows[end] = t;
     size_t root = 0;
@@ -99,7 +77,7 @@ static void sort_symbols(data_symbol *rows, size_t n) {
       if (child >= end) break;
       if (child + 1 < end && rows[child + 1].value > rows[child].value) child++;
       if (rows[root].value >= rows[child].value) break;
-      data_symbol u = rows[root];
+      celf_symbol u = rows[root];
       rows[root] = rows[child];
       rows[child] = u;
       root = child;
@@ -121,16 +99,12 @@ static module_symbols *load_module(const char *path) {
   m->path = copy;
   celf_file file;
   if (celf_map(path, &file)) {
-    struct collect c = {NULL, 0};
-    celf_each_symbol(&file, STT_OBJECT, CELF_SYMTAB_FIRST, collect_symbol, &c);
-    data_symbol *rows = c.count ? ch_bump_alloc(&module_memory, c.count * sizeof *rows) : NULL;
+    size_t count = celf_collect(&file, STT_OBJECT, CELF_SYMTAB_FIRST, NULL);
+    celf_symbol *rows = count ? ch_bump_alloc(&module_memory, count * sizeof *rows) : NULL;
     if (rows) {
-      c.into = rows;
-      c.count = 0;
-      celf_each_symbol(&file, STT_OBJECT, CELF_SYMTAB_FIRST, collect_symbol, &c);
-      sort_symbols(rows, c.count);
+      m->count = celf_collect(&file, STT_OBJECT, CELF_SYMTAB_FIRST, rows);
+      sort_symbols(rows, m->count);
       m->symbols = rows;
-      m->count = c.count;
     } else {
       celf_unmap(&file);
     }
@@ -156,7 +130,7 @@ const char *ch_elf_object_symbol(const char *path, uintptr_t relative) {
     }
     // Symbols of one object may nest (aliases); look back a little for one that covers.
     for (size_t i = low; i-- > 0 && low - i < 8;) {
-      const data_symbol *s = &m->symbols[i];
+      const celf_symbol *s = &m->symbols[i];
       if (relative >= s->value && relative < s->value + (s->size ? s->size : 8)) {
         found = s->name;
         break;

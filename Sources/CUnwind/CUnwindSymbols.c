@@ -30,17 +30,10 @@
 extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer,
                             size_t *out_buffer_size, uint32_t flags);
 
-struct function_symbol {
-  uintptr_t value;  // st_value: the address relative to the object's load base (ET_DYN)
-  const char *name;  // inside the object's mapped image, which is never unmapped
-  size_t size;  // st_size: 0 when the symbol table does not say
-  size_t order;  // position in section order, which settles aliases as libunwind does
-};
-
 struct object_symbols {
   char *path;
   uintptr_t base;
-  struct function_symbol *symbols;
+  celf_symbol *symbols;  // sorted by value, one per value
   size_t count;
   struct object_symbols *next;
 };
@@ -51,28 +44,9 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct object_symbols *cache = NULL;
 
 static int by_value(const void *left, const void *right) {
-  const struct function_symbol *a = left, *b = right;
+  const celf_symbol *a = left, *b = right;
   if (a->value != b->value) return a->value < b->value ? -1 : 1;
   if (a->order != b->order) return a->order < b->order ? -1 : 1;
-  return 0;
-}
-
-/// Collects the function symbols of a file, in section order; `into` NULL only counts.
-struct collect {
-  struct function_symbol *into;
-  size_t count;
-};
-
-static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *context) {
-  struct collect *c = context;
-  if (symbol->st_value == 0) return 0;
-  if (c->into) {
-    c->into[c->count].value = (uintptr_t)symbol->st_value;
-    c->into[c->count].name = name;
-    c->into[c->count].size = (size_t)symbol->st_size;
-    c->into[c->count].order = c->count;
-  }
-  c->count++;
   return 0;
 }
 
@@ -80,17 +54,13 @@ static int collect_symbol(const ElfW(Sym) *symbol, const char *name, void *conte
 static void read_symbols(struct object_symbols *object) {
   celf_file file;
   if (!celf_map(object->path, &file)) return;
-  struct collect c = {NULL, 0};
-  celf_each_symbol(&file, STT_FUNC, CELF_SECTION_ORDER, collect_symbol, &c);
-  struct function_symbol *symbols = c.count ? malloc(c.count * sizeof *symbols) : NULL;
+  size_t count = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, NULL);
+  celf_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
   if (symbols == NULL) {
     celf_unmap(&file);
     return;
   }
-  c.into = symbols;
-  c.count = 0;
-  celf_each_symbol(&file, STT_FUNC, CELF_SECTION_ORDER, collect_symbol, &c);
-  size_t filled = c.count;
+  size_t filled = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, symbols);
   // Aliases (several names at one address): keep the first in section order, the one
   // libunwind's linear scan settles on.
   qsort(symbols, filled, sizeof *symbols, by_value);
@@ -138,7 +108,7 @@ static const char *nearest(const struct object_symbols *object, uintptr_t relati
     }
   }
   if (low == 0) return NULL;
-  const struct function_symbol *symbol = &object->symbols[low - 1];
+  const celf_symbol *symbol = &object->symbols[low - 1];
   if (symbol->size > 0 && relative - symbol->value >= symbol->size) return NULL;
   return symbol->name;
 }

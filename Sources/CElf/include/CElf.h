@@ -46,4 +46,17 @@ typedef enum {
 int celf_each_symbol(const celf_file *file, int type, celf_table_order order,
                      celf_symbol_visitor visit, void *context);
 
+/// A defined symbol with a nonzero value, as `celf_collect` lists it.
+typedef struct {
+  uintptr_t value;  // st_value: the address relative to the object's load base (ET_DYN)
+  size_t size;  // st_size: 0 when the symbol table does not say
+  const char *name;  // inside the mapping, which must then stay mapped
+  size_t order;  // its place in the walk, which settles aliases (several names at one value)
+} celf_symbol;
+
+/// Lists the defined symbols of `type` with a nonzero value into `into`, in `order`; with
+/// `into` NULL, only counts them. Returns how many. The callers count, allocate where they
+/// keep memory (malloc, an arena), then list.
+size_t celf_collect(const celf_file *file, int type, celf_table_order order, celf_symbol *into);
+
 #endif

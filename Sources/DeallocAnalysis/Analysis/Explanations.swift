@@ -163,12 +163,16 @@ enum Explanations {
     let n = finding.count
     let one = n == 1
     var text = SentenceBuilder()
-    // "N Type objects enqueued by Caller", the subject of every sentence but a check's.
-    func subject() {
+    // "N Type objects".
+    func objects() {
       text.append(String(n))
       text.append(" ")
       text.append(finding.signature.type)
       text.append(one ? " object" : " objects")
+    }
+    // "N Type objects enqueued by Caller", the subject of every sentence but a check's.
+    func subject() {
+      objects()
       if let caller = finding.signature.frames.first {
         text.append(" enqueued by ")
         text.append(caller.shortName)
@@ -199,10 +203,7 @@ enum Explanations {
       if let explanation = firstCheck?.explanation {
         text.append(explanation)
       } else {
-        text.append(String(n))
-        text.append(" ")
-        text.append(finding.signature.type)
-        text.append(one ? " object" : " objects")
+        objects()
         text.append(" seen alive by a leak check: a real leak.")
       }
       if !one {
@@ -216,9 +217,8 @@ enum Explanations {
       queue()
       text.append(" longer than the stuck threshold (the oldest for ")
       text.append(T.format(finding.examples.compactMap(\.age).max() ?? 0))
-      text.append(
-        ") and the session did not end: the queue stalled, or the process was killed before"
-          + " it drained.")
+      text.append(") and the session did not end: the queue stalled, or the process was killed")
+      text.append(" before it drained.")
     case .neverReleased:
       subject()
       text.append(one ? " was still in " : " were still in ")

@@ -26,19 +26,18 @@ struct RecorderShapeParser {
   static func parse(_ line: UnsafeBufferPointer<UInt8>, interner: inout StringInterner)
     -> LogRecord?
   {
-    var cursor = RecorderShapeParser(line)
-    // The opening compared in place: through ``literal(_:)-(ShapeKey)``, a key that ends in
-    // the line's first word goes out of line, a call per line.
-    guard cursor.consumeNearLineStart(.recordStart) else { return nil }
+    guard var cursor = opened(line) else { return nil }
     // Each kind returns its record straight from its branch: built into an optional and
     // mapped, the record (about a hundred bytes) was copied several times per line.
-    if cursor.literal(.releaseKind) {
+    switch cursor.hotKind() {
+    case .release?:
       guard let release = cursor.finishRelease() else { return nil }
       return .release(release)
-    }
-    if cursor.literal(.enqueueKind) {
+    case .enqueue?:
       guard let enqueue = cursor.finishEnqueue(&interner) else { return nil }
       return .enqueue(enqueue)
+    case nil:
+      break
     }
     if cursor.literal(.deallocKind) {
       guard let dealloc = cursor.dealloc(), cursor.atEnd() else { return nil }
@@ -64,14 +63,30 @@ struct RecorderShapeParser {
 
   /// A cursor past the opening and the kind of an enqueue or release line in the recorder's
   /// shape, to finish with ``finishEnqueue(_:)`` or ``finishRelease()``; `nil` for any other
-  /// line. The same rule as ``parse(_:interner:)``, which reads these kinds the same way.
+  /// line. ``parse(_:interner:)`` recognizes these kinds the same way.
   static func hotLine(_ line: UnsafeBufferPointer<UInt8>) -> (
     kind: HotKind, cursor: RecorderShapeParser
   )? {
+    guard var cursor = opened(line), let kind = cursor.hotKind() else { return nil }
+    return (kind, cursor)
+  }
+
+  /// A cursor past the record's opening, `{"ev":"`, or `nil` when the line starts otherwise.
+  ///
+  /// The opening compared in place: through ``literal(_:)-(ShapeKey)``, a key that ends in
+  /// the line's first word goes out of line, a call per line.
+  @inline(__always)
+  private static func opened(_ line: UnsafeBufferPointer<UInt8>) -> RecorderShapeParser? {
     var cursor = RecorderShapeParser(line)
     guard cursor.consumeNearLineStart(.recordStart) else { return nil }
-    if cursor.literal(.releaseKind) { return (.release, cursor) }
-    if cursor.literal(.enqueueKind) { return (.enqueue, cursor) }
+    return cursor
+  }
+
+  /// Consumes the kind when it is one of the ``HotKind``s.
+  @inline(__always)
+  private mutating func hotKind() -> HotKind? {
+    if literal(.releaseKind) { return .release }
+    if literal(.enqueueKind) { return .enqueue }
     return nil
   }
 
