@@ -444,11 +444,22 @@ public struct Analyzer: LogVisitor {
     return resolved
   }
 
-  /// The signature and finding keys of `object`'s type and stack, once per pair.
-  private mutating func origin(_ object: SessionState.Live, holderKey: String? = nil)
-    -> FindingOrigin
-  {
-    origin(type: Int(object.type), stack: object.stack, holderKey: holderKey)
+  /// Adds `object` to the finding of `kind` from its type, stack and `holderKey`, the
+  /// origin made on its first member (``FindingCollector/addMember(_:originID:holders:_:)``
+  /// for every later one).
+  private mutating func addFinding(
+    _ kind: Finding.Kind, _ object: SessionState.Live, holderKey: String? = nil,
+    holders: HolderReport? = nil, _ example: @autoclosure () -> FindingExample
+  ) {
+    let type = Int(object.type)
+    if let originID = state.origins.knownID(type: type, stack: object.stack, holderKey: holderKey),
+      findings.addMember(kind, originID: originID, holders: holders, example())
+    {
+      return
+    }
+    findings.add(
+      kind, origin(type: type, stack: object.stack, holderKey: holderKey), holders: holders,
+      example())
   }
 
   /// The signature and finding keys of type row `type`, `stack` and `holderKey`, once per
@@ -507,8 +518,8 @@ public struct Analyzer: LogVisitor {
       let (id, survivor) = survivors.survivor(at: position)
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
-      findings.add(
-        .leaked, origin(survivor.live, holderKey: survivor.holders?.groupingKey),
+      addFinding(
+        .leaked, survivor.live, holderKey: survivor.holders?.groupingKey,
         holders: survivor.holders,
         FindingExample(
           session: session, id: id, address: survivor.live.address,
@@ -536,7 +547,7 @@ public struct Analyzer: LogVisitor {
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
       guard addingFindings, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
-      findings.add(kind, origin(object), queued.example(id, object))
+      addFinding(kind, object, queued.example(id, object))
     }
   }
 

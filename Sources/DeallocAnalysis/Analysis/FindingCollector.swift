@@ -3,12 +3,13 @@ import DeallocLog
 /// Groups problem objects into ``Finding``s by kind and signature, keeping a few examples.
 struct FindingCollector {
   var maximumExamples = 5
-  private var groups: [String: Int] = [:]
+  /// Finding index by kind and signature key (``HashedKey``: hashed once per lookup key).
+  private var groups: [HashedKey: Int] = [:]
   private var findings: [Finding] = []
   /// For true leaks: the first check's verdict, which explains the group.
   private var firstVerdicts: [Int: CheckVerdict] = [:]
   /// Per finding, its distinct stacks (keyed by their return addresses) → variant index.
-  private var variantIndexes: [[String: Int]] = []
+  private var variantIndexes: [[HashedKey: Int]] = []
   /// Distinct stacks kept per finding, so memory stays bounded however varied a leak's call
   /// sites are. Members with further stacks go to one more variant, ``overflowKey``, that has
   /// no stack: no `frame:` suppression can match it, since its members' frames are not known.
@@ -21,8 +22,7 @@ struct FindingCollector {
 
   /// Adds one member from `origin`, held as `holders` says, with its example: the same as
   /// ``add(_:_:stack:_:verdict:)`` with the origin's signature and stack, but after the
-  /// origin's first member it costs no key building or hashing, and `example` is built only
-  /// while the finding has room for one (most members of a large finding are only counted).
+  /// origin's first member it costs no key building or hashing (``addMember(_:originID:holders:_:)``).
   ///
   /// `verdict` is evaluated only when the member starts a finding: a true-leak group's
   /// explanation is its first check's, and building a verdict's text for every other
@@ -32,25 +32,38 @@ struct FindingCollector {
     _ example: @autoclosure () -> FindingExample,
     verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
-    let slot = origin.id &* 4 &+ Self.order(kind)
-    if slot < originSlots.count, let (index, variant) = originSlots[slot] {
-      findings[index].count += 1
-      if holders != nil, findings[index].holders == nil { findings[index].holders = holders }
-      findings[index].stackVariants[variant].count += 1
-      if findings[index].examples.count < maximumExamples {
-        var example = example()
-        example.stackKey = findings[index].stackVariants[variant].key
-        findings[index].examples.append(example)
-      }
-      return
-    }
+    if addMember(kind, originID: origin.id, holders: holders, example()) { return }
     let joined = insert(
       kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature, stack: origin.stack,
       stackKey: origin.stackKey, example(), verdict: verdict)
+    let slot = Self.slot(kind, originID: origin.id)
     if slot >= originSlots.count {
       originSlots.append(contentsOf: repeatElement(nil, count: slot + 1 - originSlots.count))
     }
     originSlots[slot] = joined
+  }
+
+  /// Adds one member from the origin `originID` names when an earlier member of `kind` from
+  /// it made or joined a finding, and returns `true`; else adds nothing and returns `false`
+  /// (``add(_:_:holders:_:verdict:)`` then adds it). `example` is built only while the
+  /// finding has room for one: most members of a large finding are only counted.
+  ///
+  /// Why apart: nearly every member of a session's findings comes here, and with the origin's
+  /// id alone a member costs no reference to the origin.
+  mutating func addMember(
+    _ kind: Finding.Kind, originID: Int, holders: HolderReport? = nil,
+    _ example: @autoclosure () -> FindingExample
+  ) -> Bool {
+    let slot = Self.slot(kind, originID: originID)
+    guard slot < originSlots.count, let (index, variant) = originSlots[slot] else { return false }
+    findings[index].addMember(
+      variant: variant, holders: holders, maximumExamples: maximumExamples, example())
+    return true
+  }
+
+  /// Where ``originSlots`` keeps the finding of `kind` from origin `originID`.
+  private static func slot(_ kind: Finding.Kind, originID: Int) -> Int {
+    originID &* 4 &+ order(kind)
   }
 
   /// Whether a finding of `kind` exists.
@@ -104,11 +117,12 @@ struct FindingCollector {
     stackKey: String, _ example: FindingExample, verdict: () -> CheckVerdict?
   ) -> (finding: Int, variant: Int) {
     var example = example
+    let key = HashedKey(key)
     guard let index = groups[key] else {
       example.stackKey = stackKey
       groups[key] = findings.count
       if let verdict = verdict() { firstVerdicts[findings.count] = verdict }
-      variantIndexes.append([stackKey: 0])
+      variantIndexes.append([HashedKey(stackKey): 0])
       findings.append(
         Finding(
           kind: kind, signature: signature, stack: stack, holders: example.holders, count: 1,
@@ -149,9 +163,10 @@ struct FindingCollector {
     stackKey: String, members: Int
   ) {
     guard members > 0 else { return }
+    let key = HashedKey(key)
     guard let index = groups[key] else {
       groups[key] = findings.count
-      variantIndexes.append([stackKey: 0])
+      variantIndexes.append([HashedKey(stackKey): 0])
       findings.append(
         Finding(
           kind: kind, signature: signature, stack: stack, count: members, examples: [],
@@ -169,12 +184,13 @@ struct FindingCollector {
   private mutating func countInVariant(
     _ index: Int, _ stackKey: String, _ stack: [Frame], _ members: Int
   ) -> Int {
-    if let variant = variantIndexes[index][stackKey] {
+    let key = HashedKey(stackKey)
+    if let variant = variantIndexes[index][key] {
       findings[index].stackVariants[variant].count += members
       return variant
     }
     if variantIndexes[index].count < Self.maximumVariants {
-      variantIndexes[index][stackKey] = findings[index].stackVariants.count
+      variantIndexes[index][key] = findings[index].stackVariants.count
       findings[index].stackVariants.append(
         StackVariant(key: stackKey, stack: stack, count: members))
       return findings[index].stackVariants.count - 1

@@ -72,15 +72,20 @@ struct FindingOrigins {
   /// The origin of members of type row `type` enqueued through `stack` and held as
   /// `holderKey` says (`nil`: no holders record), if an earlier member made it.
   func known(type: Int, stack: Int64?, holderKey: String? = nil) -> FindingOrigin? {
+    knownID(type: type, stack: stack, holderKey: holderKey).map { origins[$0] }
+  }
+
+  /// The ``FindingOrigin/id`` of ``known(type:stack:holderKey:)``: what a member that joins
+  /// an origin's finding needs (``FindingCollector/addMember(_:originID:holders:_:)``),
+  /// without taking a reference to the origin (two atomic operations per member).
+  func knownID(type: Int, stack: Int64?, holderKey: String? = nil) -> Int? {
     if let holderKey {
-      return byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)].map {
-        origins[$0]
-      }
+      return byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)]
     }
     guard let stackIndex = stackIndex(of: stack),
       let index = byTypeAndStack[Self.pair(type: type, stackIndex: stackIndex)]
     else { return nil }
-    return origins[Int(index)]
+    return Int(index)
   }
 
   /// ``known(type:stack:holderKey:)``, made on first use: `typeName` names type row `type`,

@@ -62,11 +62,14 @@ struct QueuedObjectFindings {
       else { continue }
       assert(kind == self.kind)
       let type = Int(object.type)
-      let origin =
-        origins.known(type: type, stack: object.stack)
-        ?? origins.origin(
-          type: type, typeName: typeNames[type], stack: object.stack,
-          frames: object.stack.flatMap { stacks[$0] } ?? [])
+      if let originID = origins.knownID(type: type, stack: object.stack),
+        findings.addMember(kind, originID: originID, example(id, object))
+      {
+        continue
+      }
+      let origin = origins.origin(
+        type: type, typeName: typeNames[type], stack: object.stack,
+        frames: object.stack.flatMap { stacks[$0] } ?? [])
       findings.add(kind, origin, example(id, object))
     }
     return findings

@@ -55,6 +55,25 @@ public struct Finding: Sendable, Equatable {
   /// members have it, so that a `frame:` suppression judges each member by its own stack:
   /// members share the signature's first frames, but deeper frames can differ.
   var stackVariants: [StackVariant] = []
+
+  /// Counts one more member, enqueued through stack variant `variant`, held as `holders`
+  /// says, and keeps its example while there are fewer than `maximumExamples`.
+  ///
+  /// One method, so that the finding is reached once per member: changed field by field
+  /// through the array that holds it, each change checked that array's uniqueness again.
+  mutating func addMember(
+    variant: Int, holders: HolderReport?, maximumExamples: Int,
+    _ example: @autoclosure () -> FindingExample
+  ) {
+    count += 1
+    if holders != nil, self.holders == nil { self.holders = holders }
+    stackVariants[variant].count += 1
+    if examples.count < maximumExamples {
+      var example = example()
+      example.stackKey = stackVariants[variant].key
+      examples.append(example)
+    }
+  }
 }
 
 /// One distinct enqueue stack among a finding's members.
