@@ -27,6 +27,34 @@ import TextEscaping
     #expect(TimeFormatting.format(-4_100_000) == "-4.1 ms")
   }
 
+  /// The byte writer says what the interpolated text said, at every rounding and unit
+  /// boundary and at both ends of the range.
+  @Test func timesFormatAsTheInterpolatedTextDid() {
+    func interpolated(_ nanoseconds: Int64) -> String {
+      let value = nanoseconds.magnitude
+      let text: String
+      if value < 1_000_000 {
+        text = "\((value + 500) / 1000) µs"
+      } else if value < 10_000_000_000 {
+        let tenths = (value + 50_000) / 100_000
+        text = "\(tenths / 10).\(tenths % 10) ms"
+      } else {
+        let hundredths = (value + 5_000_000) / 10_000_000
+        let fraction = hundredths % 100
+        text = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+      }
+      return nanoseconds < 0 ? "-" + text : text
+    }
+    let boundaries: [Int64] = [
+      0, 1, 499, 500, 999, 1_000, 999_499, 999_500, 999_999, 1_000_000, 1_049_999, 1_050_000,
+      9_999_949_999, 9_999_950_000, 9_999_999_999, 10_000_000_000, 10_004_999_999,
+      10_005_000_000, 10_090_000_000, 123_456_789_012_345, .max, .min, .min + 1,
+    ]
+    for value in boundaries + boundaries.filter({ $0 != .min }).map({ -$0 }) {
+      #expect(TimeFormatting.format(value) == interpolated(value), "\(value)")
+    }
+  }
+
   @Test func percentilesAreExactWhenFewAndCloseWhenMany() {
     var small = LatencyDistribution()
     for value in [5, 1, 4, 2, 3] as [Int64] { small.add(value) }

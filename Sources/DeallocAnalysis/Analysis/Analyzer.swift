@@ -489,9 +489,19 @@ public struct Analyzer: LogVisitor {
     let running = inParallel ? queued.start() : nil
     if inParallel { sessionsWithParallelFindings += 1 }
     finishSurvivors(end)
-    finishQueuedObjects(end, queued, addingFindings: running == nil)
+    if running == nil {
+      finishQueuedObjects(end, queued)
+    } else {
+      finishWatchedQueuedObjects(end)
+    }
     finishChecks(lastTime: end.lastTime, ended: end.ended)
-    if let running { findings.append(running.finish()) }
+    if let running {
+      let collected = running.finish()
+      findings.append(collected.findings)
+      for (type, counts) in collected.counts.enumerated() where counts != LifecycleCounts() {
+        state.counts[type].add(counts)
+      }
+    }
     findings.forgetOrigins()
 
     if !end.ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
@@ -532,22 +542,29 @@ public struct Analyzer: LogVisitor {
   }
 
   /// Counts the objects still in a queue, in log order, as pending, stuck or never
-  /// released, and, `addingFindings`, groups the stuck and never-released ones as findings
-  /// with `queued`'s rules (else a second thread does).
-  ///
-  /// A flag beside the value, not an optional value: tested per object, the optional copied
-  /// the whole `QueuedObjectFindings`, a `memcpy` call per object still in a queue.
-  private mutating func finishQueuedObjects(
-    _ end: EndOfSession, _ queued: QueuedObjectFindings, addingFindings: Bool
-  ) {
+  /// released, and groups the stuck and never-released ones as findings with `queued`'s
+  /// rules: the whole of it on this thread, for a session that leaves few objects in its
+  /// queues (``QueuedObjectFindings`` on a second thread does it for the others).
+  private mutating func finishQueuedObjects(_ end: EndOfSession, _ queued: QueuedObjectFindings) {
     let live = state.live
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
       state.checks.finished(id, in: objectState)
-      guard addingFindings, let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
+      guard let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
       addFinding(kind, object, queued.example(id, object))
+    }
+  }
+
+  /// Tells the kept checks of objects still in a queue how those objects ended, while a
+  /// second thread counts and groups every object still in a queue: only the objects the
+  /// checks watch are looked up, not all of them.
+  private mutating func finishWatchedQueuedObjects(_ end: EndOfSession) {
+    for id in state.checks.watchedIDs {
+      guard let object = state.live[id] else { continue }
+      state.checks.finished(
+        id, in: end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false))
     }
   }
 

@@ -161,6 +161,11 @@ struct CheckLedger {
     for index in indices { entries[index].facts?.lifecycle.recordDealloc(at: t) }
   }
 
+  /// The objects whose kept checks learn how they ended (``finished(_:in:)``), in no
+  /// particular order: a few per kept check, where a session may leave a million objects in
+  /// its queues.
+  var watchedIDs: [UInt64] { watched.keys }
+
   /// Object `id` ended the session in `state`.
   mutating func finished(_ id: UInt64, in state: ObjectState) {
     guard !watched.isEmpty, let indices = watched[id] else { return }

@@ -21,7 +21,7 @@ struct IntegerTable<Value> {
   private var slots: [Slot]
   private var shift: UInt64
   /// The entries, dense and in no particular order.
-  private var keys: [UInt64] = []
+  private(set) var keys: [UInt64] = []
   private var values: [Value] = []
 
   init() {

@@ -226,6 +226,14 @@ struct LiveObjects {
     return (stored.id, live(stored))
   }
 
+  /// How many distinct stacks the objects name: ``stackSlot(at:)`` is below it.
+  var stackSlotCount: Int { stackIDs.count }
+
+  /// The stack of the object at storage position `position` as a dense index below
+  /// ``stackSlotCount``, or -1 when its enqueue named none: for tables by stack that would
+  /// otherwise hash the stack's id for every object.
+  func stackSlot(at position: Int) -> Int32 { record(position).stack }
+
   private func live(_ record: Record) -> SessionState.Live {
     SessionState.Live(
       enqueuedAt: record.enqueuedAt, address: Address(record.address), type: record.type,

@@ -50,31 +50,52 @@ struct QueuedObjectFindings {
       age: end.lastTime - object.enqueuedAt, location: LogLocation(file: file, line: object.line))
   }
 
-  /// The findings, in log order, with origins of their own.
-  func collect() -> FindingCollector {
+  /// What the second thread hands back: the findings, and the objects counted by type row
+  /// and final state (pending ones too).
+  struct Collected {
+    var findings: FindingCollector
+    var counts: [LifecycleCounts]
+  }
+
+  /// The findings, in log order, with origins of their own, and the objects' counts: the
+  /// loop over every object is this thread's, so the analyzer's thread is left with only
+  /// the objects its kept checks watch (``CheckLedger/watchedIDs``).
+  func collect() -> Collected {
     var findings = FindingCollector()
     findings.maximumExamples = maximumExamples
+    var counts = Array(repeating: LifecycleCounts(), count: typeNames.count)
     var origins = FindingOrigins()
+    // Origin ids by (stack slot + 1, type row), -1 until the pair's first member, when the
+    // table is small enough: an array read per object instead of two hash-table probes.
+    let typeCount = typeNames.count
+    let pairCount = (live.stackSlotCount + 1) * typeCount
+    var originIDs = [Int32](repeating: -1, count: pairCount <= Self.pairTableLimit ? pairCount : 0)
     for position in 0..<live.storageCount {
-      guard let (id, object) = live.object(at: position),
-        let kind = Self.kind(
-          of: end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false))
-      else { continue }
-      assert(kind == self.kind)
+      guard let (id, object) = live.object(at: position) else { continue }
+      let state = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       let type = Int(object.type)
-      if let originID = origins.knownID(type: type, stack: object.stack),
-        findings.addMember(kind, originID: originID, example(id, object))
-      {
-        continue
-      }
+      counts[type][state] += 1
+      guard let kind = Self.kind(of: state) else { continue }
+      assert(kind == self.kind)
+      let pair = originIDs.isEmpty ? -1 : Int(live.stackSlot(at: position) + 1) * typeCount + type
+      let known =
+        pair < 0
+        ? origins.knownID(type: type, stack: object.stack)
+        : originIDs[pair] < 0 ? nil : Int(originIDs[pair])
+      if let known, findings.addMember(kind, originID: known, example(id, object)) { continue }
       let origin = origins.origin(
         type: type, typeName: typeNames[type], stack: object.stack,
         frames: object.stack.flatMap { stacks[$0] } ?? [])
+      if pair >= 0 { originIDs[pair] = Int32(origin.id) }
       findings.add(kind, origin, example(id, object))
     }
-    return findings
+    return Collected(findings: findings, counts: counts)
   }
 
+  /// The most (stack, type) pairs ``collect()`` keeps a direct table of origin ids for
+  /// (4 MiB); beyond, it looks origins up by hashing.
+  static let pairTableLimit = 1 << 20
+
   /// Starts ``collect()`` on a thread of its own.
-  func start() -> SecondThread<FindingCollector> { SecondThread { collect() } }
+  func start() -> SecondThread<Collected> { SecondThread { collect() } }
 }

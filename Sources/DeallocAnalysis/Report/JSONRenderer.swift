@@ -16,10 +16,16 @@ public struct JSONRenderer: ReportRenderer {
     withBytes(of: report) { String(decoding: $0, as: UTF8.self) }
   }
 
-  /// Findings-equivalents (a finding, or eight checks, about as many bytes) from which the
+  /// Findings-equivalents (a finding, or ``checksPerFinding`` checks) from which the
   /// document's second half is written on a second thread: below it, starting a thread
   /// costs about what it saves. The bytes are the same either way; tests move it.
   var secondThreadFrom = 200
+
+  /// Checks that cost about as much to write as a finding: what weighs the halves, so that
+  /// they end together. Measured in instructions on a leak-heavy report (a finding, its
+  /// SHA-256 id and examples, against a check's verdict), not in bytes: by bytes (eight) the
+  /// half with the checks finished first.
+  static let checksPerFinding = 11
 
   /// Written as bytes, without a tree (see ``JSONOutput``), and lent where they lie.
   ///
@@ -35,7 +41,7 @@ public struct JSONRenderer: ReportRenderer {
     let capacity = Self.capacity(report)
     var out = JSONByteWriter(capacity: capacity)
     Self.head(report, to: &out)
-    let weight = report.findings.count + report.checks.count / 8
+    let weight = report.findings.count + report.checks.count / Self.checksPerFinding
     if weight >= secondThreadFrom {
       let split = min(weight / 2, report.findings.count)
       var rest = out.continuation(afterEntries: split > 0, capacity: capacity)

@@ -218,15 +218,42 @@ struct JSONByteWriter: JSONOutput {
   /// scanning each for escapes cost more than writing it. Debug builds check; the tests that
   /// compare this writer with the tree (which escapes every key) would show a key that
   /// needed escaping.
+  ///
+  /// The whole line (separator, indentation, quoted name, colon) is written into one
+  /// reservation: a report is mostly keys, and piece by piece each key cost five checks of
+  /// the buffer's room.
   mutating func key(_ name: StaticString) {
-    nextEntry()
-    out.append(UInt8(ascii: "\""))
-    name.withUTF8Buffer { name in
-      assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F })
-      out.append(contentsOf: name)
-    }
-    JSONValue.append(Self.endOfKey, to: &out)
+    let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F })
     afterKey = true
+    guard depth > 0, 2 * depth <= JSONValue.deepestInlineIndent else {
+      // The document's own key, or one too deep for the shared indentation: rare.
+      nextEntry()
+      out.append(UInt8(ascii: "\""))
+      out.append(contentsOf: name)
+      JSONValue.append(Self.endOfKey, to: &out)
+      return
+    }
+    let separator = hasEntries & 1 != 0
+    hasEntries |= 1
+    let line = JSONValue.lineBreakAndIndent(depth)
+    out.append(maximum: 1 + line.count + 1 + name.count + 3) { to in
+      var at = 0
+      if separator {
+        to[0] = UInt8(ascii: ",")
+        at = 1
+      }
+      JSONByteBuffer.copy(line.baseAddress!, to: to + at, count: line.count)
+      at += line.count
+      to[at] = UInt8(ascii: "\"")
+      JSONByteBuffer.copy(name.baseAddress!, to: to + at + 1, count: name.count)
+      at += 1 + name.count
+      // `": `, the end of every key.
+      to[at] = UInt8(ascii: "\"")
+      to[at + 1] = UInt8(ascii: ":")
+      to[at + 2] = UInt8(ascii: " ")
+      return at + 3
+    }
   }
 
   mutating func key(named name: String) {

@@ -96,13 +96,21 @@ public enum JSONValue: Sendable, Equatable {
   /// per member, and a loop over an array of spaces cost more than the spaces.
   @inline(__always)
   static func newline(_ out: inout some ByteSink, _ indent: Int) {
-    let line = Self.lineBreakAndSpaces
-    let count = 1 + 2 * indent
-    if count <= line.count {
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<count]))
+    if 2 * indent <= deepestInlineIndent {
+      out.append(contentsOf: lineBreakAndIndent(indent))
     } else {
       deepNewline(&out, indent)
     }
+  }
+
+  /// Spaces past which an indentation is no longer one run of ``lineBreakAndSpaces``.
+  static var deepestInlineIndent: Int { lineBreakAndSpaces.count - 1 }
+
+  /// A line break and `indent` levels of indentation, for `2 * indent` up to
+  /// ``deepestInlineIndent``.
+  @inline(__always)
+  static func lineBreakAndIndent(_ indent: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: lineBreakAndSpaces[..<(1 + 2 * indent)])
   }
 
   /// Appends a literal's bytes.
