@@ -150,6 +150,16 @@ import TextEscaping
     ("Feed.FeedScreen.close(DeallocQueue.DeallocQueue) -> ()", false),
     ("Feed.MyDeallocQueueUser.close() -> ()", false),
     ("main", false),
+    // The byte-level edges: a wrapper whose separator never comes, the first separator of
+    // several, names shorter than every prefix, an empty name.
+    ("closure #1 () -> () in", false),
+    ("specialized DeallocQueue.DeallocQueue.enqueue() -> ()", false),
+    ("specialized f of DeallocQueue.DeallocQueue.enqueue() -> ()", true),
+    ("closure #1 () -> () in DeallocTrace.Tracer.a() -> () in Feed.b() -> ()", true),
+    ("closure #1 () -> () in Feed.b() -> () in DeallocTrace.Tracer.a() -> ()", false),
+    ("swift", false),
+    ("_U", true),
+    ("", false),
   ])
   func machineryFramesAreRecognised(_ symbol: String, _ machinery: Bool) {
     #expect(Signature.isMachinery(Frame(ip: 1, symbol: symbol)) == machinery)
@@ -161,6 +171,9 @@ import TextEscaping
     #expect(Frame(ip: 1, module: core, symbol: "swift_retain").isMachinery)
     #expect(!Frame(ip: 1, module: core, symbol: "Swift.Array.append(A) -> ()").isMachinery)
     #expect(!Frame(ip: 1, module: "/app/libswiftCoreless/Feed").isMachinery)
+    #expect(Frame(ip: 1, module: "libdispatch.so").isMachinery)
+    #expect(!Frame(ip: 1, module: "/usr/lib/libdispatch.so/").isMachinery)
+    #expect(!Frame(ip: 1, module: "").isMachinery)
   }
 
   @Test(arguments: [

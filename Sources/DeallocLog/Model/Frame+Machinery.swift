@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension Frame {
   /// Whether this frame belongs to the machinery (the queue, the tracer, the unwinder, the
   /// Swift runtime) rather than to the program.
@@ -6,22 +10,25 @@ extension Frame {
   /// the analysis (finding signatures, reports) and the leak assertions' failure messages
   /// skip it the same way.
   public var isMachinery: Bool {
-    if let module {
-      let base = Self.lastPathComponent(module)
-      if base.starts(with: "libswiftCore".utf8) || base.starts(with: "libunwind".utf8)
-        || base.starts(with: "libswift_Concurrency".utf8) || base.starts(with: "libdispatch".utf8)
-      {
-        return symbol.map(Self.isMachinerySymbol) ?? true
+    if var module {
+      let inMachineryModule = module.withUTF8 { path in
+        let base = Self.lastPathComponentStart(path)
+        return Self.machineryLibraries.contains { Self.continues(path, at: base, with: $0) }
       }
+      if inMachineryModule { return symbol.map(Self.isMachinerySymbol) ?? true }
     }
     guard let symbol else { return false }
     return Self.isMachinerySymbol(symbol)
   }
 
-  // The names below are compared as UTF-8 bytes, not as Characters: they are ASCII, and a
-  // stack's frames are checked for every distinct stack of a log, where Character-wise
-  // `hasPrefix` on long demangled names was most of a leak-heavy report's analysis.
+  // The names below are compared as UTF-8 bytes where they lie, not as Characters or through
+  // `Substring` views: they are ASCII, and each distinct frame of a log is judged at the end
+  // of every report (twice on a leak-heavy one, once per thread that groups findings), where
+  // the views' index checks made a judgement about 4,000 instructions.
 
+  private static let machineryLibraries = [
+    "libswiftCore", "libunwind", "libswift_Concurrency", "libdispatch",
+  ].map { Array($0.utf8) }
   private static let machineryModules = ["DeallocQueue", "DeallocTrace", "CUnwind"]
   private static let machineryPrefixes = machineryModules.flatMap { module in
     [Array((module + ".").utf8), Array("(extension in \(module))".utf8)]
@@ -31,62 +38,84 @@ extension Frame {
   ].map { Array($0.utf8) }
 
   private static func isMachinerySymbol(_ symbol: String) -> Bool {
-    let bytes = symbol.utf8
-    if runtimePrefixes.contains(where: { bytes.starts(with: $0) }) { return true }
-    let context = owningContext(of: Substring(symbol).utf8)
-    return machineryPrefixes.contains { context.starts(with: $0) }
+    var symbol = symbol
+    return symbol.withUTF8 { bytes in
+      if runtimePrefixes.contains(where: { continues(bytes, at: 0, with: $0) }) { return true }
+      let context = owningContext(of: bytes)
+      return machineryPrefixes.contains { continues(bytes, at: context, with: $0) }
+    }
   }
 
-  private static func lastPathComponent(_ path: String) -> Substring.UTF8View {
-    let whole = Substring(path).utf8
-    guard let slash = whole.lastIndex(of: UInt8(ascii: "/")) else { return whole }
-    return whole[whole.index(after: slash)...]
+  /// Where the last component of a path starts (after its last `/`).
+  private static func lastPathComponentStart(_ path: UnsafeBufferPointer<UInt8>) -> Int {
+    var index = path.count
+    while index > 0, path[index - 1] != UInt8(ascii: "/") { index -= 1 }
+    return index
   }
 
   private static let wrappers = [
     "partial apply for ", "merged ", "outlined ", "thunk for ",
     "function signature specialization ",
   ].map { Array($0.utf8) }
+  private static let closures = ["closure #", "implicit closure #"].map { Array($0.utf8) }
+  private static let specializations = ["generic specialization <", "specialized "].map {
+    Array($0.utf8)
+  }
+  private static let inSeparator = Array(" in ".utf8)
+  private static let ofSeparator = Array(" of ".utf8)
 
-  /// Strips the wrappers a demangled name puts before its owner: "closure #1 () -> () in ",
-  /// "generic specialization <…> of ", "partial apply for ", "merged "…
-  private static func owningContext(of symbol: Substring.UTF8View) -> Substring.UTF8View {
-    var rest = symbol
+  /// Where a demangled name's owner starts, past the wrappers put before it: "closure #1 ()
+  /// -> () in ", "generic specialization <…> of ", "partial apply for ", "merged "…
+  private static func owningContext(of symbol: UnsafeBufferPointer<UInt8>) -> Int {
+    var rest = 0
     var changed = true
     while changed {
       changed = false
-      for wrapper in wrappers where rest.starts(with: wrapper) {
-        rest = rest.dropFirst(wrapper.count)
+      for wrapper in wrappers where continues(symbol, at: rest, with: wrapper) {
+        rest += wrapper.count
         changed = true
       }
-      if rest.starts(with: "closure #".utf8) || rest.starts(with: "implicit closure #".utf8),
-        let after = end(of: " in ", in: rest)
+      if closures.contains(where: { continues(symbol, at: rest, with: $0) }),
+        let after = end(of: inSeparator, in: symbol, from: rest)
       {
-        rest = rest[after...]
+        rest = after
         changed = true
       }
-      if rest.starts(with: "generic specialization <".utf8)
-        || rest.starts(with: "specialized ".utf8),
-        let after = end(of: " of ", in: rest)
+      if specializations.contains(where: { continues(symbol, at: rest, with: $0) }),
+        let after = end(of: ofSeparator, in: symbol, from: rest)
       {
-        rest = rest[after...]
+        rest = after
         changed = true
       }
     }
     return rest
   }
 
-  /// Where the first occurrence of `needle` in `text` ends.
-  private static func end(of needle: StaticString, in text: Substring.UTF8View)
-    -> Substring.UTF8View.Index?
-  {
-    let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-    var index = text.startIndex
-    while index != text.endIndex {
-      if text[index...].starts(with: pattern) {
-        return text.index(index, offsetBy: pattern.count)
-      }
-      index = text.index(after: index)
+  /// Whether `bytes` continue at `offset` with `prefix` (not empty).
+  @inline(__always)
+  private static func continues(
+    _ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, with prefix: [UInt8]
+  ) -> Bool {
+    guard bytes.count - offset >= prefix.count, let base = bytes.baseAddress else {
+      return false
+    }
+    return prefix.withUnsafeBufferPointer { memcmp(base + offset, $0.baseAddress!, $0.count) == 0 }
+  }
+
+  /// Where the first occurrence of `needle` (not empty) in `bytes` from `start` ends: each
+  /// candidate found by its first byte (`memchr`), then compared whole.
+  private static func end(
+    of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int
+  ) -> Int? {
+    guard let base = bytes.baseAddress else { return nil }
+    var from = start
+    while bytes.count - from >= needle.count {
+      guard
+        let found = memchr(base + from, Int32(needle[0]), bytes.count - from - needle.count + 1)
+      else { return nil }
+      let at = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+      if continues(bytes, at: at, with: needle) { return at + needle.count }
+      from = at + 1
     }
     return nil
   }
