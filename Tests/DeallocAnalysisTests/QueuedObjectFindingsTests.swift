@@ -74,6 +74,41 @@ import Testing
     }
   }
 
+  /// The second thread's origin ids come from a direct table by (stack, type) when it fits,
+  /// else from hashing: both give the same findings and counts, including objects without
+  /// a stack and types that share stacks.
+  @Test func theDirectOriginTableAndHashingGiveTheSameFindings() {
+    var live = LiveObjects()
+    var stacks = StackIDTable<[Frame]>()
+    for stack in 1...4 {
+      stacks[Int64(stack)] = [
+        Frame(ip: UInt64(stack) * 16, symbol: "App.Caller\(stack % 3).run() -> ()")
+      ]
+    }
+    for id in 1...500 {
+      live.insert(
+        UInt64(id),
+        SessionState.Live(
+          enqueuedAt: Int64(id) * 1_000, address: Address(UInt64(id) * 64),
+          type: Int32(id % 3), queue: 0, stack: id % 11 == 0 ? nil : Int64(id % 4 + 1),
+          line: id))
+    }
+    func collected(pairTableLimit: Int) -> QueuedObjectFindings.Collected {
+      var queued = QueuedObjectFindings(
+        live: live, end: EndOfSession(lastTime: 10_000_000_000, ended: false, stuckAfter: 1_000),
+        stacks: stacks, typeNames: ["A", "B", "C"], queueNames: ["q"], session: 0, file: "log",
+        maximumExamples: 3)
+      queued.pairTableLimit = pairTableLimit
+      return queued.collect()
+    }
+    let direct = collected(pairTableLimit: 1 << 20)
+    let hashed = collected(pairTableLimit: 0)
+    #expect(direct.findings.explained() == hashed.findings.explained())
+    #expect(direct.counts == hashed.counts)
+    #expect(direct.counts.map(\.stuck).reduce(0, +) == 500)
+    #expect(direct.findings.explained().count > 3)
+  }
+
   /// Appending a collector of other kinds gives what adding its members one by one gives.
   @Test func appendingACollectorOfOtherKindsIsAddingItsMembers() {
     func signature(_ n: Int) -> Signature {
