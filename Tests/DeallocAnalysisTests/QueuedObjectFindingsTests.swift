@@ -71,6 +71,9 @@ import Testing
       var reader = LogReader()
       try reader.read([LogInput(path: log.path, displayName: "log")], into: &analyzer)
       #expect(analyzer.sessionsWithParallelFindings == expected)
+      // Every session left objects in its queues: each let its tables go on a thread of
+      // their own, or none did.
+      #expect(analyzer.sessionsReleasedInBackground == (threshold == 0 ? 3 : 0))
     }
   }
 

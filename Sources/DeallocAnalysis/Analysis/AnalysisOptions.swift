@@ -24,8 +24,9 @@ public struct AnalysisOptions: Sendable, Equatable {
   /// Warnings kept; the rest are counted in ``Report/omittedWarnings``.
   public var maximumWarnings = 200
   /// Objects left in queues from which ending a session makes their findings on a second
-  /// thread (``QueuedObjectFindings``): below it, starting a thread costs about what it
-  /// saves. The report is the same either way; tests move it to run both paths.
+  /// thread (``QueuedObjectFindings``) and frees the session's tables on a third
+  /// (``BackgroundRelease``): below it, starting a thread costs about what it saves. The
+  /// report is the same either way; tests move it to run both paths.
   var queuedObjectsForParallelFindings = 20_000
 
   public init(stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) {

@@ -75,7 +75,14 @@ public struct Analyzer: LogVisitor {
       }
       finishSession(ending)
       inSession = false
+      let ended = state
       state = SessionState(state.info, maximumExamples: options.maximumExamples)
+      // A session that leaves as many objects in its queues as make their findings worth a
+      // second thread also leaves tables worth freeing on one.
+      if ended.live.count >= options.queuedObjectsForParallelFindings {
+        sessionsReleasedInBackground += 1
+        BackgroundRelease.release(consume ended)
+      }
     }
   }
 
@@ -139,6 +146,9 @@ public struct Analyzer: LogVisitor {
 
   /// Sessions whose queued objects' findings a second thread made. A test hook.
   private(set) var sessionsWithParallelFindings = 0
+
+  /// Sessions whose tables a thread of their own freed (``BackgroundRelease``). A test hook.
+  private(set) var sessionsReleasedInBackground = 0
 
   /// Checks and check groups the analyzer holds now, and recent releases: bounded however
   /// many checks and releases a log has. A test hook.

@@ -80,8 +80,11 @@ private final class PipelinedBatch: @unchecked Sendable {
 package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisitor {
   /// Events per batch: enough to make the hand-over's lock rare, few enough to stay in cache.
   static var batchSize: Int { 2048 }
-  /// Batches queued before the reader waits for the visitor.
-  static var batchesInFlight: Int { 4 }
+  /// Batches queued before the reader waits for the visitor: two keep the visitor busy while
+  /// the reader fills the next, and when the visitor is the slower (a leak-heavy log), what
+  /// is queued is what it still has to do after the last line is read, before the report
+  /// can end. Four left about a millisecond and a half of it.
+  static var batchesInFlight: Int { 2 }
 
   private let channel: Channel
   private var batch: PipelinedBatch
