@@ -53,12 +53,17 @@ import Testing
   /// Remembers what it is handed, marking the records that came through their own methods.
   private struct HotRecorder: LogVisitor {
     var seen: [String] = []
+    /// The enqueue id at which to throw, if any.
+    var throwAtEnqueue: UInt64?
 
     mutating func visit(_ event: LogEvent, at location: LogLocation) throws(AnalysisError) {
       seen.append("\(location) event \(event)")
     }
 
-    mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation) {
+    mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
+      throws(AnalysisError)
+    {
+      if record.id == throwAtEnqueue { throw .noInput }
       seen.append("\(location) enqueue \(record.id) \(record.type)")
     }
 
@@ -112,6 +117,37 @@ import Testing
     try pipelined.visitRelease(
       ReleaseRecord(time: 5, id: 9, tid: nil, freed: true), at: LogLocation(file: "f", line: 3))
     #expect(try pipelined.finish().seen == ["f:3 release 9"])
+  }
+
+  /// A visitor that throws at an enqueue in the middle of a batch: the error reaches the
+  /// reader, and the records of every kind left in that batch (names long enough to own
+  /// memory) are dropped with it.
+  @Test func stopsWithTheVisitorsErrorInABatchOfEveryKind() {
+    let failing = UInt64(PipelinedVisitor<HotRecorder>.batchSize + 400)
+    var pipelined = PipelinedVisitor(HotRecorder(throwAtEnqueue: failing))
+    var thrown: AnalysisError?
+    do {
+      for index in 0..<PipelinedVisitor<HotRecorder>.batchSize * 3 {
+        let location = LogLocation(file: "a.jsonl", line: index + 1)
+        if index % 3 == 0 {
+          try pipelined.visitEnqueue(
+            EnqueueRecord(
+              time: Int64(index), id: UInt64(index), object: Address(UInt64(index) * 16),
+              type: "App.ATypeNameLongerThanFifteenBytes\(index)", queue: "a long queue name"),
+            at: location)
+        } else if index % 3 == 1 {
+          try pipelined.visitRelease(
+            ReleaseRecord(time: Int64(index), id: UInt64(index - 1), freed: false, retainCount: 2),
+            at: location)
+        } else {
+          pipelined.warn(LogWarning(.malformedLine, at: nil, "a warning long enough \(index)"))
+        }
+      }
+      _ = try pipelined.finish()
+    } catch {
+      thrown = error
+    }
+    #expect(thrown == .noInput)
   }
 
   @Test func stopsWithTheVisitorsErrorAfterExactlyTheEventsBeforeIt() {
