@@ -112,9 +112,11 @@ struct CheckLedger {
     }
   }
 
-  /// Whether the ledger keeps checks of object `id` (cheap: the release of every object asks).
+  /// Whether the ledger keeps checks of object `id` (cheap: the release of every object
+  /// asks). Asked with `contains`: read and compared with `nil`, each table's array of
+  /// entries was copied, a reference count up and down, for every release.
   func follows(_ id: UInt64) -> Bool {
-    (!watched.isEmpty && watched[id] != nil) || (!provisional.isEmpty && provisional[id] != nil)
+    (!watched.isEmpty && watched.contains(id)) || (!provisional.isEmpty && provisional.contains(id))
   }
 
   /// Object `id` was released at `t`: completes the facts of its kept checks, and turns its
