@@ -78,12 +78,16 @@ private final class PipelinedBatch: @unchecked Sendable {
   var isEmpty: Bool { count == 0 }
   var isFull: Bool { count == capacity }
 
+  // The two record kinds' appends inlined into the reader's calls: out of line, each cost a
+  // call and a copy of the record per line.
+  @inline(__always)
   func append(_ record: consuming EnqueueRecord, line: Int) {
     (enqueues + enqueueCount).initialize(to: LinedEnqueue(record: record, line: line))
     enqueueCount += 1
     appendKind(.enqueue)
   }
 
+  @inline(__always)
   func append(_ record: ReleaseRecord, line: Int) {
     (releases + releaseCount).initialize(to: LinedRelease(record: record, line: line))
     releaseCount += 1
