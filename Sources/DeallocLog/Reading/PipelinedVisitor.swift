@@ -16,15 +16,10 @@ private enum PipelinedItem: Sendable {
   case warning(LogWarning)
 }
 
-/// An enqueue record and its line, as a batch keeps it (see ``LogVisitor/visitEnqueue(_:at:)``).
-private struct LinedEnqueue {
-  var record: EnqueueRecord
-  var line: Int
-}
-
-/// A release record and its line, as a batch keeps it.
-private struct LinedRelease {
-  var record: ReleaseRecord
+/// An enqueue or release record and its line, as a batch keeps it (see
+/// ``LogVisitor/visitEnqueue(_:at:)``).
+private struct Lined<Record> {
+  var record: Record
   var line: Int
 }
 
@@ -49,8 +44,8 @@ private final class PipelinedBatch: @unchecked Sendable {
   }
 
   private let kinds: UnsafeMutablePointer<Kind>
-  private let enqueues: UnsafeMutablePointer<LinedEnqueue>
-  private let releases: UnsafeMutablePointer<LinedRelease>
+  private let enqueues: UnsafeMutablePointer<Lined<EnqueueRecord>>
+  private let releases: UnsafeMutablePointer<Lined<ReleaseRecord>>
   private let others: UnsafeMutablePointer<PipelinedItem>
   let capacity: Int
   // Unchecked: one thread at a time owns the batch (see above).
@@ -82,14 +77,14 @@ private final class PipelinedBatch: @unchecked Sendable {
   // call and a copy of the record per line.
   @inline(__always)
   func append(_ record: consuming EnqueueRecord, line: Int) {
-    (enqueues + enqueueCount).initialize(to: LinedEnqueue(record: record, line: line))
+    (enqueues + enqueueCount).initialize(to: Lined(record: record, line: line))
     enqueueCount += 1
     appendKind(.enqueue)
   }
 
   @inline(__always)
   func append(_ record: ReleaseRecord, line: Int) {
-    (releases + releaseCount).initialize(to: LinedRelease(record: record, line: line))
+    (releases + releaseCount).initialize(to: Lined(record: record, line: line))
     releaseCount += 1
     appendKind(.release)
   }
@@ -120,14 +115,14 @@ private final class PipelinedBatch: @unchecked Sendable {
   func kind(at cursor: Cursor) -> Kind { kinds[cursor.item] }
 
   @inline(__always)
-  func takeEnqueue(_ cursor: inout Cursor) -> LinedEnqueue {
+  func takeEnqueue(_ cursor: inout Cursor) -> Lined<EnqueueRecord> {
     defer { cursor.enqueue += 1 }
     cursor.item += 1
     return (enqueues + cursor.enqueue).move()
   }
 
   @inline(__always)
-  func takeRelease(_ cursor: inout Cursor) -> LinedRelease {
+  func takeRelease(_ cursor: inout Cursor) -> Lined<ReleaseRecord> {
     defer { cursor.release += 1 }
     cursor.item += 1
     return (releases + cursor.release).move()
