@@ -176,12 +176,17 @@ struct JSONByteWriter: JSONOutput {
   @inline(__always)
   private mutating func nextEntry() {
     guard depth > 0 else { return }
-    if hasEntries & 1 != 0 {
-      out.append(UInt8(ascii: ","))
-    } else {
-      hasEntries |= 1
-    }
+    if takeEntry() { out.append(UInt8(ascii: ",")) }
     JSONValue.newline(&out, depth)
+  }
+
+  /// Counts one more entry of the innermost container; whether one came before it (then a
+  /// comma separates them).
+  @inline(__always)
+  private mutating func takeEntry() -> Bool {
+    let hadEntries = hasEntries & 1 != 0
+    hasEntries |= 1
+    return hadEntries
   }
 
   private mutating func open(_ bracket: UInt8) {
@@ -234,8 +239,7 @@ struct JSONByteWriter: JSONOutput {
       JSONValue.append(Self.endOfKey, to: &out)
       return
     }
-    let separator = hasEntries & 1 != 0
-    hasEntries |= 1
+    let separator = takeEntry()
     let line = JSONValue.lineBreakAndIndent(depth)
     out.append(maximum: 1 + line.count + 1 + name.count + 3) { to in
       var at = 0

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Human formatting of log times (nanoseconds), shared by every renderer so that the same
 /// instant reads the same everywhere.
 public enum TimeFormatting {
@@ -9,49 +11,51 @@ public enum TimeFormatting {
   /// checks, and string interpolation cost about a thousand instructions a time.
   public static func format(_ nanoseconds: Int64) -> String {
     let value = nanoseconds.magnitude
-    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { text in
-      var count = 0
-      func append(_ bytes: StaticString) {
-        bytes.withUTF8Buffer {
-          for byte in $0 {
-            text[count] = byte
-            count += 1
-          }
-        }
+    var text = ShortText()
+    if nanoseconds < 0 { text.append("-") }
+    if value < 1_000_000 {
+      Escaping.appendDecimal((value + 500) / 1000, to: &text)
+      text.append(" µs")
+    } else if value < 10_000_000_000 {
+      let tenths = (value + 50_000) / 100_000
+      Escaping.appendDecimal(tenths / 10, to: &text)
+      text.append(".")
+      Escaping.appendDecimal(tenths % 10, to: &text)
+      text.append(" ms")
+    } else {
+      let hundredths = (value + 5_000_000) / 10_000_000
+      Escaping.appendDecimal(hundredths / 100, to: &text)
+      text.append(hundredths % 100 < 10 ? ".0" : ".")
+      Escaping.appendDecimal(hundredths % 100, to: &text)
+      text.append(" s")
+    }
+    return text.string
+  }
+
+  /// The bytes of one formatted time, on the stack: the longest (`-922337203685.48 s`) is
+  /// 19 bytes.
+  private struct ShortText: ByteSink {
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var count = 0
+
+    mutating func append(_ byte: UInt8) {
+      let index = count
+      withUnsafeMutableBytes(of: &storage) { $0[index] = byte }
+      count += 1
+    }
+
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+      for byte in bytes { append(byte) }
+    }
+
+    mutating func append(_ literal: StaticString) {
+      literal.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    var string: String {
+      withUnsafeBytes(of: storage) {
+        String(decoding: UnsafeRawBufferPointer(rebasing: $0[..<count]), as: UTF8.self)
       }
-      func append(_ number: UInt64, digits minimum: Int = 1) {
-        var length = 0
-        var rest = number
-        repeat {
-          length += 1
-          rest /= 10
-        } while rest > 0
-        length = max(length, minimum)
-        rest = number
-        for index in stride(from: count + length - 1, through: count, by: -1) {
-          text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-          rest /= 10
-        }
-        count += length
-      }
-      if nanoseconds < 0 { append("-") }
-      if value < 1_000_000 {
-        append((value + 500) / 1000)
-        append(" µs")
-      } else if value < 10_000_000_000 {
-        let tenths = (value + 50_000) / 100_000
-        append(tenths / 10)
-        append(".")
-        append(tenths % 10)
-        append(" ms")
-      } else {
-        let hundredths = (value + 5_000_000) / 10_000_000
-        append(hundredths / 100)
-        append(".")
-        append(hundredths % 100, digits: 2)
-        append(" s")
-      }
-      return String(decoding: UnsafeBufferPointer(rebasing: text[..<count]), as: UTF8.self)
     }
   }
 
