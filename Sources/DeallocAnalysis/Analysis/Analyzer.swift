@@ -499,11 +499,8 @@ public struct Analyzer: LogVisitor {
     let running = inParallel ? queued.start() : nil
     if inParallel { sessionsWithParallelFindings += 1 }
     finishSurvivors(end)
-    if running == nil {
-      finishQueuedObjects(end, queued)
-    } else {
-      finishWatchedQueuedObjects(end)
-    }
+    if running == nil { finishQueuedObjects(end, queued) }
+    finishWatchedQueuedObjects(end)
     finishChecks(lastTime: end.lastTime, ended: end.ended)
     if let running {
       let collected = running.finish()
@@ -561,15 +558,14 @@ public struct Analyzer: LogVisitor {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
       state.counts[Int(object.type)][objectState] += 1
-      state.checks.finished(id, in: objectState)
       guard let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
       addFinding(kind, object, queued.example(id, object))
     }
   }
 
-  /// Tells the kept checks of objects still in a queue how those objects ended, while a
-  /// second thread counts and groups every object still in a queue: only the objects the
-  /// checks watch are looked up, not all of them.
+  /// Tells the kept checks of objects still in a queue how those objects ended: only the
+  /// objects the checks watch are looked up, not every object still in a queue (which a
+  /// second thread may be counting meanwhile).
   private mutating func finishWatchedQueuedObjects(_ end: EndOfSession) {
     for id in state.checks.watchedIDs {
       guard let object = state.live[id] else { continue }
