@@ -14,8 +14,11 @@ import Testing
       queue: Int32(id % 3), stack: stack, line: line)
   }
 
-  @Test func behavesLikeTheModel() {
-    var objects = LiveObjects()
+  /// With the default window of recent ids, and with a window of 16 ids, which most ids
+  /// leave while their object is still stored (the table's path).
+  @Test(arguments: [LiveObjects.recentIDs, 16])
+  func behavesLikeTheModel(recentIDs: Int) {
+    var objects = LiveObjects(recentIDs: recentIDs)
     objects.indexAddresses()
     var model: [UInt64: SessionState.Live] = [:]
     var latest: [UInt64: UInt64] = [:]
@@ -131,5 +134,36 @@ import Testing
     #expect(objects.latestID(at: 0xB0) == 30_001)
     objects.insert(30_002, live(30_002, address: 0x10_0000 + 100 * 16, stack: nil, line: 30_002))
     #expect(objects.latestID(at: 0x10_0000 + 100 * 16) == 30_002)
+  }
+
+  /// Objects whose ids leave the window while they are stored (stuck in a queue) are found,
+  /// removed and compacted through the table; an id enqueued late, below the window, goes to
+  /// the table; an id re-enqueued after its release is found again.
+  @Test func idsThatLeaveTheWindowAreStillFound() {
+    var objects = LiveObjects(recentIDs: 8)
+    // Every third object stays; the others leave soon after their enqueue.
+    for id in UInt64(1)...15_000 {
+      objects.insert(id, live(id, address: 0x1000 + id * 16, stack: nil, line: Int(id)))
+      if id > 4, (id - 4) % 3 != 0 { objects.removeValue(forKey: id - 4) }
+    }
+    #expect(objects.storageCount < 15_000, "compacted")
+    for id in UInt64(1)...14_996 {
+      #expect(objects.contains(id) == (id % 3 == 0), "id \(id)")
+    }
+    // A late enqueue of an old id, far below the window.
+    objects.insert(2, live(2, address: 0x9000, stack: nil, line: 5_000))
+    #expect(objects[2]?.line == 5_000)
+    #expect(objects.removeValue(forKey: 3)?.line == 3)
+    #expect(objects[3] == nil)
+    // A released id within the window, enqueued again.
+    objects.removeValue(forKey: 14_999)
+    #expect(objects[14_999] == nil)
+    objects.insert(14_999, live(14_999, address: 0x9010, stack: nil, line: 6_000))
+    #expect(objects[14_999]?.line == 6_000)
+    // A jump past the whole window moves every object in it to the table.
+    objects.insert(1 << 40, live(1, address: 0x9020, stack: nil, line: 7_000))
+    #expect(objects[15_000]?.line == 15_000)
+    #expect(objects[14_999]?.line == 6_000)
+    #expect(objects[1 << 40]?.line == 7_000)
   }
 }

@@ -8,10 +8,11 @@ import DeallocLog
 /// ``chunkSize`` (so that growing never copies them, nor holds the old and the new array at
 /// once, which was half again the memory at the moment it happened); the two indexes (by id,
 /// and the latest enqueue by address) are ``PositionTable``s of 8-byte slots pointing into
-/// that array. That is about 80 bytes per
-/// object at the tables' worst load, against about 200 with two tables of full values and the
-/// array they were copied into to be sorted by line at the session's end; in log order, that
-/// sort is gone too.
+/// that array; the latest ids' positions sit in a direct-mapped window in front of the id
+/// table (``RecentIDWindow``), so that only objects that stay in a queue reach the table.
+/// That is about 80 bytes per object at the tables' worst load, against about 200 with two
+/// tables of full values and the array they were copied into to be sorted by line at the
+/// session's end; in log order, that sort is gone too.
 ///
 /// The trade-off: a released object leaves a hole in the array until the next compaction,
 /// which runs once holes outnumber objects (amortized O(1) per release).
@@ -113,6 +114,8 @@ struct LiveObjects {
 
   private var store = Store()
   private var holes = 0
+  /// The latest ids' positions; older ids still here are in `byID`.
+  private var recent: RecentIDWindow
   private var byID = PositionTable(.sequential)
   private var byAddress = PositionTable(.scattered)
   /// Whether `byAddress` is kept (``indexAddresses()``).
@@ -120,6 +123,15 @@ struct LiveObjects {
   /// The session's stack ids, interned so that a record holds 4 bytes for its stack.
   private var stackIDs: [Int64] = []
   private var stackIndex = StackIDTable<Int32>()
+
+  /// Ids whose positions the window keeps (``RecentIDWindow``): 256 KiB of slots, enough for
+  /// the ids a queue's delay spans in a busy run (a queue that releases objects more than
+  /// this many enqueues later costs a table insert per object, as before).
+  static var recentIDs: Int { 1 << 16 }
+
+  init(recentIDs: Int = LiveObjects.recentIDs) {
+    recent = RecentIDWindow(size: recentIDs)
+  }
 
   /// Objects in a queue now.
   var count: Int { store.count - holes }
@@ -132,13 +144,21 @@ struct LiveObjects {
 
   /// The object `id`, while it is in a queue.
   subscript(id: UInt64) -> SessionState.Live? {
-    guard let position = byID.find(id, { record($0).id }) else { return nil }
+    guard let position = position(of: id) else { return nil }
     return live(record(position))
   }
 
   /// Whether object `id` is in a queue.
   func contains(_ id: UInt64) -> Bool {
-    byID.find(id) { record($0).id } != nil
+    position(of: id) != nil
+  }
+
+  /// Where object `id` is stored: the window for the latest ids, the table for the others.
+  @inline(__always)
+  private func position(of id: UInt64) -> Int? {
+    guard recent.covers(id) else { return byID.find(id) { record($0).id } }
+    guard let position = recent.position(of: id), record(position).id == id else { return nil }
+    return position
   }
 
   /// The id of the latest enqueue of `address` still in a queue, when it was not followed by
@@ -192,7 +212,18 @@ struct LiveObjects {
     store.append(stored)
     // The key readers capture the chunks, not `self`, so that the tables can change in place.
     let chunks = store.chunks
-    byID.insert(position, key: id) { chunks.pointer($0).pointee.id }
+    if recent.highest.map({ id > $0 }) ?? true {
+      recent.advance(to: id) { evicted in
+        byID.insert(evicted, key: chunks.pointer(evicted).pointee.id) {
+          chunks.pointer($0).pointee.id
+        }
+      }
+      recent.set(id, position: position)
+    } else if recent.covers(id) {
+      recent.set(id, position: position)
+    } else {
+      byID.insert(position, key: id) { chunks.pointer($0).pointee.id }
+    }
     guard addressesIndexed else { return }
     byAddress.insert(position, key: stored.address, replacing: true) {
       chunks.pointer($0).pointee.address
@@ -204,8 +235,18 @@ struct LiveObjects {
   mutating func removeValue(forKey id: UInt64) -> SessionState.Live? {
     makeStoreUnique()
     let chunks = store.chunks
-    guard let position = byID.remove(key: id, { chunks.pointer($0).pointee.id }) else {
-      return nil
+    let position: Int
+    if recent.covers(id) {
+      guard let stored = recent.position(of: id), chunks.pointer(stored).pointee.id == id else {
+        return nil
+      }
+      recent.remove(id)
+      position = stored
+    } else {
+      guard let stored = byID.remove(key: id, { chunks.pointer($0).pointee.id }) else {
+        return nil
+      }
+      position = stored
     }
     let stored = chunks.pointer(position)
     let object = stored.pointee
@@ -268,6 +309,7 @@ struct LiveObjects {
     store.truncate(to: kept)
     holes = 0
     byID.renumber(renumbered)
+    recent.renumber(renumbered)
     if addressesIndexed { byAddress.renumber(renumbered) }
   }
 }

@@ -39,8 +39,10 @@ struct RecentReleases<Value> {
   let capacity: Int
   let window: Int64
   /// The ring: release number `n` sits in slot `n & (slots.count - 1)`. Grows by doubling up
-  /// to `capacity`.
-  private var slots: [Slot?] = []
+  /// to `capacity`. A slot holds a release only while its number is kept (``kept(_:)``); the
+  /// others hold stale or filler entries, which no lookup reads. Not `Optional`s: each was a
+  /// tag and padding more per slot, and a test per read, on a path every release takes.
+  private var slots: [Slot] = []
   /// The release numbers kept are `oldest ..< oldest + count`.
   private var oldest = 0
   private(set) var count = 0
@@ -61,10 +63,10 @@ struct RecentReleases<Value> {
 
   /// The entry of object `id`, while it is kept. Setting updates a kept entry only.
   subscript(id: UInt64) -> Entry? {
-    get { slot(of: id).flatMap { slots[$0]?.entry } }
+    get { slot(of: id).map { slots[$0].entry } }
     set {
       guard let newValue, let index = slot(of: id) else { return }
-      slots[index]?.entry = newValue
+      slots[index].entry = newValue
     }
   }
 
@@ -72,18 +74,16 @@ struct RecentReleases<Value> {
   func latest(at address: Address) -> (id: UInt64, entry: Entry)? {
     guard !numberByAddress.isEmpty,
       let index = kept(numberByAddress[Self.cell(address: address.rawValue, capacity)]),
-      let slot = slots[index], slot.entry.address == address
+      slots[index].entry.address == address
     else { return nil }
-    return (slot.id, slot.entry)
+    return (slots[index].id, slots[index].entry)
   }
 
   /// Keeps the release of object `id`; `now` is the latest `t` read, which ages older entries.
   mutating func add(_ id: UInt64, _ entry: Entry, now: Int64) {
     let (difference, overflow) = now.subtractingReportingOverflow(window)
     let limit = overflow ? Int64.min : difference
-    while count > 0, let releasedAt = slots[oldest & (slots.count - 1)]?.entry.releasedAt,
-      releasedAt < limit
-    {
+    while count > 0, slots[oldest & (slots.count - 1)].entry.releasedAt < limit {
       oldest += 1
       count -= 1
     }
@@ -91,9 +91,10 @@ struct RecentReleases<Value> {
       oldest += 1
       count -= 1
     }
-    if count == slots.count { grow() }
+    let slot = Slot(id: id, entry: entry)
+    if count == slots.count { grow(filler: slot) }
     let number = oldest + count
-    slots[number & (slots.count - 1)] = Slot(id: id, entry: entry)
+    slots[number & (slots.count - 1)] = slot
     count += 1
     numberByID[Self.cell(id: id, capacity)] = number
     numberByAddress[Self.cell(address: entry.address.rawValue, capacity)] = number
@@ -107,7 +108,7 @@ struct RecentReleases<Value> {
 
   private func slot(of id: UInt64) -> Int? {
     guard !numberByID.isEmpty, let index = kept(numberByID[Self.cell(id: id, capacity)]),
-      slots[index]?.id == id
+      slots[index].id == id
     else { return nil }
     return index
   }
@@ -126,14 +127,15 @@ struct RecentReleases<Value> {
   }
 
   /// Doubles the ring (up to `capacity`) and moves the kept entries to their new slots; the
-  /// indexes (release numbers) stay valid. They are allocated at the first release.
-  private mutating func grow() {
+  /// indexes (release numbers) stay valid. They are allocated at the first release. The
+  /// slots that hold no kept release yet are `filler` (the release being added).
+  private mutating func grow(filler: Slot) {
     if numberByID.isEmpty {
       numberByID = Array(repeating: -1, count: capacity * 2)
       numberByAddress = Array(repeating: -1, count: capacity * 2)
     }
     let size = min(capacity, max(16, slots.count * 2))
-    var grown = [Slot?](repeating: nil, count: size)
+    var grown = [Slot](repeating: filler, count: size)
     for number in oldest..<(oldest + count) {
       grown[number & (size - 1)] = slots[number & (slots.count - 1)]
     }

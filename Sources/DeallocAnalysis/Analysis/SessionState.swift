@@ -32,14 +32,37 @@ struct SessionState {
     var enqueuedAt: Int64 { live.enqueuedAt }
   }
 
-  /// What a released object leaves in ``SessionState/released``.
+  /// What a released object leaves in ``SessionState/released``: every release writes one
+  /// into the ring, so its optionals are packed (``PackedOptionals``), 40 bytes instead of 56.
   struct Released {
     var type: Int32
     var queue: Int32
-    var stack: Int64?
-    var freed: Bool
-    var retainCount: Int?
-    var deallocAt: Int64?
+    private var stackValue: Int64 = 0
+    private var retainCountValue = 0
+    private var deallocAtValue: Int64 = 0
+    private var present: PackedOptionals
+    private static let stackBit: UInt8 = 1
+    private static let retainCountBit: UInt8 = 2
+    private static let deallocAtBit: UInt8 = 4
+    private static let freedBit: UInt8 = 8
+
+    init(type: Int32, queue: Int32, stack: Int64?, freed: Bool, retainCount: Int?) {
+      self.type = type
+      self.queue = queue
+      stackValue = stack ?? 0
+      retainCountValue = retainCount ?? 0
+      present = PackedOptionals(
+        bits: (stack == nil ? 0 : Self.stackBit)
+          | (retainCount == nil ? 0 : Self.retainCountBit) | (freed ? Self.freedBit : 0))
+    }
+
+    var stack: Int64? { present.value(stackValue, bit: Self.stackBit) }
+    var freed: Bool { present.flag(Self.freedBit) }
+    var retainCount: Int? { present.value(retainCountValue, bit: Self.retainCountBit) }
+    var deallocAt: Int64? {
+      get { present.value(deallocAtValue, bit: Self.deallocAtBit) }
+      set { present.store(newValue, bit: Self.deallocAtBit, in: &deallocAtValue) }
+    }
   }
 
   var info: SessionInfo

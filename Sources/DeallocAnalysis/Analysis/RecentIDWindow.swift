@@ -1,0 +1,91 @@
+/// The positions of the objects with the latest ids, by id, in a direct-mapped window: id `n`
+/// sits in slot `n mod size` while it is among the latest `size` ids seen.
+///
+/// Why: a recorder hands out ids in order, and a queue releases most objects a short while
+/// after their enqueue, so nearly every release is of an id among the latest few thousand.
+/// Those ids need no hash table: a slot read or written where a ``PositionTable`` hashed the
+/// id, probed, and read the object's record to confirm it (an eighth of the analyzer's
+/// instructions on a leak-heavy log, and every object's slot, 8 bytes, in a table that
+/// outgrew the cache). An object still here when its id leaves the window (stuck in a
+/// queue) moves to the owner's table once: ``advance(to:evicting:)`` hands it over.
+///
+/// The rule that keeps lookups exact: an id is in the window exactly when it was put there
+/// and is not below ``covers(_:)``'s range; the owner sends ids the window does not cover
+/// (older ids enqueued late, out of order) to its table, and looks them up there.
+struct RecentIDWindow {
+  /// Slots; a power of two.
+  let size: Int
+  /// `position + 1` per slot; 0 when empty. Allocated at the first id.
+  private var slots: [UInt32] = []
+  /// The highest id put in so far.
+  private(set) var highest: UInt64?
+
+  init(size: Int) {
+    precondition(size > 0 && size & (size - 1) == 0, "a power of two")
+    self.size = size
+  }
+
+  @inline(__always)
+  private func slot(_ id: UInt64) -> Int { Int(truncatingIfNeeded: id) & (size - 1) }
+
+  /// Whether `id` is among the latest `size` ids up to the highest (the window's range).
+  @inline(__always)
+  func covers(_ id: UInt64) -> Bool {
+    guard let highest, id <= highest else { return false }
+    return highest - id < UInt64(size)
+  }
+
+  /// The position stored for `id`, which the window covers.
+  @inline(__always)
+  func position(of id: UInt64) -> Int? {
+    let stored = slots[slot(id)]
+    return stored == 0 ? nil : Int(stored) - 1
+  }
+
+  /// Stores `position` for `id`, which the window covers, or which is above the highest id
+  /// (call ``advance(to:evicting:)`` first then).
+  @inline(__always)
+  mutating func set(_ id: UInt64, position: Int) {
+    precondition(position < Int(UInt32.max), "more than 4 billion positions")
+    slots[slot(id)] = UInt32(position + 1)
+  }
+
+  /// Forgets `id`, which the window covers.
+  @inline(__always)
+  mutating func remove(_ id: UInt64) {
+    slots[slot(id)] = 0
+  }
+
+  /// Moves the window up to `id` (above the highest so far): each position still stored
+  /// for an id that leaves the window goes to `evict`, and its slot is emptied.
+  mutating func advance(to id: UInt64, evicting evict: (Int) -> Void) {
+    if slots.isEmpty { slots = Array(repeating: 0, count: size) }
+    defer { highest = id }
+    guard let highest else { return }
+    // Ids below `kept` leave; those of the old window among them are visited, at most
+    // `size` (every slot) when the window jumps by that much or more.
+    let window = UInt64(size)
+    let kept = id >= window ? id - window + 1 : 0
+    let oldLowest = highest >= window ? highest - window + 1 : 0
+    guard kept > oldLowest else { return }
+    let leaving = min(kept - oldLowest, window)
+    var leavingID = kept - leaving
+    while leavingID < kept {
+      let index = slot(leavingID)
+      if slots[index] != 0 {
+        evict(Int(slots[index]) - 1)
+        slots[index] = 0
+      }
+      leavingID += 1
+    }
+  }
+
+  /// Replaces every stored position `p` by `renumbered[p]` (``PositionTable/renumber(_:)``'s
+  /// rule: ``PositionTable/dropped`` empties the slot).
+  mutating func renumber(_ renumbered: [UInt32]) {
+    for index in slots.indices where slots[index] != 0 {
+      let position = renumbered[Int(slots[index]) - 1]
+      slots[index] = position == PositionTable.dropped ? 0 : position + 1
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import Testing
+
+@testable import DeallocAnalysis
+
+/// The window of the latest ids' positions: which ids it covers, and which positions it
+/// hands over as the ids leave it.
+@Suite struct RecentIDWindowTests {
+  @Test func coversTheLatestIdsUpToTheHighest() {
+    var window = RecentIDWindow(size: 4)
+    #expect(!window.covers(0), "nothing before the first id")
+    window.advance(to: 10) { _ in Issue.record("nothing to evict") }
+    #expect(window.highest == 10)
+    #expect(!window.covers(6))
+    #expect(window.covers(7))
+    #expect(window.covers(10))
+    #expect(!window.covers(11), "above the highest: advance first")
+  }
+
+  @Test func advancingEvictsExactlyTheIdsThatLeave() {
+    var window = RecentIDWindow(size: 4)
+    window.advance(to: 1) { _ in }
+    for id in UInt64(1)...4 {
+      if id > 1 { window.advance(to: id) { _ in Issue.record("the window is not full yet") } }
+      window.set(id, position: Int(id) * 100)
+    }
+    window.remove(2)
+    var evicted: [Int] = []
+    // Ids 1 and 2 leave; 2 was removed, so only 1's position is handed over.
+    window.advance(to: 6) { evicted.append($0) }
+    #expect(evicted == [100])
+    #expect(window.position(of: 3) == 300)
+    #expect(window.position(of: 4) == 400)
+    #expect(window.position(of: 5) == nil, "never set")
+    window.set(6, position: 600)
+    // A jump of more than the window's size evicts every position left, once each.
+    evicted = []
+    window.advance(to: 1_000) { evicted.append($0) }
+    #expect(evicted.sorted() == [300, 400, 600])
+    #expect(window.position(of: 1_000) == nil)
+  }
+
+  @Test func renumberingMovesAndDropsPositions() {
+    var window = RecentIDWindow(size: 4)
+    window.advance(to: 3) { _ in }
+    window.set(1, position: 0)
+    window.set(2, position: 1)
+    window.set(3, position: 2)
+    window.renumber([PositionTable.dropped, 0, 1])
+    #expect(window.position(of: 1) == nil)
+    #expect(window.position(of: 2) == 0)
+    #expect(window.position(of: 3) == 1)
+  }
+}
