@@ -74,6 +74,8 @@ struct CheckLedger {
   private var watched = IntegerTable<[Int]>()
   private var provisional = IntegerTable<[Provisional]>()
   private var provisionalCount = 0
+  /// The ids `watched` and `provisional` may hold: what ``follows(_:)`` asks first.
+  private var followedIDs = IDPrefilter()
   /// True-leak groups in order of first appearance.
   private(set) var groups: [Group] = []
   private var groupIndex: [GroupKey: Int] = [:]
@@ -116,7 +118,17 @@ struct CheckLedger {
   /// asks). Asked with `contains`: read and compared with `nil`, each table's array of
   /// entries was copied, a reference count up and down, for every release.
   func follows(_ id: UInt64) -> Bool {
-    (!watched.isEmpty && watched.contains(id)) || (!provisional.isEmpty && provisional.contains(id))
+    guard followedIDs.mayContain(id) else { return false }
+    return (!watched.isEmpty && watched.contains(id))
+      || (!provisional.isEmpty && provisional.contains(id))
+  }
+
+  /// Notes that a table now holds `id`.
+  private mutating func follow(_ id: UInt64) {
+    followedIDs.add(id)
+    if followedIDs.isStale(held: watched.count + provisional.count) {
+      followedIDs.rebuild(from: watched.keys + provisional.keys)
+    }
   }
 
   /// Object `id` was released at `t`: completes the facts of its kept checks, and turns its
@@ -215,6 +227,7 @@ struct CheckLedger {
       kept[earliest] = check
     }
     provisional[id] = kept
+    follow(id)
   }
 
   private mutating func store(_ entry: Entry) -> Int {
@@ -226,7 +239,10 @@ struct CheckLedger {
       entries.append(entry)
       index = entries.count - 1
     }
-    if let id = entry.facts?.id { watched[id] = (watched[id] ?? []) + [index] }
+    if let id = entry.facts?.id {
+      watched[id] = (watched[id] ?? []) + [index]
+      follow(id)
+    }
     return index
   }
 
