@@ -14,11 +14,14 @@ import Testing
       queue: Int32(id % 3), stack: stack, line: line)
   }
 
-  /// With the default window of recent ids, and with a window of 16 ids, which most ids
-  /// leave while their object is still stored (the table's path).
-  @Test(arguments: [LiveObjects.recentIDs, 16])
-  func behavesLikeTheModel(recentIDs: Int) {
-    var objects = LiveObjects(recentIDs: recentIDs)
+  /// With the default window of recent ids, with a window of 16 ids, which most ids leave
+  /// while their object is still stored (the table's path), and with a window that grows
+  /// from 16 as they do.
+  @Test(arguments: [
+    (LiveObjects.recentIDs, LiveObjects.maximumRecentIDs), (16, 16), (16, 1 << 12),
+  ])
+  func behavesLikeTheModel(recentIDs: Int, maximumRecentIDs: Int) {
+    var objects = LiveObjects(recentIDs: recentIDs, maximumRecentIDs: maximumRecentIDs)
     objects.indexAddresses()
     var model: [UInt64: SessionState.Live] = [:]
     var latest: [UInt64: UInt64] = [:]
@@ -140,7 +143,7 @@ import Testing
   /// removed and compacted through the table; an id enqueued late, below the window, goes to
   /// the table; an id re-enqueued after its release is found again.
   @Test func idsThatLeaveTheWindowAreStillFound() {
-    var objects = LiveObjects(recentIDs: 8)
+    var objects = LiveObjects(recentIDs: 8, maximumRecentIDs: 8)
     // Every third object stays; the others leave soon after their enqueue.
     for id in UInt64(1)...15_000 {
       objects.insert(id, live(id, address: 0x1000 + id * 16, stack: nil, line: Int(id)))

@@ -6,7 +6,7 @@ import Testing
 /// hands over as the ids leave it.
 @Suite struct RecentIDWindowTests {
   @Test func coversTheLatestIdsUpToTheHighest() {
-    var window = RecentIDWindow(size: 4)
+    var window = RecentIDWindow(size: 4, maximumSize: 4)
     #expect(!window.covers(0), "nothing before the first id")
     window.advance(to: 10) { _ in Issue.record("nothing to evict") }
     #expect(window.highest == 10)
@@ -17,7 +17,7 @@ import Testing
   }
 
   @Test func advancingEvictsExactlyTheIdsThatLeave() {
-    var window = RecentIDWindow(size: 4)
+    var window = RecentIDWindow(size: 4, maximumSize: 4)
     window.advance(to: 1) { _ in }
     for id in UInt64(1)...4 {
       if id > 1 { window.advance(to: id) { _ in Issue.record("the window is not full yet") } }
@@ -40,7 +40,7 @@ import Testing
   }
 
   @Test func renumberingMovesAndDropsPositions() {
-    var window = RecentIDWindow(size: 4)
+    var window = RecentIDWindow(size: 4, maximumSize: 4)
     window.advance(to: 3) { _ in }
     window.set(1, position: 0)
     window.set(2, position: 1)
@@ -49,5 +49,35 @@ import Testing
     #expect(window.position(of: 1) == nil)
     #expect(window.position(of: 2) == 0)
     #expect(window.position(of: 3) == 1)
+  }
+
+  /// A window that objects keep leaving while stored doubles, keeps every position at its
+  /// id, and never covers an id the table received, although its range now spans it.
+  @Test func growsWhenObjectsKeepLeavingIt() {
+    var window = RecentIDWindow(size: 4, maximumSize: 16)
+    var evicted: [Int] = []
+    for id in UInt64(1)...6 {
+      window.advance(to: id) { evicted.append($0) }
+      window.set(id, position: Int(id))
+    }
+    // Id 1 left while stored: a quarter of four slots, so the window doubled to 8, and id 2
+    // stayed in it.
+    #expect(evicted == [1])
+    #expect(window.size == 8)
+    #expect(!window.covers(1), "the table holds it")
+    for id in UInt64(2)...6 {
+      #expect(window.covers(id))
+      #expect(window.position(of: id) == Int(id))
+    }
+    window.tableReceived(4)
+    #expect(!window.covers(3) && !window.covers(4), "at or below an id the table received")
+    #expect(window.covers(5))
+    // It stops at its maximum.
+    for id in UInt64(7)...200 {
+      window.advance(to: id) { _ in }
+      window.set(id, position: Int(id))
+    }
+    #expect(window.size == 16)
+    #expect(window.position(of: 200) == 200)
   }
 }

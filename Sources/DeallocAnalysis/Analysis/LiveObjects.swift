@@ -124,13 +124,17 @@ struct LiveObjects {
   private var stackIDs: [Int64] = []
   private var stackIndex = StackIDTable<Int32>()
 
-  /// Ids whose positions the window keeps (``RecentIDWindow``): 256 KiB of slots, enough for
-  /// the ids a queue's delay spans in a busy run (a queue that releases objects more than
-  /// this many enqueues later costs a table insert per object, as before).
+  /// Ids whose positions the window keeps at first (``RecentIDWindow``): 256 KiB of slots,
+  /// enough for the ids a queue's delay spans in a busy run.
   static var recentIDs: Int { 1 << 16 }
+  /// The most the window grows to when objects stay in their queues: 16 MiB of slots, a log's
+  /// four million latest ids.
+  static var maximumRecentIDs: Int { 1 << 22 }
 
-  init(recentIDs: Int = LiveObjects.recentIDs) {
-    recent = RecentIDWindow(size: recentIDs)
+  init(
+    recentIDs: Int = LiveObjects.recentIDs, maximumRecentIDs: Int = LiveObjects.maximumRecentIDs
+  ) {
+    recent = RecentIDWindow(size: recentIDs, maximumSize: maximumRecentIDs)
   }
 
   /// Objects in a queue now.
@@ -222,6 +226,7 @@ struct LiveObjects {
     } else if recent.covers(id) {
       recent.set(id, position: position)
     } else {
+      recent.tableReceived(id)
       byID.insert(position, key: id) { chunks.pointer($0).pointee.id }
     }
     guard addressesIndexed else { return }

@@ -7,31 +7,47 @@
 /// id, probed, and read the object's record to confirm it (an eighth of the analyzer's
 /// instructions on a leak-heavy log, and every object's slot, 8 bytes, in a table that
 /// outgrew the cache). An object still here when its id leaves the window (stuck in a
-/// queue) moves to the owner's table once: ``advance(to:evicting:)`` hands it over.
+/// queue) moves to the owner's table: ``advance(to:evicting:)`` hands it over.
+///
+/// The window doubles, up to ``maximumSize``, whenever an eighth of its size in objects has
+/// left it that way since it last grew: on a log whose queues keep objects (a stalled queue,
+/// a million never released) the ids then stay in the window instead of each costing a table
+/// insert, and the window's 4 bytes per id replace the table's 8 bytes at its load. The
+/// trade-off: a window that grew keeps its size to the session's end, at most 16 slots (64
+/// bytes) per object that left it when those objects are sparse among the ids, and growing
+/// moves every slot once.
 ///
 /// The rule that keeps lookups exact: an id is in the window exactly when it was put there
-/// and is not below ``covers(_:)``'s range; the owner sends ids the window does not cover
-/// (older ids enqueued late, out of order) to its table, and looks them up there.
+/// and ``covers(_:)`` it; the owner sends ids the window does not cover (older ids enqueued
+/// late, out of order) to its table, and looks them up there. No id at or below one the
+/// table received is covered, so a window that grows never claims an id the table holds.
 struct RecentIDWindow {
   /// Slots; a power of two.
-  let size: Int
+  private(set) var size: Int
+  let maximumSize: Int
   /// `position + 1` per slot; 0 when empty. Allocated at the first id.
   private var slots: [UInt32] = []
   /// The highest id put in so far.
   private(set) var highest: UInt64?
+  /// Ids below this one are never covered: one past the highest id the table received.
+  private var floor: UInt64 = 0
+  private var evictedSinceGrowth = 0
 
-  init(size: Int) {
+  init(size: Int, maximumSize: Int) {
     precondition(size > 0 && size & (size - 1) == 0, "a power of two")
+    precondition(maximumSize >= size && maximumSize & (maximumSize - 1) == 0, "a power of two")
     self.size = size
+    self.maximumSize = maximumSize
   }
 
   @inline(__always)
   private func slot(_ id: UInt64) -> Int { Int(truncatingIfNeeded: id) & (size - 1) }
 
-  /// Whether `id` is among the latest `size` ids up to the highest (the window's range).
+  /// Whether `id` is among the latest `size` ids up to the highest (the window's range), and
+  /// above every id the table received.
   @inline(__always)
   func covers(_ id: UInt64) -> Bool {
-    guard let highest, id <= highest else { return false }
+    guard let highest, id <= highest, id >= floor else { return false }
     return highest - id < UInt64(size)
   }
 
@@ -56,8 +72,16 @@ struct RecentIDWindow {
     slots[slot(id)] = 0
   }
 
+  /// Notes that the owner's table received `id` (one the window did not cover).
+  @inline(__always)
+  mutating func tableReceived(_ id: UInt64) {
+    if id >= floor { floor = id + 1 }
+  }
+
   /// Moves the window up to `id` (above the highest so far): each position still stored
-  /// for an id that leaves the window goes to `evict`, and its slot is emptied.
+  /// for an id that leaves the window goes to `evict`, which must put it in the table, and
+  /// its slot is emptied.
+  @inline(__always)
   mutating func advance(to id: UInt64, evicting evict: (Int) -> Void) {
     if slots.isEmpty { slots = Array(repeating: 0, count: size) }
     defer { highest = id }
@@ -75,9 +99,28 @@ struct RecentIDWindow {
       if slots[index] != 0 {
         evict(Int(slots[index]) - 1)
         slots[index] = 0
+        tableReceived(leavingID)
+        evictedSinceGrowth += 1
       }
       leavingID += 1
     }
+    if evictedSinceGrowth >= max(1, size / 8) && size < maximumSize { grow() }
+  }
+
+  /// Doubles the window: each stored position moves to its id's slot in the larger one. A
+  /// slot's id is the one id of the covered range that maps to it.
+  @inline(never)
+  private mutating func grow() {
+    guard let highest else { return }
+    let larger = size * 2
+    var grown = [UInt32](repeating: 0, count: larger)
+    for index in slots.indices where slots[index] != 0 {
+      let id = highest - ((highest &- UInt64(index)) & UInt64(size - 1))
+      grown[Int(truncatingIfNeeded: id) & (larger - 1)] = slots[index]
+    }
+    slots = grown
+    size = larger
+    evictedSinceGrowth = 0
   }
 
   /// Replaces every stored position `p` by `renumbered[p]` (``PositionTable/renumber(_:)``'s
