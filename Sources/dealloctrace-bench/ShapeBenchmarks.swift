@@ -101,10 +101,10 @@ private let pythonLoop = """
   """
 
 /// The report a user asks for: analysis and the JSON rendering, as `report --format json`
-/// renders it (bytes). Returns the rendered size.
+/// renders it (the pieces it writes out). Returns the rendered size.
 private func fullReport(_ path: String) -> Int {
   guard let report = try? DeallocAnalysis.analyze([path]) else { return 0 }
-  return JSONRenderer().withBytes(of: report) { $0.count }
+  return JSONRenderer().withPieces(of: report) { $0.reduce(0) { $0 + $1.count } }
 }
 
 /// Wall time of `body`, in seconds.

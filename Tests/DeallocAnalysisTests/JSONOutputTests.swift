@@ -27,6 +27,23 @@ import Testing
     #expect(halves.render(report) == single.render(report))
   }
 
+  /// The pieces the CLI writes out (two halves, lent where they lie, or one piece) are the
+  /// document, one after the other.
+  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
+  func thePiecesWrittenOutAreTheDocument(_ name: String) throws {
+    let report = try Fixtures.report(["\(name).jsonl"])
+    for secondThreadFrom in [0, .max] {
+      var renderer = JSONRenderer()
+      renderer.secondThreadFrom = secondThreadFrom
+      let pieces = renderer.withPieces(of: report) { $0.map(Array.init) }
+      #expect(pieces.count == (secondThreadFrom == 0 ? 2 : 1))
+      #expect(String(decoding: pieces.joined(), as: UTF8.self) == renderer.render(report))
+    }
+    let text = TextRenderer().withPieces(of: report) { $0.map(Array.init) }
+    #expect(text.count == 1)
+    #expect(String(decoding: text[0], as: UTF8.self) == TextRenderer().render(report))
+  }
+
   /// The byte buffer grows in place while it is not shared, and a copy stays a value: what
   /// one copy appends, growing past the shared capacity or not, the other never sees.
   @Test func aByteBufferGrowsInPlaceAndCopiesStayIndependent() {

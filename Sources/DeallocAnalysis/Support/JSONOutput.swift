@@ -140,6 +140,12 @@ struct JSONByteWriter: JSONOutput {
     return out.withUnsafeBytes(body)
   }
 
+  /// The bytes written so far, lent to `body`: a part of the document that another writer's
+  /// bytes continue (``continuation(afterEntries:capacity:)``).
+  func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    out.withUnsafeBytes(body)
+  }
+
   /// A writer that goes on where this one is, in the same open containers but with none of
   /// its bytes, for a later part of the document written on another thread; `afterEntries`:
   /// the innermost container will have entries by then (this writer writes them meanwhile);
