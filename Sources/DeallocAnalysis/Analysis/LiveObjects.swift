@@ -8,11 +8,13 @@ import DeallocLog
 /// ``chunkSize`` (so that growing never copies them, nor holds the old and the new array at
 /// once, which was half again the memory at the moment it happened); the two indexes (by id,
 /// and the latest enqueue by address) are ``PositionTable``s of 8-byte slots pointing into
-/// that array; the latest ids' positions sit in a direct-mapped window in front of the id
-/// table (``RecentIDWindow``), so that only objects that stay in a queue reach the table.
-/// That is about 80 bytes per object at the tables' worst load, against about 200 with two
-/// tables of full values and the array they were copied into to be sorted by line at the
-/// session's end; in log order, that sort is gone too.
+/// that array; the latest ids' positions sit in a direct-mapped window of 4-byte slots in
+/// front of the id table (``RecentIDWindow``), which grows while objects stay in their
+/// queues, so that few objects reach the table. An object costs its record and its share of
+/// the window (a slot when ids are dense), or about 80 bytes in all when it sits in the
+/// table at its worst load, against about 200 with two tables of full values and the array
+/// they were copied into to be sorted by line at the session's end; in log order, that sort
+/// is gone too.
 ///
 /// The trade-off: a released object leaves a hole in the array until the next compaction,
 /// which runs once holes outnumber objects (amortized O(1) per release).
