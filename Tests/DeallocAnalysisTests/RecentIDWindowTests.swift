@@ -80,4 +80,23 @@ import Testing
     #expect(window.size == 16)
     #expect(window.position(of: 200) == 200)
   }
+
+  /// The trade-off the type documents: objects that leave the window sparsely (one stuck
+  /// object every 40 ids) make it grow, but never past 16 slots per object that left it.
+  @Test func growsAtMostSixteenSlotsPerObjectThatLeftIt() {
+    var window = RecentIDWindow(size: 16, maximumSize: 1 << 22)
+    var evicted = 0
+    var largest = window.size
+    var overBound: UInt64?
+    for id in UInt64(1)...400_000 {
+      window.advance(to: id) { _ in evicted += 1 }
+      window.set(id, position: Int(id))
+      // Every object but each fortieth leaves its queue before its id leaves the window.
+      if id > 8, (id - 8) % 40 != 0 { window.remove(id - 8) }
+      largest = max(largest, window.size)
+      if overBound == nil, window.size > max(16, 16 * evicted) { overBound = id }
+    }
+    #expect(overBound == nil, "more than 16 slots per object that left, at id \(overBound ?? 0)")
+    #expect(evicted > 0 && largest > 16, "it grew")
+  }
 }
