@@ -218,19 +218,12 @@ struct LiveObjects {
     store.append(stored)
     // The key readers capture the chunks, not `self`, so that the tables can change in place.
     let chunks = store.chunks
-    if recent.highest.map({ id > $0 }) ?? true {
-      recent.advance(to: id) { evicted in
-        byID.insert(evicted, key: chunks.pointer(evicted).pointee.id) {
-          chunks.pointer($0).pointee.id
-        }
+    let inWindow = recent.insert(id, position: position) { evicted in
+      byID.insert(evicted, key: chunks.pointer(evicted).pointee.id) {
+        chunks.pointer($0).pointee.id
       }
-      recent.set(id, position: position)
-    } else if recent.covers(id) {
-      recent.set(id, position: position)
-    } else {
-      recent.tableReceived(id)
-      byID.insert(position, key: id) { chunks.pointer($0).pointee.id }
     }
+    if !inWindow { byID.insert(position, key: id) { chunks.pointer($0).pointee.id } }
     guard addressesIndexed else { return }
     byAddress.insert(position, key: stored.address, replacing: true) {
       chunks.pointer($0).pointee.address

@@ -58,6 +58,21 @@ struct RecentIDWindow {
     return stored == 0 ? nil : Int(stored) - 1
   }
 
+  /// Stores `position` for `id` when the window takes it: an id above the highest so far (the
+  /// window moves up to it first, ``advance(to:evicting:)``) or one it covers. `false` for an
+  /// id below its range, which the owner's table must take: the window then never covers it.
+  @inline(__always)
+  mutating func insert(_ id: UInt64, position: Int, evicting evict: (Int) -> Void) -> Bool {
+    if highest.map({ id > $0 }) ?? true {
+      advance(to: id, evicting: evict)
+    } else if !covers(id) {
+      tableReceived(id)
+      return false
+    }
+    set(id, position: position)
+    return true
+  }
+
   /// Stores `position` for `id`, which the window covers, or which is above the highest id
   /// (call ``advance(to:evicting:)`` first then).
   @inline(__always)

@@ -137,7 +137,7 @@ struct JSONByteWriter: JSONOutput {
   /// The document and the line break a file ends with, lent to `body`.
   mutating func withLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     out.append(UInt8(ascii: "\n"))
-    return out.withUnsafeBytes(body)
+    return withBytes(body)
   }
 
   /// The bytes written so far, lent to `body`: a part of the document that another writer's
