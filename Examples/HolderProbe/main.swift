@@ -34,7 +34,7 @@ func scan(_ scrambled: [UInt], depth: Int32 = 6, paths: Int32 = 8) -> String {
   let targets = scrambled.map { $0 ^ scramble }
   print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
   let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, depth, paths) else {
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, depth, paths, 0) else {
       return "nil"
     }
     defer { cholders_free(text) }
@@ -144,6 +144,32 @@ func mallocHeld() -> UInt {
   return address(of: buffer.pointee) ^ scramble
 }
 
+nonisolated(unsafe) var countedKeep: [Child] = []
+nonisolated(unsafe) var countedWatchers: [Watcher] = []
+nonisolated(unsafe) var countedBuffers: [UnsafeMutablePointer<UInt>] = []
+
+/// Words that the targets' strong counts tell apart, in one scan of four targets, each
+/// also pointed at from a live malloc buffer (memory that is no Swift object):
+/// - a stale copy beside a global that holds it (its only strong reference): left out;
+/// - the same with a weak reference, so that its count lives in a side table: left out;
+/// - an owning reference (`Unmanaged.passRetained`) beside a global, with a weak
+///   reference: two strong references, so the buffer's word stays a `heap` holder;
+/// - the same without the weak reference.
+@inline(never)
+func countedWords() {
+  let targets = (0..<4).map { _ in Child() }
+  countedKeep = targets
+  countedWatchers = [Watcher(targets[1]), Watcher(targets[2])]
+  for (index, target) in targets.enumerated() {
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.initialize(repeating: 0, count: 4)
+    buffer[1] =
+      index < 2 ? address(of: target) : UInt(bitPattern: Unmanaged.passRetained(target).toOpaque())
+    countedBuffers.append(buffer)
+  }
+  scan(targets.map { address(of: $0) ^ scramble })
+}
+
 nonisolated(unsafe) var freedKeepSmall: Child?
 nonisolated(unsafe) var freedKeepLarge: Child?
 nonisolated(unsafe) var liveBuffer: UnsafeMutablePointer<Child>?
@@ -177,7 +203,7 @@ func freedBuffers() {
   smallBuffer.deallocate()
   largeBuffer.deallocate()
   let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8, 0) else {
       return "nil"
     }
     defer { cholders_free(text) }
@@ -227,7 +253,7 @@ func freedOnThread() {
   precondition(created == 0, "pthread_create failed")
   pthread_join(thread, nil)
   let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8) else {
+    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8, 0) else {
       return "nil"
     }
     defer { cholders_free(text) }
@@ -427,6 +453,7 @@ for scenario in arguments where scenario != "enable" {
   case "two": scan([chain(), arrayCache()])
   case "weak-unowned": scan(weakAndUnowned())
   case "malloc": scan(mallocHeld())
+  case "counted-words": countedWords()
   case "freed-buffers": freedBuffers()
   case "freed-on-thread": freedOnThread()
   case "stress": stress()

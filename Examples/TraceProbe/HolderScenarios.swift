@@ -52,6 +52,9 @@ final class HolderSession {
 
 nonisolated(unsafe) var holderSession: HolderSession? = HolderSession()
 nonisolated(unsafe) var lateHolder: HeldThumb?
+nonisolated(unsafe) var staleKept: HeldThumb?
+/// Where the stale-copy scenario leaves the address: malloc memory, never read again.
+nonisolated(unsafe) var staleCopyBuffer: UnsafeMutablePointer<UInt>?
 
 /// Which holder scenario `TraceProbe holders NAME` runs.
 enum HolderScenario: String, CaseIterable {
@@ -77,6 +80,9 @@ enum HolderScenario: String, CaseIterable {
   case check
   /// More survivors of one signature than the cap: the rest are counted as skipped.
   case cap
+  /// Held by the global `staleKept`, with a raw copy of its address in a live malloc buffer
+  /// (a word that owns nothing): only the global is a holder, the copy is counted.
+  case staleCopy = "stale-copy"
   /// A survivor held by `lateHolder`, checked twice while another thread looks at the
   /// survivors (marks) and drains without pause: the recorder's own references, taken
   /// by those looks, must never show up in a scan.
@@ -151,6 +157,14 @@ func runHolderScenario(_ name: String) {
     let queued = HeldThumb()
     handOver(queued)
     DeallocTrace.recordCheck(queued, alive: true, label: "holders.check.queued")
+  case .staleCopy:
+    staleKept = HeldThumb()
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+    buffer.initialize(repeating: 0, count: 4)
+    buffer[3] = UInt(bitPattern: Unmanaged.passUnretained(staleKept!).toOpaque())
+    staleCopyBuffer = buffer
+    handOver(staleKept!)
+    holderQueue.drain()
   case .busy:
     runBusyHolder()
   case .cap:

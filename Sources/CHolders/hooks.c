@@ -16,8 +16,7 @@
 //   the old adapter is probed once on a fake object in tool memory to record whether this
 //   runtime had the bug. When the pointer cannot be found (a stripped libswiftCore), holders
 //   are refused: a runtime with the bug would crash at the first long string literal.
-// - The inline refcount layout of 64-bit targets (swift/RefCount.h): strong extra count in
-//   bits 33-62, deiniting bit 32, UseSlowRC bit 63 (side table or immortal).
+// - The inline refcount layout of 64-bit targets (swift/RefCount.h; internal.h has it).
 #define _GNU_SOURCE
 
 #include <dlfcn.h>
@@ -78,7 +77,7 @@ static uintptr_t fixed_retain_adapter(uintptr_t object) {
     uint64_t *counts = (uint64_t *)(pointer + 8);
     uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
     for (;;) {
-      uint64_t next = bits + (1ull << 33);
+      uint64_t next = bits + CH_RC_ONE_STRONG;
       if ((int64_t)next < 0) break;  // side table, immortal or overflow: the runtime's
       if (__atomic_compare_exchange_n(counts, &bits, next, 1, __ATOMIC_RELAXED,
                                       __ATOMIC_RELAXED)) {
@@ -97,15 +96,14 @@ static uintptr_t fixed_retain_adapter(uintptr_t object) {
 /// does not know that object (it is never wrong about one it reports).
 static inline void note_release(uintptr_t object, uint32_t n) {
   uint64_t bits = __atomic_load_n((const uint64_t *)(object + 8), __ATOMIC_RELAXED);
-  if (bits >> 63) {
-    if ((uint32_t)bits == 0xffffffffu) return;  // immortal
+  if (CH_RC_SLOW(bits)) {
+    if (CH_RC_IMMORTAL(bits)) return;
     // A side table holds the counts: ask the runtime (it reads, never retains).
     if (retain_count_fn && retain_count_fn(object) <= n) ch_registry_remove(object);
     return;
   }
-  if (bits & (1ull << 32)) return;  // already deiniting
-  uint64_t extra = (bits >> 33) & 0x3fffffffu;
-  if (extra + 1 <= n) ch_registry_remove(object);
+  if (bits & CH_RC_DEINITING) return;  // already deiniting
+  if (CH_RC_STRONG_EXTRA(bits) + 1 <= n) ch_registry_remove(object);
 }
 
 /// The last metadata this thread registered, so that a run of same-typed allocations
@@ -130,7 +128,7 @@ static void hook_release(uintptr_t object) {
       uint64_t *counts = (uint64_t *)(object + 8);
       uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
       for (;;) {
-        uint64_t next = bits - (1ull << 33);
+        uint64_t next = bits - CH_RC_ONE_STRONG;
         if ((int64_t)next < 0) break;  // the last reference, a side table, immortal
         if (__atomic_compare_exchange_n(counts, &bits, next, 1, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {

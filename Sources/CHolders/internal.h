@@ -7,6 +7,29 @@
 
 #include "CHolders.h"
 
+// ---- refcounts.c: the runtime's refcount layout ----------------------------------------
+// The inline refcount word at object + 8 on 64-bit targets (swift/RefCount.h): strong extra
+// count in bits 33-62, deiniting bit 32, UseSlowRC bit 63. With UseSlowRC set, the word is
+// either immortal (its low 32 bits all set) or the side table's address shifted right by 3
+// (bits 0-61). The side table (HeapObjectSideTableEntry) starts with a pointer back at its
+// object, then its refcount word (16-byte aligned, so at +16) in the same layout.
+#define CH_RC_ONE_STRONG (1ull << 33)
+#define CH_RC_DEINITING (1ull << 32)
+#define CH_RC_STRONG_EXTRA(bits) (((bits) >> 33) & 0x3fffffffu)
+#define CH_RC_SLOW(bits) ((bits) >> 63)
+#define CH_RC_IMMORTAL(bits) (CH_RC_SLOW(bits) && (uint32_t)(bits) == 0xffffffffu)
+#define CH_RC_SIDE_TABLE(bits) (((bits) & ((1ull << 62) - 1)) << 3)
+#define CH_SIDE_TABLE_REFCOUNTS 16
+/// Whether `word_address` is the first word of the side table of the object whose inline
+/// refcount word is `bits`: the runtime's pointer back at its object, which owns nothing.
+static inline int ch_is_side_table_word(uint64_t bits, uintptr_t word_address) {
+  return CH_RC_SLOW(bits) && !CH_RC_IMMORTAL(bits) && CH_RC_SIDE_TABLE(bits) == word_address;
+}
+/// The strong reference count of the live object at `object`, read without ever faulting
+/// (ch_read), from its inline word or its side table; -1 when it cannot be known (immortal,
+/// deiniting, unreadable, or a side table that does not point back at the object).
+int64_t ch_strong_count(uintptr_t object);
+
 // ---- arena.c: the tool's own memory ------------------------------------------------------
 // Everything the tool keeps (registry tables, scan snapshots, queues, symbol caches) lives in
 // mmap'ed regions listed here, so the scan can leave them out: a word in tool memory that

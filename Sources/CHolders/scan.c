@@ -8,9 +8,11 @@
 // to a root: a loaded object's globals, a thread stack, or unregistered heap memory (but not
 // a stale word in a chunk glibc's main arena holds free: heap.c). The
 // levels stop at max_depth, or earlier once every direct holder has a path from a global
-// or a stack. Then each direct holder gets its best path by a breadth-first walk up the
-// discovered graph: from a global or a stack (shortest; a global wins a tie), else a cycle
-// back to the target, else the unregistered-heap word, else where the depth limit cut.
+// or a stack. Then the stack and heap words that the target's strong count rules out are
+// dropped and counted (drop_surplus), and each remaining direct holder gets its best path by
+// a breadth-first walk up the discovered graph: from a global or a stack (shortest; a global
+// wins a tie), else a cycle back to the target, else the unregistered-heap word, else where
+// the depth limit cut.
 //
 // Memory is read with process_vm_readv (ch_read), which fails instead of faulting when
 // another thread unmaps a region mid-scan; everything the scan keeps lives in tool memory
@@ -56,6 +58,7 @@ typedef struct {
   int32_t next;  // next edge into the same child
   uint32_t offset;
   uint8_t kind;
+  uint8_t named;  // EDGE_OBJECT: the holder's metadata names the word (a field, element, capture)
 } edge;
 
 typedef struct {
@@ -155,7 +158,7 @@ static ptrdiff_t exact_row(const scan *s, uintptr_t address) {
 static int adopt_row(ch_entry *row, const uint64_t *header, uint64_t chunk_size_word,
                      uintptr_t region_end) {
   uint64_t refcounts = header[1];
-  int deiniting = !(refcounts >> 63) && (refcounts & (1ull << 32));
+  int deiniting = !CH_RC_SLOW(refcounts) && (refcounts & CH_RC_DEINITING);
   if (deiniting || !ch_metadata_known(header[0])) return 0;
   // glibc: size in the bits above 3; bit 1 marks an mmap'ed chunk, whose header is two
   // words instead of one borrowed from the next chunk.
@@ -417,7 +420,7 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
   size_t next_count = 0;
   for (size_t i = 0; i < count; i++) {
     uintptr_t address = hits[i].word_address;
-    edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT};
+    edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT, 0};
     // A popular object can have many thousands of referring words: a target keeps the
     // first TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only
     // needs a few for a shortest path. This also bounds the naming work per scan.
@@ -438,6 +441,7 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
       if (holder < 0) continue;
       e.holder = holder;
       e.kind = EDGE_OBJECT;
+      e.named = name.edge != CH_EDGE_NONE;
       if (s->nodes[holder].level == level && s->nodes[holder].first_edge == -1 &&
           next_count < next_capacity) {
         // New this level: it joins the next frontier, once (-2 marks "queued"; no edge
@@ -450,10 +454,7 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
       // points back at it: no holder.
       uint64_t bits = 0;
       ch_read(&bits, s->rows[s->nodes[e.child].row].address + 8, 8);
-      if ((bits >> 63) && (uint32_t)bits != 0xffffffffu &&
-          ((bits & ((1ull << 62) - 1)) << 3) == address) {
-        continue;
-      }
+      if (ch_is_side_table_word(bits, address)) continue;
       ptrdiff_t region = region_of(s, address);
       if (region >= 0 && in_free_chunk(s, &s->regions[region], address)) continue;
       e.region = (int32_t)region;
@@ -692,8 +693,39 @@ static int same_holder(scan *s, const edge *a, const edge *b) {
   return a->word_address == b->word_address;
 }
 
+/// Leaves out of `directs` the words that the target's strong count shows own nothing, and
+/// returns how many it left out (the record's `surplus`).
+///
+/// Why: a word on a thread's stack or in memory that is no Swift object may be a stale copy
+/// (a dead frame's slot, a reused malloc chunk that once held the address), and nothing in
+/// the word says so. The count does: when the words that name their reference (a holder's
+/// field, element or capture, or a global) plus the caller's own references already make
+/// up the target's strong count, no other word can own it. The trade-off: only then is
+/// anything left out, so a stale word still shows beside an owner the scan cannot name
+/// (a register, an unnamed word), and a named word that owns nothing (an `Unmanaged` field)
+/// can hide an owning stack or heap word; `caller_references` set too low only keeps more.
+static size_t drop_surplus(scan *s, int32_t target, int32_t *directs, size_t *direct_count,
+                           int caller_references) {
+  size_t confirmed = 0, unconfirmed = 0;
+  for (size_t k = 0; k < *direct_count; k++) {
+    const edge *e = &s->edges[directs[k]];
+    if (e->kind == ROOT_GLOBAL || (e->kind == EDGE_OBJECT && e->named)) confirmed++;
+    if (e->kind == ROOT_STACK || e->kind == ROOT_HEAP) unconfirmed++;
+  }
+  if (unconfirmed == 0 || caller_references < 0) return 0;
+  int64_t strong = ch_strong_count(s->rows[s->nodes[target].row].address);
+  if (strong <= 0 || (int64_t)confirmed + caller_references < strong) return 0;
+  size_t kept = 0;
+  for (size_t k = 0; k < *direct_count; k++) {
+    uint8_t kind = s->edges[directs[k]].kind;
+    if (kind != ROOT_STACK && kind != ROOT_HEAP) directs[kept++] = directs[k];
+  }
+  *direct_count = kept;
+  return unconfirmed;
+}
+
 static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
-                         uint64_t scan_us, path *paths) {
+                         int caller_references, uint64_t scan_us, path *paths) {
   int32_t directs[MAX_DIRECT];
   size_t direct_count = 0, beyond = 0;
   for (int32_t e = s->nodes[target].first_edge; e >= 0; e = s->edges[e].next) {
@@ -709,6 +741,7 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
     }
   }
   beyond += s->nodes[target].skipped;
+  size_t surplus = drop_surplus(s, target, directs, &direct_count, caller_references);
   for (size_t k = 0; k < direct_count; k++) best_path(s, directs[k], target, &paths[k]);
   // Edges were linked newest first: restore scan order, then a stable insertion sort by
   // category and length.
@@ -739,14 +772,20 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
     if (k) ch_json_raw(json, ",");
     write_path(s, json, &paths[k]);
   }
-  ch_json_raw(json, "],\"scan_us\":");
+  ch_json_raw(json, "]");
+  if (surplus > 0) {
+    ch_json_raw(json, ",\"surplus\":");
+    ch_json_int(json, (int64_t)surplus);
+  }
+  ch_json_raw(json, ",\"scan_us\":");
   ch_json_int(json, (int64_t)scan_us);
   ch_json_raw(json, "}");
 }
 
 // ---- the entry point ---------------------------------------------------------------------
 
-char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths) {
+char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths,
+                         int caller_references) {
   if (cholders_state() != CHOLDERS_ON) return NULL;
   uint64_t started = now_us();
   pthread_mutex_lock(&scan_lock);
@@ -841,7 +880,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
     if (target_nodes[t] < 0) {
       ch_json_raw(&json, "null");
     } else {
-      write_target(&s, &json, target_nodes[t], max_paths, elapsed, paths);
+      write_target(&s, &json, target_nodes[t], max_paths, caller_references, elapsed, paths);
     }
   }
   ch_json_raw(&json, "]");

@@ -154,7 +154,8 @@ public final class LeakTracker: Sendable {
       return nil
     }
     recordCheck(entry, alive: true, id: traceID)
-    let holders = entry.object.map(HolderLookup.look(at:)) ?? .off
+    let holders =
+      entry.object.map { HolderLookup.look(at: $0, others: strongReferences) } ?? .off
     let traceLog = CheckRecording.logDestination
     let enqueue = traceID.flatMap { id in
       traceLog.flatMap { EnqueueStackLookup.enqueue(ofObject: id, in: $0) }

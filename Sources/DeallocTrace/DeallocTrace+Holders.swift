@@ -29,19 +29,25 @@ extension DeallocTrace {
   ///
   /// Nil when holders are off or refused, or when `object` was allocated before they
   /// started. The caller's own references are on its stack, which the scan does not read.
-  /// The scan takes tens of milliseconds on a large heap, so it is for failures, not for
-  /// every assertion; it is not counted against a session's scan caps.
-  package static func holdersJSON(of object: AnyObject) -> String? {
+  /// `others` is how many strong references the caller counted besides its own (a leak
+  /// assertion's "N other strong references"): the rest of the count, here, is the caller's
+  /// and its temporaries' (an unoptimized build copies a reference at each call), so that
+  /// the object's strong count can tell stale words from owners (too high a count only
+  /// keeps more words). The scan takes tens of milliseconds on a large heap, so it is for
+  /// failures, not for every assertion; it is not counted against a session's scan caps.
+  package static func holdersJSON(of object: AnyObject, others: Int) -> String? {
     guard Holders.isOn else { return nil }
     let address = UInt(bitPattern: ObjectIdentifier(object))
+    let count = ctrace_retain_count(Unmanaged.passUnretained(object).toOpaque())
+    let references = Int32(clamping: max(0, count - others))
     var values: [String?]?
     if let session = Tracer.session() {
       // Under the survivor list's lock, so that no look holds references meanwhile.
       Tracer.withSurvivorsQuiet(session) { _ in
-        values = Holders.scan(count: 1) { $0[0] = address }
+        values = Holders.scan(count: 1, callerReferences: references) { $0[0] = address }
       }
     } else {
-      values = Holders.scan(count: 1) { $0[0] = address }
+      values = Holders.scan(count: 1, callerReferences: references) { $0[0] = address }
     }
     ctrace_scrub_dead_stack()
     return values?.first ?? nil

@@ -195,7 +195,8 @@ extension Tracer {
     while start < targets.count {
       let chunk = targets[start..<min(targets.count, start + Holders.maxTargetsPerScan)]
       start = chunk.endIndex
-      let values = Holders.scan(count: chunk.count) { buffer in
+      let values = Holders.scan(count: chunk.count, callerReferences: why.callerReferences) {
+        buffer in
         for (slot, target) in zip(buffer.indices, chunk) {
           buffer[slot] = HiddenAddress.reveal(target.hiddenAddress)
         }

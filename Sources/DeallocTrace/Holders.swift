@@ -54,16 +54,24 @@ enum Holders {
   /// on this thread's stack. Returns one HOLDERS-VALUE JSON text per object, nil for an
   /// object that is no live registered Swift object; nil in all when holders are off.
   ///
+  /// `callerReferences` is how many strong references to each object the caller holds
+  /// where the scan does not look (this thread's stack, hidden words): with it, the
+  /// object's strong count tells which stack and heap words are stale copies (the record's
+  /// `surplus`). Too low only keeps more words; too high could leave an owner out.
+  ///
   /// Never inlined, and the buffer is zeroed before it goes, so that the addresses do not
   /// outlive the scan in this thread's stack; the scanner's own dead frames are scrubbed
   /// right after it returns (a later scan from another thread would read them).
   @inline(never)
-  static func scan(count: Int, fill: (UnsafeMutableBufferPointer<UInt>) -> Void) -> [String?]? {
+  static func scan(
+    count: Int, callerReferences: Int32, fill: (UnsafeMutableBufferPointer<UInt>) -> Void
+  ) -> [String?]? {
     precondition(count > 0 && count <= maxTargetsPerScan)
     let values = withUnsafeTemporaryAllocation(of: UInt.self, capacity: count) {
       targets -> [String?]? in
       fill(targets)
-      let json = cholders_scan_json(targets.baseAddress, count, maxDepth, maxPaths)
+      let json = cholders_scan_json(
+        targets.baseAddress, count, maxDepth, maxPaths, callerReferences)
       targets.update(repeating: 0)
       guard let json else { return nil }
       defer { cholders_free(json) }
@@ -82,6 +90,18 @@ enum HolderScanReason: Int {
   case check = 2
   /// The session ended with the survivor still alive.
   case end = 3
+
+  /// The strong references the recorder holds to each object while it scans for this
+  /// reason, out of the scan's sight: after a release, the drain's own reference (the one
+  /// the `release` record's retain count leaves out); at the end, the hidden reference that
+  /// keeps each survivor alive through the scan; at a check, none known (the caller's are
+  /// its own business), so that no owner is ever left out.
+  var callerReferences: Int32 {
+    switch self {
+    case .release, .end: 1
+    case .check: 0
+    }
+  }
 
   var name: StaticString {
     switch self {

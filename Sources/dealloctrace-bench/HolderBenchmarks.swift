@@ -85,7 +85,7 @@ func holderChild(_ kind: String) {
     var found = false
     for _ in 0..<3 {
       let start = DispatchTime.now().uptimeNanoseconds
-      let json = DeallocTrace.holdersJSON(of: target)
+      let json = DeallocTrace.holdersJSON(of: target, others: 1)
       let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
       var stats = cholders_scan_stats()
       cholders_last_scan_stats(&stats)

@@ -66,6 +66,10 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(try run.onlyValue().onlyPathShape(), "heap")
   }
 
+  func testStaleWordsBeyondTheStrongCountAreLeftOutAndCounted() throws {
+    try assertCountedWords(try HolderProbeRun.debug(["counted-words"]))
+  }
+
   func testStaleWordsInFreedMallocMemoryAreNoHolders() throws {
     try assertFreedBuffers(try HolderProbeRun.debug(["freed-buffers"]))
   }
@@ -190,6 +194,7 @@ final class HolderPathTests: XCTestCase {
     try assertClosureMore(try HolderProbeRun.release(["closure-more"]))
     try assertChain(try HolderProbeRun.release(["chain"]))
     try assertFreedBuffers(try HolderProbeRun.release(["freed-buffers"]))
+    try assertCountedWords(try HolderProbeRun.release(["counted-words"]))
     try assertFreedOnThread(try HolderProbeRun.release(["freed-on-thread"]))
     try assertThreadStack(try HolderProbeRun.release(["thread"]))
     assertSurvives(try HolderProbeRun.release(["survive"]))
@@ -257,6 +262,27 @@ final class HolderPathTests: XCTestCase {
     let live = try XCTUnwrap(values.last ?? nil, line: line)
     XCTAssertEqual(live.direct, 1, "\(live.raw)", line: line)
     XCTAssertEqual(try live.onlyPathShape(), "heap", line: line)
+  }
+
+  /// A live malloc word beside a global's reference: left out (`surplus`) when the global
+  /// makes up the strong count, inline or in a side table; kept as a `heap` holder when it
+  /// owns a reference of its own.
+  private func assertCountedWords(_ run: ChildRun, line: UInt = #line) throws {
+    XCTAssertEqual(run.status, 0, run.standardError, line: line)
+    let values = try XCTUnwrap(try run.scans().first, run.standardOutput, line: line)
+    XCTAssertEqual(values.count, 4, run.standardOutput, line: line)
+    let kinds = values.map { value in
+      value?.paths.map { ($0["root"] as? [String: Any])?["kind"] as? String ?? "?" } ?? []
+    }
+    XCTAssertEqual(
+      kinds, [["global"], ["global"], ["global", "heap"], ["global", "heap"]],
+      run.standardOutput, line: line)
+    XCTAssertEqual(values.map { $0?.surplus }, [1, 1, 0, 0], run.standardOutput, line: line)
+    XCTAssertEqual(values.map { $0?.direct }, [1, 1, 2, 2], run.standardOutput, line: line)
+    XCTAssertEqual(
+      try XCTUnwrap(values.first ?? nil, line: line).onlyPathShape(),
+      "global HolderProbe.countedKeep → Swift._ContiguousArrayStorage<Swift.AnyObject>[0 of 4]",
+      line: line)
   }
 
   private func assertFreedOnThread(_ run: ChildRun, line: UInt = #line) throws {

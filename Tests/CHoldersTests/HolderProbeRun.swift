@@ -123,6 +123,8 @@ struct HoldersValue: Equatable {
 
   var direct: Int? { raw["direct"] as? Int }
   var more: Int? { raw["more"] as? Int }
+  /// Words left out because the strong count was made up without them; 0 when absent.
+  var surplus: Int { raw["surplus"] as? Int ?? 0 }
   var paths: [[String: Any]] { raw["paths"] as? [[String: Any]] ?? [] }
 
   func steps(_ path: Int) -> [[String: Any]] {

@@ -210,6 +210,13 @@ import Testing
         #" {"direct":1,"more":0,"paths":[{"root":{"kind":"cycle"},"steps":[{"type":"A","obj":"0x1","off":16,"field":"f"}]}],"scan_us":3} "#
     )
     #expect(value?.paths.first?.groupingKey == "cycle → A.f")
+    #expect(value?.surplus == 0)
+    let counted = try HolderReport.parse(
+      json: #"{"direct":0,"more":0,"paths":[],"surplus":2,"scan_us":3}"#)
+    #expect(counted?.surplus == 2)
+    #expect(throws: HolderReport.ParseError.self) {
+      try HolderReport.parse(json: #"{"direct":0,"paths":[],"surplus":-1}"#)
+    }
     #expect(try HolderReport.parse(json: "null") == nil)
     #expect(throws: HolderReport.ParseError.self) { try HolderReport.parse(json: #"{"direct":1}"#) }
     #expect(throws: HolderReport.ParseError.self) { try HolderReport.parse(json: "null x") }

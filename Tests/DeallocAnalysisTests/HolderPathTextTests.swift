@@ -41,6 +41,30 @@ import Testing
     #expect(cycle.groupingKey == "cycle → Shop.VM.onChange")
   }
 
+  /// Words the strong count ruled out are one line after the path, whatever its form, and
+  /// change neither the heading nor the grouping key.
+  @Test func staleWordsLeftOutAreCountedInOneLine() {
+    var global = report([
+      HolderPath(root: HolderRoot(kind: .global, symbol: "Shop.Cache.shared"), steps: [])
+    ])
+    let key = global.groupingKey
+    global.surplus = 2
+    #expect(
+      HolderPathText.lines(global, type: "Shop.VM", address: target) == [
+        "held by (shortest path from a root):", "  global Shop.Cache.shared",
+        "  → Shop.VM 0x7f75…c10",
+        "  (2 stale words on a stack or in non-Swift memory left out: its strong count is made"
+          + " up without them)",
+      ])
+    #expect(global.groupingKey == key)
+    var none = report([], direct: 0)
+    none.surplus = 1
+    #expect(
+      HolderPathText.lines(none, type: "Shop.VM", address: target).last
+        == "  (1 stale word on a stack or in non-Swift memory left out: its strong count is made"
+        + " up without it)")
+  }
+
   @Test func unnamedWordsAndUnsymbolizedGlobalsSayWhatIsKnown() {
     let path = HolderPath(
       root: HolderRoot(kind: .global, module: "/usr/lib/libx.so", offset: 0x2f10),

@@ -5,8 +5,9 @@ import Testing
 @testable import DeallocTesting
 
 /// The leak assertions' failure message shows who holds the object, from a HOLDERS-VALUE
-/// (canned here, as `DeallocTrace.holdersJSON(of:)` returns it) parsed and rendered by the
-/// report's own parser and text; with holders off, it says how to turn them on.
+/// (canned here, as `DeallocTrace.holdersJSON(of:others:)` returns it) parsed and
+/// rendered by the report's own parser and text; with holders off, it says how to turn them
+/// on.
 @Suite struct HolderMessageTests {
   static let cacheValue =
     #"{"direct":1,"more":0,"paths":[{"root":{"kind":"global","sym":"Shop.ImageCache.shared","mod":"/abs/path/of/Shop"},"steps":[{"type":"Shop.ImageCache","obj":"0x7f75aa100000","off":24,"field":"keep"},{"type":"_ContiguousArrayStorage<AnyObject>","obj":"0x7f75aa100100","off":48,"element":2,"count":3}]}],"scan_us":812}"#
@@ -71,6 +72,6 @@ import Testing
   @Test func aLiveLookIsOffExactlyWhenHoldersAreOff() {
     final class Object {}
     let object = Object()
-    #expect((HolderLookup.look(at: object) == .off) == !DeallocTrace.holdersEnabled)
+    #expect((HolderLookup.look(at: object, others: 0) == .off) == !DeallocTrace.holdersEnabled)
   }
 }

@@ -52,6 +52,30 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     XCTAssertFalse(run.output.contains("direct holders"), run.output)
   }
 
+  /// A stale copy of the address in live malloc memory is no holder: the cycle makes up the
+  /// node's strong count besides the check's own reference, so the word is left out, and
+  /// counted.
+  func testXCTestRetainCycleWithAStaleCopyNamesOnlyTheCycle() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleWithAStaleCopyFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("1 other strong reference holds it"), run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "retain cycle: DeallocTestingTests.Node.next → DeallocTestingTests.Node.next → "
+          + "DeallocTestingTests.Node"),
+      run.output)
+    XCTAssertFalse(run.output.contains("direct holders"), run.output)
+    XCTAssertFalse(run.output.contains("unrooted"), run.output)
+    XCTAssertTrue(
+      run.output.contains(
+        "(1 stale word on a stack or in non-Swift memory left out: its strong count is made up"
+          + " without it)"),
+      run.output)
+  }
+
   func testXCTestTwoLeaksFailTwiceEachAtItsLine() throws {
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testTwoLeaksFailTwiceAtTheirLines")

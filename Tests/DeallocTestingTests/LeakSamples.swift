@@ -37,6 +37,14 @@ final class XCTestLeakSamples: XCTestCase {
     expectDeallocated(cycle)
   }
 
+  /// The same cycle, with a stale copy of the node's address in a live malloc buffer: a word
+  /// that points at it and owns nothing.
+  func testRetainCycleWithAStaleCopyFails() {
+    let cycle = makeRetainCycle()
+    leaveAStaleCopy(of: cycle)
+    expectDeallocated(cycle)
+  }
+
   /// Two leaks watched by two calls: two failures, each at its own line.
   func testTwoLeaksFailTwiceAtTheirLines() {
     let first = makeRetainCycle()

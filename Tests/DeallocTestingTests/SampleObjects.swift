@@ -30,3 +30,16 @@ func makeClosureCycle() -> Node {
   node.onChange = { node.next = nil }
   return node
 }
+
+/// Raw copies of addresses in live malloc memory, as a C library's cache of pointers it does
+/// not retain leaves them: words that point at an object and own nothing. Kept for the
+/// process's life, never read.
+nonisolated(unsafe) private var staleCopies: [UnsafeMutablePointer<UInt>] = []
+
+/// Writes `object`'s address into a fresh malloc buffer that owns no reference to it.
+func leaveAStaleCopy(of object: AnyObject) {
+  let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+  buffer.initialize(repeating: 0, count: 4)
+  buffer[2] = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+  staleCopies.append(buffer)
+}

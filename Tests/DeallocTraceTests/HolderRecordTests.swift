@@ -28,6 +28,8 @@ final class HolderRecordTests: XCTestCase {
   func testClosureContextRelease() throws { try checkClosureContext(.release) }
   func testGlobalPropertyChainDebug() throws { try checkGlobalPropertyChain(.debug) }
   func testGlobalPropertyChainRelease() throws { try checkGlobalPropertyChain(.release) }
+  func testStaleCopyIsCountedNotAHolderDebug() throws { try checkStaleCopy(.debug) }
+  func testStaleCopyIsCountedNotAHolderRelease() throws { try checkStaleCopy(.release) }
   func testOtherThreadsStackDebug() throws { try checkOtherThreadsStack(.debug) }
   func testOtherThreadsStackRelease() throws { try checkOtherThreadsStack(.release) }
   func testLateObjectDebug() throws { try checkLateObject(.debug) }
@@ -118,6 +120,19 @@ final class HolderRecordTests: XCTestCase {
     for record in log.kind("holders") {
       XCTAssertEqual(record["id"] as? Int, id)
       assertPaths(record, ["global TraceProbe.holderSession → TraceProbe.HolderSession.current"])
+    }
+    XCTAssertEqual(log.kind("holders").map(\.why), ["release", "end"])
+  }
+
+  /// The survivor's strong count is the global's reference and the recorder's own (after
+  /// the release, and at the end): the malloc word is left out of both records and counted.
+  private func checkStaleCopy(_ build: ProbeBuild) throws {
+    let log = try holderLog("stale-copy", build)
+    let id = try survivorID(in: log)
+    for record in log.kind("holders") {
+      XCTAssertEqual(record["id"] as? Int, id)
+      assertPaths(record, ["global TraceProbe.staleKept"])
+      XCTAssertEqual(record["surplus"] as? Int, 1, "\(record)")
     }
     XCTAssertEqual(log.kind("holders").map(\.why), ["release", "end"])
   }

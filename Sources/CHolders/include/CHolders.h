@@ -31,7 +31,13 @@ uint64_t cholders_live_count(void);
 /// element exactly the HOLDERS-VALUE below (or `null` for a target that is not a live
 /// registered object). The caller frees it with cholders_free. The calling thread's own
 /// stack is not scanned (documented limit). NULL when holders are not on.
-char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths);
+///
+/// `caller_references` is how many strong references to each target the caller holds where
+/// the scan cannot see them (its own stack, hidden words). With it, a target's strong count
+/// tells which stack and heap words own nothing: those are left out and counted
+/// (`surplus`). 0 when unsure, which only ever keeps more words; -1 keeps every word.
+char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths,
+                         int caller_references);
 void cholders_free(char *json);
 
 #ifdef __cplusplus

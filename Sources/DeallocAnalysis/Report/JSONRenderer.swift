@@ -259,6 +259,7 @@ public struct JSONRenderer: ReportRenderer {
     o.object { o in
       o.field("direct", report.direct)
       o.field("more", report.more)
+      o.field("surplus", report.surplus)
       o.field("scanUs", report.scanMicroseconds)
       o.field("key", report.groupingKey)
       o.key("paths")

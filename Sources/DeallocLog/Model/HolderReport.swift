@@ -1,5 +1,5 @@
 /// Who held an object when the recorder scanned memory for references to it: the body of a
-/// `holders` log record, and of `DeallocTrace.holdersJSON(of:)` in-process (the
+/// `holders` log record, and of `DeallocTrace.holdersJSON(of:others:)` in-process (the
 /// HOLDERS-VALUE of `docs/log-format.md`).
 ///
 /// Why one model for both: the report, `explain`, `check` and the leak assertions' failure
@@ -16,13 +16,20 @@ public struct HolderReport: Sendable, Equatable {
   /// One path per direct holder, rooted paths first, then cycles, then unrooted; shorter
   /// first within each.
   public var paths: [HolderPath]
+  /// Words on a stack or in non-Swift memory that pointed at the object but were left out
+  /// of ``direct`` and ``paths``, because its strong count was made up without them: stale
+  /// copies (the record's `surplus`; 0 when absent).
+  public var surplus: Int
   /// How long the scan took, in microseconds, when the record says.
   public var scanMicroseconds: Int?
 
-  public init(direct: Int, more: Int, paths: [HolderPath], scanMicroseconds: Int? = nil) {
+  public init(
+    direct: Int, more: Int, paths: [HolderPath], surplus: Int = 0, scanMicroseconds: Int? = nil
+  ) {
     self.direct = direct
     self.more = more
     self.paths = paths
+    self.surplus = surplus
     self.scanMicroseconds = scanMicroseconds
   }
 

@@ -14,6 +14,7 @@ enum HolderValueParser {
     static let more: UInt64 = 0x6572_6f6d  // "more"
     static let paths: UInt64 = 0x73_6874_6170  // "paths"
     static let scanUs: UInt64 = 0x73_755f_6e61_6373  // "scan_us"
+    static let surplus: UInt64 = 0x73_756c_7072_7573  // "surplus"
     static let root: UInt64 = 0x746f_6f72  // "root"
     static let steps: UInt64 = 0x73_7065_7473  // "steps"
     static let kind: UInt64 = 0x646e_696b  // "kind"
@@ -182,13 +183,14 @@ enum HolderValueParser {
     return types
   }
 
-  /// A whole HOLDERS-VALUE: `{"direct":…,"more":…,"paths":[…],"scan_us":…}`.
+  /// A whole HOLDERS-VALUE: `{"direct":…,"more":…,"paths":[…],"surplus":…,"scan_us":…}`.
   static func value(_ s: inout JSONScanner) throws(Failure) -> HolderReport {
     try s.expect(UInt8(ascii: "{"), "a JSON object")
     var direct: Int?
     var more = 0
     var paths: (kept: [HolderPath], dropped: Int)?
     var scan: Int?
+    var surplus = 0
     if !s.consume(UInt8(ascii: "}")) {
       repeat {
         let key = try s.readKey()
@@ -198,6 +200,7 @@ enum HolderValueParser {
         case Key.more: more = try count(&s, "more")
         case Key.paths: paths = try self.paths(&s)
         case Key.scanUs: scan = try count(&s, "scan_us")
+        case Key.surplus: surplus = try count(&s, "surplus")
         default: try s.skipValue()
         }
       } while s.consume(UInt8(ascii: ","))
@@ -206,13 +209,14 @@ enum HolderValueParser {
     guard let direct else { throw Failure("holders value without 'direct'") }
     guard let paths else { throw Failure("holders value without 'paths'") }
     return HolderReport(
-      direct: direct, more: more + paths.dropped, paths: paths.kept, scanMicroseconds: scan)
+      direct: direct, more: more + paths.dropped, paths: paths.kept, surplus: surplus,
+      scanMicroseconds: scan)
   }
 }
 
 extension HolderReport {
-  /// Parses a HOLDERS-VALUE, as `DeallocTrace.holdersJSON(of:)` returns it: `nil` for `null`
-  /// (no live registered object). Throws ``HolderReport/ParseError`` with a one-line message
+  /// Parses a HOLDERS-VALUE, as `DeallocTrace.holdersJSON(of:others:)` returns it:
+  /// `nil` for `null` (no live registered object). Throws ``HolderReport/ParseError`` with a one-line message
   /// for anything else that is not a holders value.
   public static func parse(json: String) throws(ParseError) -> HolderReport? {
     var text = json

@@ -58,6 +58,7 @@ struct RecordParser {
     static let more = HolderValueParser.Key.more
     static let paths = HolderValueParser.Key.paths
     static let scanUs = HolderValueParser.Key.scanUs
+    static let surplus = HolderValueParser.Key.surplus
     static let maxSize: UInt64 = 0x657a_6973_5f78_616d  // "max_size"
     /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
     static let unwritten: UInt64 = JSONScanner.longKeyUnwritten
@@ -122,6 +123,7 @@ struct RecordParser {
     var moreAt: Int?
     var pathsAt: Int?
     var scanUsAt: Int?
+    var surplusAt: Int?
     var maxSize: Int64?
     var unwritten: Int64?
   }
@@ -211,6 +213,7 @@ struct RecordParser {
     case Key.more: fields.moreAt = try Self.skip(&scanner)
     case Key.paths: fields.pathsAt = try Self.skip(&scanner)
     case Key.scanUs: fields.scanUsAt = try Self.skip(&scanner)
+    case Key.surplus: fields.surplusAt = try Self.skip(&scanner)
     case Key.holderScans: fields.holderScansAt = try Self.skip(&scanner)
     case Key.holderScansSkipped: fields.holderScansSkippedAt = try Self.skip(&scanner)
     case Key.maxSize: fields.maxSize = try scanner.readInteger()
@@ -390,7 +393,8 @@ struct RecordParser {
       holders: HolderReport(
         direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
         more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
-        paths: paths.kept, scanMicroseconds: try counted(f.scanUsAt, "scan_us")))
+        paths: paths.kept, surplus: try counted(f.surplusAt, "surplus") ?? 0,
+        scanMicroseconds: try counted(f.scanUsAt, "scan_us")))
   }
 
   /// A required field's value.

@@ -24,6 +24,18 @@ public enum HolderPathText {
   public static func lines(
     _ report: HolderReport, type: String, address: Address?, moment: String? = nil
   ) -> [String] {
+    let lines = holderLines(report, type: type, address: address, moment: moment)
+    guard report.surplus > 0 else { return lines }
+    let them = report.surplus == 1 ? "it" : "them"
+    return lines + [
+      "  (\(plural(report.surplus, "stale word")) on a stack or in non-Swift memory left out:"
+        + " its strong count is made up without \(them))"
+    ]
+  }
+
+  private static func holderLines(
+    _ report: HolderReport, type: String, address: Address?, moment: String?
+  ) -> [String] {
     let target = type + (address.map { " " + abbreviated($0) } ?? "")
     let held = "held" + (moment.map { " " + $0 } ?? "")
     guard !report.paths.isEmpty else {
