@@ -8,8 +8,8 @@
 // to a root: a loaded object's globals, a thread stack, or unregistered heap memory (but not
 // a stale word in a chunk glibc's main arena holds free: heap.c). The
 // levels stop at max_depth, or earlier once every direct holder has a path from a global
-// or a stack. Then the stack and heap words that the target's strong count rules out are
-// dropped and counted (drop_surplus), and each remaining direct holder gets its best path by
+// or a stack. Then the words that the target's strong count rules out are dropped and
+// counted (drop_surplus), and each remaining direct holder gets its best path by
 // a breadth-first walk up the discovered graph: from a global or a stack (shortest; a global
 // wins a tie), else a cycle back to the target, else the unregistered-heap word, else where
 // the depth limit cut.
@@ -693,35 +693,40 @@ static int same_holder(scan *s, const edge *a, const edge *b) {
   return a->word_address == b->word_address;
 }
 
+/// A direct word whose place names the reference: a global, or a field, element or capture
+/// of a Swift object.
+static int names_its_reference(const edge *e) {
+  return e->kind == ROOT_GLOBAL || (e->kind == EDGE_OBJECT && e->named);
+}
+
 /// Leaves out of `directs` the words that the target's strong count shows own nothing, and
 /// returns how many it left out (the record's `surplus`).
 ///
-/// Why: a word on a thread's stack or in memory that is no Swift object may be a stale copy
-/// (a dead frame's slot, a reused malloc chunk that once held the address), and nothing in
-/// the word says so. The count does: when the words that name their reference (a holder's
-/// field, element or capture, or a global) plus the caller's own references already make
-/// up the target's strong count, no other word can own it. The trade-off: only then is
-/// anything left out, so a stale word still shows beside an owner the scan cannot name
-/// (a register, an unnamed word), and a named word that owns nothing (an `Unmanaged` field)
-/// can hide an owning stack or heap word; `caller_references` set too low only keeps more.
+/// Why: a word on a thread's stack, in memory that is no Swift object, or in a Swift object
+/// where its metadata names no reference may be a stale copy (a dead frame's slot, a reused
+/// malloc chunk that once held the address, an unused bucket), and nothing in the word says
+/// so. The count does: when the words that name their reference (a holder's field, element
+/// or capture, or a global) plus the caller's own references already make up the target's
+/// strong count, no other word can own it. The trade-off: only then is anything left out,
+/// so a stale word still shows beside an owner the scan cannot see (a register), and a named
+/// word that owns nothing (an `unowned(unsafe)` field) can hide an owner of the other kind;
+/// `caller_references` set too low only keeps more.
 static size_t drop_surplus(scan *s, int32_t target, int32_t *directs, size_t *direct_count,
                            int caller_references) {
-  size_t confirmed = 0, unconfirmed = 0;
+  size_t confirmed = 0;
   for (size_t k = 0; k < *direct_count; k++) {
-    const edge *e = &s->edges[directs[k]];
-    if (e->kind == ROOT_GLOBAL || (e->kind == EDGE_OBJECT && e->named)) confirmed++;
-    if (e->kind == ROOT_STACK || e->kind == ROOT_HEAP) unconfirmed++;
+    confirmed += (size_t)names_its_reference(&s->edges[directs[k]]);
   }
-  if (unconfirmed == 0 || caller_references < 0) return 0;
+  if (confirmed == *direct_count || caller_references < 0) return 0;
   int64_t strong = ch_strong_count(s->rows[s->nodes[target].row].address);
   if (strong <= 0 || (int64_t)confirmed + caller_references < strong) return 0;
   size_t kept = 0;
   for (size_t k = 0; k < *direct_count; k++) {
-    uint8_t kind = s->edges[directs[k]].kind;
-    if (kind != ROOT_STACK && kind != ROOT_HEAP) directs[kept++] = directs[k];
+    if (names_its_reference(&s->edges[directs[k]])) directs[kept++] = directs[k];
   }
+  size_t dropped = *direct_count - kept;
   *direct_count = kept;
-  return unconfirmed;
+  return dropped;
 }
 
 static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,

@@ -56,8 +56,8 @@ enum Holders {
   ///
   /// `callerReferences` is how many strong references to each object the caller holds
   /// where the scan does not look (this thread's stack, hidden words): with it, the
-  /// object's strong count tells which stack and heap words are stale copies (the record's
-  /// `surplus`). Too low only keeps more words; too high could leave an owner out.
+  /// object's strong count tells which words are stale copies (the record's `surplus`).
+  /// Too low only keeps more words; too high could leave an owner out.
   ///
   /// Never inlined, and the buffer is zeroed before it goes, so that the addresses do not
   /// outlive the scan in this thread's stack; the scanner's own dead frames are scrubbed

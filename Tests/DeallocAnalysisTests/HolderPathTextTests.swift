@@ -53,16 +53,15 @@ import Testing
       HolderPathText.lines(global, type: "Shop.VM", address: target) == [
         "held by (shortest path from a root):", "  global Shop.Cache.shared",
         "  → Shop.VM 0x7f75…c10",
-        "  (2 stale words on a stack or in non-Swift memory left out: its strong count is made"
-          + " up without them)",
+        "  (2 more words pointed at it and were left out: its strong count is made up without"
+          + " them)",
       ])
     #expect(global.groupingKey == key)
     var none = report([], direct: 0)
     none.surplus = 1
     #expect(
       HolderPathText.lines(none, type: "Shop.VM", address: target).last
-        == "  (1 stale word on a stack or in non-Swift memory left out: its strong count is made"
-        + " up without it)")
+        == "  (1 more word pointed at it and was left out: its strong count is made up without it)")
   }
 
   @Test func unnamedWordsAndUnsymbolizedGlobalsSayWhatIsKnown() {

@@ -71,8 +71,7 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     XCTAssertFalse(run.output.contains("unrooted"), run.output)
     XCTAssertTrue(
       run.output.contains(
-        "(1 stale word on a stack or in non-Swift memory left out: its strong count is made up"
-          + " without it)"),
+        "(1 more word pointed at it and was left out: its strong count is made up without it)"),
       run.output)
   }
 

@@ -16,9 +16,10 @@ public struct HolderReport: Sendable, Equatable {
   /// One path per direct holder, rooted paths first, then cycles, then unrooted; shorter
   /// first within each.
   public var paths: [HolderPath]
-  /// Words on a stack or in non-Swift memory that pointed at the object but were left out
-  /// of ``direct`` and ``paths``, because its strong count was made up without them: stale
-  /// copies (the record's `surplus`; 0 when absent).
+  /// Words that pointed at the object but were left out of ``direct`` and ``paths``, because
+  /// its strong count was made up without them: stale copies on a stack, in non-Swift memory
+  /// or in a Swift object where its metadata names no reference (the record's `surplus`; 0
+  /// when absent).
   public var surplus: Int
   /// How long the scan took, in microseconds, when the record says.
   public var scanMicroseconds: Int?

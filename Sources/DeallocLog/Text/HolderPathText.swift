@@ -26,10 +26,10 @@ public enum HolderPathText {
   ) -> [String] {
     let lines = holderLines(report, type: type, address: address, moment: moment)
     guard report.surplus > 0 else { return lines }
-    let them = report.surplus == 1 ? "it" : "them"
+    let (was, them) = report.surplus == 1 ? ("was", "it") : ("were", "them")
     return lines + [
-      "  (\(plural(report.surplus, "stale word")) on a stack or in non-Swift memory left out:"
-        + " its strong count is made up without \(them))"
+      "  (\(plural(report.surplus, "more word")) pointed at it and \(was) left out: its strong"
+        + " count is made up without \(them))"
     ]
   }
 
