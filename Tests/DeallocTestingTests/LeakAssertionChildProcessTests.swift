@@ -55,7 +55,7 @@ final class LeakAssertionChildProcessTests: XCTestCase {
   /// A stale copy of the address in live malloc memory is no holder: the cycle makes up the
   /// node's strong count besides the check's own reference, so the word is left out, and
   /// counted.
-  func testXCTestRetainCycleWithAStaleCopyNamesOnlyTheCycle() throws {
+  func testXCTestRetainCycleWithHoldersLeavesAStaleCopyOut() throws {
     let run = try ChildTestRun.run(
       .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleWithAStaleCopyFails",
       environment: ["DEALLOCTRACE_HOLDERS": "1"])
