@@ -72,7 +72,7 @@ func shapeFigures(into figures: inout BenchFigures) {
   var clean = Double.infinity
   var neverReleased = Double.infinity
   var growth = 0
-  for _ in 0..<3 {
+  for _ in 0..<millionRuns {
     clean = min(clean, wallTime { precondition(fullReport(cleanPath) > 0) })
     resetPeakMemory()
     let baseline = currentResidentBytes()
@@ -89,9 +89,14 @@ func shapeFigures(into figures: inout BenchFigures) {
   figures.add("never_released_bytes_per_pending_object", Double(growth) / Double(millionObjects))
 }
 
-/// Runs of each shape's report: each takes about a tenth of a second, so a few more runs cost
-/// little and give the best of them a better chance of a quiet moment of the VM.
-private let reportRuns = 5
+/// Runs of each shape's report: each takes about a tenth of a second, so more runs cost
+/// little and give the best of each shape a better chance of a quiet moment of the VM: with
+/// fewer, one shape's best could come from a fast moment the other never met, and the
+/// leak-heavy ÷ clean ratio moved with it (docs/benchmarks.md, eighth round).
+private let reportRuns = 9
+
+/// Runs of each million-object report (about 0.2 s each), alternated; see ``reportRuns``.
+private let millionRuns = 5
 
 /// The Python floor: the line-by-line parse a user would write first.
 private let pythonLoop = """
