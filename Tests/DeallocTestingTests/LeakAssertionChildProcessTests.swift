@@ -36,43 +36,41 @@ final class LeakAssertionChildProcessTests: XCTestCase {
   /// With `DEALLOCTRACE_HOLDERS=1` the failure names who holds the object, from a live scan
   /// in the failing process itself: the two nodes hold each other (no log involved).
   func testXCTestRetainCycleWithHoldersNamesTheCycle() throws {
-    let run = try ChildTestRun.run(
-      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleFails",
-      environment: ["DEALLOCTRACE_HOLDERS": "1"])
-
-    XCTAssertEqual(run.status, 1, run.output)
-    XCTAssertTrue(run.output.contains("Executed 1 test, with 1 failure"), run.output)
-    XCTAssertTrue(
-      run.output.contains(
-        "retain cycle: DeallocTestingTests.Node.next → DeallocTestingTests.Node.next → "
-          + "DeallocTestingTests.Node"),
-      run.output)
-    XCTAssertFalse(run.output.contains("set DEALLOCTRACE_HOLDERS=1"), run.output)
-    // The cycle is the only holder: the tracker's own record of the address is none.
-    XCTAssertFalse(run.output.contains("direct holders"), run.output)
+    let output = try runRetainCycleSampleWithHolders("testRetainCycleFails")
+    XCTAssertFalse(output.contains("set DEALLOCTRACE_HOLDERS=1"), output)
   }
 
   /// A stale copy of the address in live malloc memory is no holder: the cycle makes up the
   /// node's strong count besides the check's own reference, so the word is left out, and
   /// counted.
   func testXCTestRetainCycleWithHoldersLeavesAStaleCopyOut() throws {
-    let run = try ChildTestRun.run(
-      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testRetainCycleWithAStaleCopyFails",
-      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+    let output = try runRetainCycleSampleWithHolders("testRetainCycleWithAStaleCopyFails")
+    XCTAssertTrue(output.contains("1 other strong reference holds it"), output)
+    XCTAssertFalse(output.contains("unrooted"), output)
+    XCTAssertTrue(
+      output.contains(
+        "(1 more word pointed at it and was left out: its strong count is made up without it)"),
+      output)
+  }
 
-    XCTAssertEqual(run.status, 1, run.output)
-    XCTAssertTrue(run.output.contains("1 other strong reference holds it"), run.output)
+  /// Runs a retain-cycle sample with holders on; checks that it failed once and names the
+  /// cycle as the only holder (the tracker's own record of the address is none). Returns
+  /// its output.
+  private func runRetainCycleSampleWithHolders(_ test: String, line: UInt = #line) throws
+    -> String
+  {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/\(test)",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+    XCTAssertEqual(run.status, 1, run.output, line: line)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 1 failure"), run.output, line: line)
     XCTAssertTrue(
       run.output.contains(
         "retain cycle: DeallocTestingTests.Node.next → DeallocTestingTests.Node.next → "
           + "DeallocTestingTests.Node"),
-      run.output)
-    XCTAssertFalse(run.output.contains("direct holders"), run.output)
-    XCTAssertFalse(run.output.contains("unrooted"), run.output)
-    XCTAssertTrue(
-      run.output.contains(
-        "(1 more word pointed at it and was left out: its strong count is made up without it)"),
-      run.output)
+      run.output, line: line)
+    XCTAssertFalse(run.output.contains("direct holders"), run.output, line: line)
+    return run.output
   }
 
   func testXCTestTwoLeaksFailTwiceEachAtItsLine() throws {
