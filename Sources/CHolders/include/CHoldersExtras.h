@@ -1,8 +1,8 @@
 #ifndef CHOLDERS_EXTRAS_H
 #define CHOLDERS_EXTRAS_H
 
-// Additions beyond the shared contract (CHolders.h stays exactly as holders-spec.md says):
-// diagnostics for tests and benchmarks.
+// Additions beyond the scanner's contract (CHolders.h, whose JSON docs/log-format.md
+// defines): tool memory for the recorder, and diagnostics for tests and benchmarks.
 
 #include <stddef.h>
 #include <stdint.h>
