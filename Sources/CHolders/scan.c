@@ -717,7 +717,7 @@ static size_t drop_surplus(scan *s, int32_t target, int32_t *directs, size_t *di
   for (size_t k = 0; k < *direct_count; k++) {
     confirmed += (size_t)names_its_reference(&s->edges[directs[k]]);
   }
-  if (confirmed == *direct_count || caller_references < 0) return 0;
+  if (confirmed == *direct_count) return 0;
   int64_t strong = ch_strong_count(s->rows[s->nodes[target].row].address);
   if (strong <= 0 || (int64_t)confirmed + caller_references < strong) return 0;
   size_t kept = 0;

@@ -5,9 +5,9 @@ import DeallocTrace
 /// in-process, so that a failing test names the reference to cut with no log to open.
 ///
 /// Why it parses JSON rather than taking a model from the recorder: the recorder's
-/// `holdersJSON(of:others:)` returns exactly the body of a `holders` log record, and parsing it with
-/// the reader's own parser (``HolderReport/parse(json:)``) and rendering it with the reports'
-/// own text (``HolderPathText``) keeps one rule in one place. The cost, one scan and one
+/// `holdersJSON(of:others:)` returns exactly the body of a `holders` log record, and parsing
+/// it with the reader's own parser (``HolderReport/parse(json:)``) and rendering it with the
+/// reports' own text (``HolderPathText``) keeps one rule in one place. The cost, one scan and one
 /// parse per leaked object, is paid only by a test that is already failing.
 enum HolderLookup {
   /// What the failure message can say about holders.

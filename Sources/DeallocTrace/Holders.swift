@@ -92,13 +92,14 @@ enum HolderScanReason: Int {
   case end = 3
 
   /// The strong references the recorder holds to each object while it scans for this
-  /// reason, out of the scan's sight: after a release, the drain's own reference (the one
-  /// the `release` record's retain count leaves out); at the end, the hidden reference that
-  /// keeps each survivor alive through the scan; at a check, none known (the caller's are
-  /// its own business), so that no owner is ever left out.
+  /// reason, out of the scan's sight: after a release, the drain's look at the survivor (the
+  /// reference the `release` record's retain count leaves out); at the end, the one hidden
+  /// reference that keeps each survivor alive through the scan; at a check, none known (the
+  /// caller's are its own business), so that no owner is ever left out.
   var callerReferences: Int32 {
     switch self {
-    case .release, .end: 1
+    case .release: Int32(Survivor.referencesOfALook)
+    case .end: 1
     case .check: 0
     }
   }

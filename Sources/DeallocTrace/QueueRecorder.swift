@@ -123,8 +123,10 @@ private func releaseTraced(_ object: consuming AnyObject, id: UInt64) {
         .release(objectID: id, outcome: .freed)))
     return
   }
-  // `alive` is one strong reference of ours; the rest are the holders'.
-  let holders = max(0, ctrace_retain_count(Unmanaged.passUnretained(alive).toOpaque()) - 1)
+  // `alive` is the look's strong reference; the rest are the holders'.
+  let holders = max(
+    0,
+    ctrace_retain_count(Unmanaged.passUnretained(alive).toOpaque()) - Survivor.referencesOfALook)
   recordSurvivor(survivor, retainCount: holders, keptAlive: consume alive, in: session)
 }
 

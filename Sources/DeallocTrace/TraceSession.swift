@@ -157,6 +157,11 @@ struct Survivor: @unchecked Sendable {
 extension Survivor {
   /// A weak reference to `object`, taken without keeping a strong copy in the caller.
   @inline(never)
+  /// The strong references a look at a survivor holds: its weak reference's load. What a
+  /// `release` record's retain count leaves out, and what a scan after that release is told
+  /// is the recorder's own, so that both count the same holders.
+  static let referencesOfALook = 1
+
   static func watching(_ object: AnyObject, id: UInt64) -> Survivor {
     var survivor = Survivor(
       object: nil, id: id,

@@ -35,7 +35,7 @@ uint64_t cholders_live_count(void);
 /// `caller_references` is how many strong references to each target the caller holds where
 /// the scan cannot see them (its own stack, hidden words). With it, a target's strong count
 /// tells which words own nothing: those are left out and counted (`surplus`). 0 when
-/// unsure, which only ever keeps more words; -1 keeps every word.
+/// unsure: a count too low only ever keeps more words.
 char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths,
                          int caller_references);
 void cholders_free(char *json);

@@ -215,9 +215,9 @@ enum HolderValueParser {
 }
 
 extension HolderReport {
-  /// Parses a HOLDERS-VALUE, as `DeallocTrace.holdersJSON(of:others:)` returns it:
-  /// `nil` for `null` (no live registered object). Throws ``HolderReport/ParseError`` with a one-line message
-  /// for anything else that is not a holders value.
+  /// Parses a HOLDERS-VALUE, as `DeallocTrace.holdersJSON(of:others:)` returns it: `nil` for
+  /// `null` (no live registered object). Throws ``HolderReport/ParseError`` with a one-line
+  /// message for anything else that is not a holders value.
   public static func parse(json: String) throws(ParseError) -> HolderReport? {
     var text = json
     let result = text.withUTF8 { bytes -> Result<HolderReport?, ParseError> in
