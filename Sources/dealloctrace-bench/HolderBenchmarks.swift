@@ -103,22 +103,8 @@ func holderChild(_ kind: String) {
 
 /// Runs this executable as a holder child; its stdout, trimmed, or nil when it failed.
 private func runHolderChild(_ kind: String, holders: Bool) -> String? {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  process.arguments = [holderChildArgument, kind]
-  var environment = ProcessInfo.processInfo.environment
-  for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_HOLDERS"] {
-    environment[name] = nil
-  }
-  if holders { environment["DEALLOCTRACE_HOLDERS"] = "1" }
-  process.environment = environment
-  let output = Pipe()
-  process.standardOutput = output
-  guard (try? process.run()) != nil else { return nil }
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else { return nil }
-  return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  runBenchChild(
+    [holderChildArgument, kind], environment: holders ? ["DEALLOCTRACE_HOLDERS": "1"] : [:])
 }
 
 /// Holder figures: the hooks' cost on retain/release and allocation, one scan of a large
@@ -240,11 +226,7 @@ private func timedRun(_ executable: String, _ arguments: [String], _ extra: [Str
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
-  var environment = ProcessInfo.processInfo.environment
-  for name in ["DEALLOCTRACE_LOG", "DEALLOCTRACE", "DEALLOCTRACE_HOLDERS"] {
-    environment[name] = nil
-  }
-  process.environment = environment.merging(extra) { $1 }
+  process.environment = childEnvironment(extra)
   process.standardOutput = FileHandle.nullDevice
   process.standardError = FileHandle.nullDevice
   let cpuBefore = childrenCPUSeconds()

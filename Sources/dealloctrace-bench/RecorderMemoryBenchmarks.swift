@@ -53,18 +53,7 @@ func recorderWorkload() {
     queues[burst % 2].drain()
   }
   DeallocTrace.finish()
-  print(ownPeakResidentKilobytes())
-}
-
-/// The calling process's peak resident set (`VmHWM` in `/proc/self/status`), in KiB.
-private func ownPeakResidentKilobytes() -> Int {
-  guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-    return 0
-  }
-  for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-    return Int(line.dropFirst("VmHWM:".count).filter(\.isNumber)) ?? 0
-  }
-  return 0
+  print(peakResidentBytes() / 1024)
 }
 
 private final class WorkloadObject {
@@ -85,19 +74,7 @@ private func handOver(site: Int, to queue: DeallocQueue) {
 
 /// Runs this executable as the workload child and returns the peak RSS it reports, in KiB.
 private func peakResidentKilobytes(tracingTo log: String?) -> Int? {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  process.arguments = [recorderWorkloadArgument]
-  var environment = ProcessInfo.processInfo.environment
-  environment["DEALLOCTRACE_LOG"] = log
-  environment["DEALLOCTRACE"] = nil
-  process.environment = environment
-  let output = Pipe()
-  process.standardOutput = output
-  guard (try? process.run()) != nil else { return nil }
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else { return nil }
-  let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-  return Int(text).flatMap { $0 > 0 ? $0 : nil }
+  let output = runBenchChild(
+    [recorderWorkloadArgument], environment: log.map { ["DEALLOCTRACE_LOG": $0] } ?? [:])
+  return output.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
 }

@@ -36,6 +36,12 @@ if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
   recorderWorkload()  // a child of `recorderMemoryFigures`
   exit(0)
 }
+if CommandLine.arguments.dropFirst().first == reportChildArgument,
+  CommandLine.arguments.count == 3
+{
+  reportChild(CommandLine.arguments[2])  // a child of `reportFigures` and `largeReportFigures`
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == holderChildArgument {
   holderChild(CommandLine.arguments.dropFirst(2).first ?? "")  // a child of `holderFigures`
   exit(0)
