@@ -78,10 +78,5 @@ struct EnqueueFilter {
   }
 
   /// SplitMix64's finalizer: neighbouring addresses land far apart.
-  private static func mix(_ key: UInt64) -> UInt64 {
-    var z = key &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  private static func mix(_ key: UInt64) -> UInt64 { WordMix.splitMix(key) }
 }

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// A hash table from 64-bit integers (object ids, addresses) to values, for the analyzer's
 /// per-object tables.
 ///
@@ -42,9 +44,8 @@ struct IntegerTable<Value> {
   /// Keys with a zero high half (ids) hash as before; the fold costs a multiply.
   @inline(__always)
   private func home(_ key: UInt64) -> Int {
-    let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-    let folded = key ^ ((key >> 32) &* multiplier)
-    return Int(truncatingIfNeeded: (folded &* multiplier) >> shift)
+    let folded = key ^ ((key >> 32) &* WordMix.golden)
+    return Int(truncatingIfNeeded: (folded &* WordMix.golden) >> shift)
   }
 
   @inline(__always)

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// Row indices by name (type names, queue labels), for names that arrive once per record.
 ///
 /// Why not only a dictionary: hashing a name's characters for every enqueue was most of the
@@ -73,7 +75,7 @@ struct NameIndex {
 
   @inline(__always)
   private static func slot(_ bits: (UInt64, UInt64)) -> Int {
-    let mixed = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+    let mixed = WordMix.pair(bits.0, bits.1)
     return Int(truncatingIfNeeded: mixed >> 56) & (cacheSize - 1)
   }
 }

@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// An open-addressing hash table (linear probing, deletion by tombstone) from 64-bit keys to
 /// positions in storage the caller owns, where the keys live: each lookup passes a closure
 /// that reads the key at a position.
@@ -48,7 +50,7 @@ struct PositionTable {
   @inline(__always)
   private func hashBits(_ key: UInt64) -> UInt64 {
     switch placement {
-    case .scattered: return (key &* 0x9E37_79B9_7F4A_7C15) >> 32
+    case .scattered: return (key &* WordMix.golden) >> 32
     case .sequential: return key & 0xFFFF_FFFF
     }
   }
@@ -63,7 +65,7 @@ struct PositionTable {
       // lines), and the blocks are scattered by a multiplicative hash: ids placed by their
       // low bits alone wrapped onto the slots of older ids still in the table (objects
       // stuck in a stalled queue), and a new id probed through their whole run.
-      let block = ((bits >> 4) &* 0x9E37_79B9_7F4A_7C15) >> (shift + 4)
+      let block = ((bits >> 4) &* WordMix.golden) >> (shift + 4)
       return Int(truncatingIfNeeded: block << 4 | bits & 15)
     }
   }

@@ -123,7 +123,7 @@ struct RecentReleases<Value> {
   /// Addresses are aligned and close together: mixed, then the high bits.
   @inline(__always)
   private static func cell(address: UInt64, _ capacity: Int) -> Int {
-    Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 40) & (capacity * 2 - 1)
+    Int(truncatingIfNeeded: (address &* WordMix.golden) >> 40) & (capacity * 2 - 1)
   }
 
   /// Doubles the ring (up to `capacity`) and moves the kept entries to their new slots; the

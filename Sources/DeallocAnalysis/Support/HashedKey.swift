@@ -1,3 +1,5 @@
+import DeallocLog
+
 /// A text key whose hash is worked out once from its bytes, eight at a time, for tables keyed
 /// by long texts: a finding's signature key (the type and three demangled frames, a few
 /// hundred bytes) and a stack's key (its return addresses).
@@ -26,29 +28,9 @@ struct HashedKey: Hashable {
     hasher.combine(digest)
   }
 
-  /// A multiply-and-fold over the bytes' little-endian words, the last one zero-padded, and
-  /// the length, so that texts that differ only by trailing zero bytes differ.
+  /// ``WordMix/bytes(_:_:)``: the reader's mix for names, the length included.
   private static func digest(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-    var digest = UInt64(truncatingIfNeeded: bytes.count) &* multiplier
-    guard let base = bytes.baseAddress else { return digest }
-    let raw = UnsafeRawPointer(base)
-    var offset = 0
-    func mix(_ word: UInt64) {
-      digest = (digest ^ word) &* multiplier
-      digest ^= digest >> 29
-    }
-    while offset + 8 <= bytes.count {
-      mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-      offset += 8
-    }
-    if offset < bytes.count {
-      var last: UInt64 = 0
-      for index in offset..<bytes.count {
-        last |= UInt64(bytes[index]) << UInt64(8 * (index - offset))
-      }
-      mix(last)
-    }
-    return digest
+    // An empty text's bytes are read nowhere: any pointer does.
+    WordMix.bytes(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!, bytes.count)
   }
 }

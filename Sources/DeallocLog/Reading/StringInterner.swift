@@ -42,7 +42,9 @@ struct StringInterner {
   }
 
   private mutating func internInTable(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
-    let hash = Self.hash(pointer, count)
+    // Eight bytes per multiply: type and queue names are hashed for every enqueue, and
+    // inputs are not adversarial beyond a slow log (the table is capped).
+    let hash = WordMix.bytes(pointer, count)
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
@@ -79,38 +81,6 @@ struct StringInterner {
     }
     slots = bigger
   }
-
-  /// Eight bytes per multiply (type and queue names are hashed for every enqueue), then the
-  /// tail; no need for a stronger hash (inputs are not adversarial beyond a slow log, and
-  /// the table is capped).
-  @inline(__always)
-  private static func hash(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-    var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: count)
-    var k = 0
-    while k + 8 <= count {
-      let word = UInt64(littleEndian: UnsafeRawPointer(pointer + k).loadUnaligned(as: UInt64.self))
-      h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
-      h ^= h >> 31
-      k += 8
-    }
-    var tail: UInt64 = 0
-    if k < count && count >= 8 {
-      // The last 1 to 7 bytes from the word that ends with them (it overlaps bytes already
-      // hashed, which the shift drops), instead of a loop over them.
-      let last = UInt64(
-        littleEndian: UnsafeRawPointer(pointer + count - 8).loadUnaligned(as: UInt64.self))
-      tail = last >> UInt64(8 * (8 - (count - k)))
-    } else {
-      var shift: UInt64 = 0
-      while k < count {
-        tail |= UInt64(pointer[k]) << shift
-        shift += 8
-        k += 1
-      }
-    }
-    h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
-    return h ^ (h >> 29)
-  }
 }
 
 /// All the bytes of a string of 1 to 16 bytes, as two words and the count: equal keys are
@@ -144,7 +114,7 @@ private struct ShortKey: Equatable {
   /// every bit of both words (names often differ in their last byte alone).
   @inline(__always)
   func slot(_ slots: Int) -> Int {
-    let mixed = (first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(count)) &* 0xBF58_476D_1CE4_E5B9
+    let mixed = WordMix.pair(first ^ UInt64(count), last)
     return Int(truncatingIfNeeded: mixed >> UInt64(64 - slots.trailingZeroBitCount))
   }
 }
