@@ -41,7 +41,9 @@ let package = Package(
       name: "DeallocTrace",
       dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]
     ),
-    .target(name: "DeallocQueue", dependencies: ["DeallocHooks"]),
+    // The queue's drain timer: a timerfd that a thread of its own waits on (see DrainTimer).
+    .target(name: "CDrainTimer"),
+    .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CDrainTimer"]),
     .target(
       name: "DeallocTesting",
       dependencies: ["DeallocHooks", "DeallocQueue", "DeallocTrace", "DeallocLog"]

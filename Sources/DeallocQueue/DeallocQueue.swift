@@ -257,14 +257,23 @@ public final class DeallocQueue: Sendable {
     QueueRegistry.all.withLock { boxes in boxes.compactMap(\.queue) }
   }
 
-  /// Schedules the timed drain of batch `number`. The timer drains only that batch: if an
-  /// explicit drain took it first, the timer finds a later batch (or none) and does nothing,
-  /// so a later batch always gets its full `delay`.
+  /// Schedules the timed drain of batch `number` on `target`, `delay` from now. The timer
+  /// drains only that batch: if an explicit drain took it first, the timer finds a later
+  /// batch (or none) and does nothing, so a later batch always gets its full `delay`.
+  ///
+  /// The timer is ``DrainTimer``, not `asyncAfter`: arming it wakes no thread, so the caller
+  /// whose enqueue starts a batch pays a system call, not a wake of another core. A batch
+  /// due at once (a zero `delay`) goes to `target` from the caller, in order with whatever
+  /// the caller puts there next.
   private func scheduleDrain(of number: UInt64) {
-    target.asyncAfter(deadline: .now() + .nanoseconds(delay.wholeNanoseconds)) { [self] in
-      drain(why: .timer, onlyBatch: number)
-      QueueTracing.drainDidFinish()
+    let drainOnTarget: @Sendable () -> Void = { [self] in
+      target.async { [self] in
+        drain(why: .timer, onlyBatch: number)
+        QueueTracing.drainDidFinish()
+      }
     }
+    guard delay > .zero else { return drainOnTarget() }
+    DrainTimer.schedule(afterNanoseconds: delay.wholeNanoseconds, drainOnTarget)
   }
 
   /// Swaps the current batch out (all of it, or nothing when `onlyBatch` names a batch that

@@ -65,8 +65,8 @@ final class DeallocQueueTests: XCTestCase {
   /// A batch's timer drains only its own batch: the timer of a batch that `drain()` took
   /// must not release the next batch, which has a timer (and a full delay) of its own.
   ///
-  /// Nothing here waits for time to pass. With a zero delay, the queue's `asyncAfter` is due
-  /// at once and lands on the target when it is scheduled, in order with the blocks the
+  /// Nothing here waits for time to pass. With a zero delay, the queue's drain is due at
+  /// once and lands on the target when it is scheduled, in order with the blocks the
   /// test adds; the target is a suspended serial queue, so nothing runs until every block
   /// is in place. The last check proves that placement, so a run that could not test the
   /// stale timer fails instead of passing.
