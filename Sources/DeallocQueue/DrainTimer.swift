@@ -19,16 +19,63 @@ import Dispatch
 enum DrainTimer {
   private struct Entry {
     var deadline: UInt64
+    /// Orders entries of equal deadlines: the one that came first runs first.
+    var sequence: UInt64
     var action: @Sendable () -> Void
+
+    func isDue(before other: Entry) -> Bool {
+      (deadline, sequence) < (other.deadline, other.sequence)
+    }
   }
 
   /// Guarded by the C side's lock (`cdraintimer_lock`), which the fork handlers also take.
   private struct State {
-    /// Latest deadline first, so that the next one due is the last; of equal deadlines the
-    /// one that came first sits later.
-    var pending: [Entry] = []
+    /// A binary min-heap by deadline: pushing and taking the next are logarithmic, however
+    /// many timers of explicitly drained batches wait for their (long) deadlines.
+    var pending = DeadlineHeap()
+    var sequence: UInt64 = 0
     /// The deadline the timer is armed for, while it is.
     var armedFor: UInt64?
+  }
+
+  private struct DeadlineHeap {
+    private var entries: [Entry] = []
+
+    var next: Entry? { entries.first }
+
+    mutating func push(_ entry: Entry) {
+      entries.append(entry)
+      var child = entries.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard entries[child].isDue(before: entries[parent]) else { break }
+        entries.swapAt(child, parent)
+        child = parent
+      }
+    }
+
+    mutating func popNext() -> Entry? {
+      guard !entries.isEmpty else { return nil }
+      entries.swapAt(0, entries.count - 1)
+      let next = entries.removeLast()
+      var parent = 0
+      while true {
+        let left = 2 * parent + 1
+        let right = left + 1
+        var first = parent
+        if left < entries.count && entries[left].isDue(before: entries[first]) { first = left }
+        if right < entries.count && entries[right].isDue(before: entries[first]) { first = right }
+        guard first != parent else { return next }
+        entries.swapAt(parent, first)
+        parent = first
+      }
+    }
+
+    /// Every entry, in no particular order, leaving the heap empty.
+    mutating func takeAll() -> [Entry] {
+      defer { entries = [] }
+      return entries
+    }
   }
 
   nonisolated(unsafe) private static var state = State()
@@ -43,7 +90,8 @@ enum DrainTimer {
     let (sum, overflow) = now.addingReportingOverflow(UInt64(max(0, delayNanoseconds)))
     let deadline = overflow ? .max : sum
     cdraintimer_lock()
-    let scheduled = add(Entry(deadline: deadline, action: action))
+    state.sequence &+= 1
+    let scheduled = add(Entry(deadline: deadline, sequence: state.sequence, action: action))
     cdraintimer_unlock()
     if !scheduled { fallback(at: deadline, action) }
   }
@@ -57,17 +105,16 @@ enum DrainTimer {
     if fresh != 0 {
       // A new timer (the first use, or the first in a child of `fork()`): nothing is armed.
       state.armedFor = nil
-      if let next = state.pending.last, cdraintimer_arm(timer, next.deadline) == 0 {
+      if let next = state.pending.next, cdraintimer_arm(timer, next.deadline) == 0 {
         state.armedFor = next.deadline
       }
     }
-    let index = state.pending.partitioningIndex { $0.deadline > entry.deadline }
-    state.pending.insert(entry, at: index)
-    if let armedFor = state.armedFor, armedFor <= entry.deadline { return true }
-    guard cdraintimer_arm(timer, entry.deadline) == 0 else {
-      state.pending.remove(at: index)
-      return false
+    if let armedFor = state.armedFor, armedFor <= entry.deadline {
+      state.pending.push(entry)
+      return true
     }
+    guard cdraintimer_arm(timer, entry.deadline) == 0 else { return false }
+    state.pending.push(entry)
     state.armedFor = entry.deadline
     return true
   }
@@ -79,12 +126,12 @@ enum DrainTimer {
     state.armedFor = nil
     let now = cdraintimer_now_ns()
     var due: [Entry] = []
-    while let next = state.pending.last, next.deadline <= now {
-      due.append(state.pending.removeLast())
+    while let next = state.pending.next, next.deadline <= now {
+      due.append(state.pending.popNext()!)
     }
     var fresh: Int32 = 0
     let timer = cdraintimer_timer({ DrainTimer.fire() }, { DrainTimer.strand() }, &fresh)
-    if let next = state.pending.last, timer >= 0, cdraintimer_arm(timer, next.deadline) == 0 {
+    if let next = state.pending.next, timer >= 0, cdraintimer_arm(timer, next.deadline) == 0 {
       state.armedFor = next.deadline
     }
     cdraintimer_unlock()
@@ -95,11 +142,10 @@ enum DrainTimer {
   /// what waits goes to libdispatch, and so will what comes (arming the timer fails).
   private static func strand() {
     cdraintimer_lock()
-    let stranded = state.pending
-    state.pending = []
+    let stranded = state.pending.takeAll()
     state.armedFor = nil
     cdraintimer_unlock()
-    for entry in stranded.reversed() { fallback(at: entry.deadline, entry.action) }
+    for entry in stranded { fallback(at: entry.deadline, entry.action) }
   }
 
   /// `action` at `deadline` through libdispatch, where the timer cannot serve.
@@ -109,19 +155,5 @@ enum DrainTimer {
     DispatchQueue.global().asyncAfter(
       deadline: .now() + .nanoseconds(Int(min(wait, UInt64(Int.max))))
     ) { action() }
-  }
-}
-
-extension Array {
-  /// The first index whose element does not satisfy `belongsBefore`, for an array in which
-  /// every element that satisfies it comes before every one that does not.
-  fileprivate func partitioningIndex(where belongsBefore: (Element) -> Bool) -> Int {
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if belongsBefore(self[middle]) { low = middle + 1 } else { high = middle }
-    }
-    return low
   }
 }
