@@ -37,7 +37,7 @@ static void install_fork_handlers(void) {
 
 struct waiter {
   int timer;
-  void (*fire)(void);
+  void (*fire)(int timer);
   void (*stranded)(void);
 };
 
@@ -48,7 +48,7 @@ static void *wait_for_deadlines(void *context) {
   for (;;) {
     ssize_t n = read(waiter.timer, &expirations, sizeof expirations);
     if (n == (ssize_t)sizeof expirations) {
-      waiter.fire();
+      waiter.fire(waiter.timer);
     } else if (!(n < 0 && errno == EINTR)) {
       break;
     }
@@ -75,7 +75,7 @@ static int start_thread(void *(*body)(void *), void *context) {
   return 0;
 }
 
-int cdraintimer_timer(void (*fire)(void), void (*stranded)(void), int *fresh) {
+int cdraintimer_timer(void (*fire)(int timer), void (*stranded)(void), int *fresh) {
   *fresh = 0;
   if (timer_made) return timer_fd;
   timer_made = 1;

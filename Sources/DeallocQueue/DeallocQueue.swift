@@ -262,18 +262,14 @@ public final class DeallocQueue: Sendable {
   /// batch (or none) and does nothing, so a later batch always gets its full `delay`.
   ///
   /// The timer is ``DrainTimer``, not `asyncAfter`: arming it wakes no thread, so the caller
-  /// whose enqueue starts a batch pays a system call, not a wake of another core. A batch
-  /// due at once (a zero `delay`) goes to `target` from the caller, in order with whatever
-  /// the caller puts there next.
+  /// whose enqueue starts a batch pays a system call, not a wake of another core.
   private func scheduleDrain(of number: UInt64) {
-    let drainOnTarget: @Sendable () -> Void = { [self] in
+    DrainTimer.schedule(afterNanoseconds: delay.wholeNanoseconds) { [self] in
       target.async { [self] in
         drain(why: .timer, onlyBatch: number)
         QueueTracing.drainDidFinish()
       }
     }
-    guard delay > .zero else { return drainOnTarget() }
-    DrainTimer.schedule(afterNanoseconds: delay.wholeNanoseconds, drainOnTarget)
   }
 
   /// Swaps the current batch out (all of it, or nothing when `onlyBatch` names a batch that

@@ -82,10 +82,13 @@ enum DrainTimer {
 
   /// Runs `action` on the timer's thread once `delayNanoseconds` have passed; `action`
   /// should hand its work on (the queues dispatch their drain to their target), so that a
-  /// slow action delays no other deadline.
+  /// slow action delays no other deadline. An action due at once (no delay) runs now, on the
+  /// caller's thread: what it hands on then lands in order with whatever the caller does
+  /// next, as `asyncAfter` with a deadline of now did.
   static func schedule(
     afterNanoseconds delayNanoseconds: Int, _ action: @escaping @Sendable () -> Void
   ) {
+    guard delayNanoseconds > 0 else { return action() }
     let now = cdraintimer_now_ns()
     let (sum, overflow) = now.addingReportingOverflow(UInt64(max(0, delayNanoseconds)))
     let deadline = overflow ? .max : sum
@@ -100,7 +103,7 @@ enum DrainTimer {
   /// false when the timer cannot serve (nothing kept).
   private static func add(_ entry: Entry) -> Bool {
     var fresh: Int32 = 0
-    let timer = cdraintimer_timer({ DrainTimer.fire() }, { DrainTimer.strand() }, &fresh)
+    let timer = cdraintimer_timer({ DrainTimer.fire(timer: $0) }, { DrainTimer.strand() }, &fresh)
     guard timer >= 0 else { return false }
     if fresh != 0 {
       // A new timer (the first use, or the first in a child of `fork()`): nothing is armed.
@@ -119,9 +122,9 @@ enum DrainTimer {
     return true
   }
 
-  /// The timer expired (on the timer's thread): takes the actions due, arms the timer for
-  /// the next deadline, and runs them without the lock.
-  private static func fire() {
+  /// `timer` expired (on its thread): takes the actions due, arms the timer for the next
+  /// deadline, and runs them without the lock.
+  private static func fire(timer: Int32) {
     cdraintimer_lock()
     state.armedFor = nil
     let now = cdraintimer_now_ns()
@@ -129,9 +132,7 @@ enum DrainTimer {
     while let next = state.pending.next, next.deadline <= now {
       due.append(state.pending.popNext()!)
     }
-    var fresh: Int32 = 0
-    let timer = cdraintimer_timer({ DrainTimer.fire() }, { DrainTimer.strand() }, &fresh)
-    if let next = state.pending.next, timer >= 0, cdraintimer_arm(timer, next.deadline) == 0 {
+    if let next = state.pending.next, cdraintimer_arm(timer, next.deadline) == 0 {
       state.armedFor = next.deadline
     }
     cdraintimer_unlock()

@@ -103,7 +103,7 @@ func reportChild(_ path: String) {
   var report: Report?
   let seconds = cpuTime { report = try? DeallocAnalysis.analyze([path]) }
   guard let report else { exit(1) }
-  let size = JSONRenderer().withPieces(of: report) { $0.reduce(0) { $0 + $1.count } }
+  let size = renderedJSONSize(of: report)
   precondition(size > 0, "the report rendered nothing")
   print(seconds, report.summary.enqueued, baseline, peakResidentBytes())
 }

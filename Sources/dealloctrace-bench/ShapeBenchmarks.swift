@@ -105,11 +105,16 @@ private let pythonLoop = """
       json.loads(line)
   """
 
-/// The report a user asks for: analysis and the JSON rendering, as `report --format json`
-/// renders it (the pieces it writes out). Returns the rendered size.
+/// The report a user asks for: analysis and the JSON rendering. Returns the rendered size.
 private func fullReport(_ path: String) -> Int {
   guard let report = try? DeallocAnalysis.analyze([path]) else { return 0 }
-  return JSONRenderer().withPieces(of: report) { $0.reduce(0) { $0 + $1.count } }
+  return renderedJSONSize(of: report)
+}
+
+/// `report` rendered as `report --format json` renders it (the pieces it writes out); the
+/// rendered size.
+func renderedJSONSize(of report: Report) -> Int {
+  JSONRenderer().withPieces(of: report) { $0.reduce(0) { $0 + $1.count } }
 }
 
 /// Wall time of `body`, in seconds.

@@ -23,10 +23,10 @@ void cdraintimer_unlock(void);
 
 /// With the lock held: this process's timer, made with its thread on first use (and in a
 /// child of `fork()`, whose copy of the parent's timer is closed), or -1 when none can be
-/// had. The thread calls `fire()` each time the timer expires, without the lock, and
+/// had. The thread calls `fire(timer)` each time the timer expires, without the lock, and
 /// `stranded()` once if the timer can no longer be read, then ends. `*fresh` is set to 1 when
 /// this call made the timer (nothing is armed on it yet).
-int cdraintimer_timer(void (*fire)(void), void (*stranded)(void), int *fresh);
+int cdraintimer_timer(void (*fire)(int timer), void (*stranded)(void), int *fresh);
 
 /// Arms `timer` to expire at `deadline_ns` on the monotonic clock, replacing any earlier
 /// setting; a deadline already past expires at once. 0, or -1.

@@ -54,14 +54,14 @@ struct EnqueueFilter {
   /// enqueue).
   mutating func insert(address: Address) {
     if words == nil { words = Words() }
-    words.unsafelyUnwrapped.insert(Self.mix(address.rawValue))
+    words.unsafelyUnwrapped.insert(WordMix.splitMix(address.rawValue))
   }
 
   /// `false` when the session certainly never enqueued an object at `address`.
   func mayContain(address: Address) -> Bool {
     guard let words else { return false }
     if words.pendingCount > 0 { words.setPending() }
-    let hash = Self.mix(address.rawValue)
+    let hash = WordMix.splitMix(address.rawValue)
     return Self.isSet(words.bits, Int(hash & Self.bitMask))
       && Self.isSet(words.bits, Int((hash >> 32) & Self.bitMask))
   }
@@ -76,7 +76,4 @@ struct EnqueueFilter {
   private static func isSet(_ bits: UnsafeMutablePointer<UInt64>, _ bit: Int) -> Bool {
     bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
   }
-
-  /// SplitMix64's finalizer: neighbouring addresses land far apart.
-  private static func mix(_ key: UInt64) -> UInt64 { WordMix.splitMix(key) }
 }
