@@ -42,14 +42,18 @@ final class LeakAssertionChildProcessTests: XCTestCase {
 
   /// A stale copy of the address in live malloc memory is no holder: the cycle makes up the
   /// node's strong count besides the check's own reference, so the word is left out, and
-  /// counted.
+  /// counted. At least that one: how many other stale copies the process's stacks and heap
+  /// happen to hold (a dead stack slot, a chunk handed out again) moves with code layout,
+  /// and an exact count failed 2 runs in 20 after an unrelated change.
   func testXCTestRetainCycleWithHoldersLeavesAStaleCopyOut() throws {
     let output = try runRetainCycleSampleWithHolders("testRetainCycleWithAStaleCopyFails")
     XCTAssertTrue(output.contains("1 other strong reference holds it"), output)
     XCTAssertFalse(output.contains("unrooted"), output)
-    XCTAssertTrue(
-      output.contains(
-        "(1 more word pointed at it and was left out: its strong count is made up without it)"),
+    XCTAssertNotNil(
+      output.range(
+        of: #"\((1 more word|[0-9]+ more words) pointed at it and (was|were) left out: "#
+          + #"its strong count is made up without (it|them)\)"#,
+        options: .regularExpression),
       output)
   }
 
