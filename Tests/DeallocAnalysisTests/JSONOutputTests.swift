@@ -44,6 +44,22 @@ import Testing
     #expect(String(decoding: text[0], as: UTF8.self) == TextRenderer().render(report))
   }
 
+  /// The halves the CLI writes out are lent where the two threads wrote them: ending the
+  /// second with its line break copies nothing (an unwrapped copy of its writer once made
+  /// that append copy the half).
+  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
+  func theHalvesAreLentWithoutACopy(_ name: String) throws {
+    let report = try Fixtures.report(["\(name).jsonl"])
+    var renderer = JSONRenderer()
+    renderer.secondThreadFrom = 0
+    let copies = JSONByteBuffer.CopyCount()
+    let pieces = JSONByteBuffer.$unsharingCopies.withValue(copies) {
+      renderer.withPieces(of: report) { $0.count }
+    }
+    #expect(pieces == 2)
+    #expect(copies.count.load(ordering: .relaxed) == 0)
+  }
+
   /// The byte buffer grows in place while it is not shared, and a copy stays a value: what
   /// one copy appends, growing past the shared capacity or not, the other never sees.
   @Test func aByteBufferGrowsInPlaceAndCopiesStayIndependent() {
@@ -52,8 +68,13 @@ import Testing
     for _ in 0..<100 { run.withUnsafeBufferPointer { buffer.append(contentsOf: $0) } }
     #expect(buffer.count == 100_000)
     var copy = buffer
-    copy.append(UInt8(ascii: "b"))
-    buffer.append(UInt8(ascii: "c"))
+    let copies = JSONByteBuffer.CopyCount()
+    JSONByteBuffer.$unsharingCopies.withValue(copies) {
+      copy.append(UInt8(ascii: "b"))
+      buffer.append(UInt8(ascii: "c"))
+    }
+    // The first append to a shared buffer copies; the second buffer is then its own.
+    #expect(copies.count.load(ordering: .relaxed) == 1)
     for _ in 0..<200 { run.withUnsafeBufferPointer { copy.append(contentsOf: $0) } }
     #expect(
       buffer.bytes == Array(repeating: UInt8(ascii: "a"), count: 100_000) + [UInt8(ascii: "c")])

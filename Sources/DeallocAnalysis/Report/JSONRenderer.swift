@@ -44,8 +44,10 @@ public struct JSONRenderer: ReportRenderer {
     of report: Report, _ body: ([UnsafeBufferPointer<UInt8>]) -> Result
   ) -> Result {
     var (out, second) = halves(report)
-    guard var second else { return out.withLine { body([$0]) } }
-    return out.withBytes { first in second.withLine { body([first, $0]) } }
+    // Ended in place (`second!`): an unwrapped copy would share the buffer with `second`, and
+    // the line break's append would copy the half into fresh pages.
+    guard second != nil else { return out.withLine { body([$0]) } }
+    return out.withBytes { first in second!.withLine { body([first, $0]) } }
   }
 
   /// The document, written in two halves at once when it is large: this thread writes the

@@ -1,3 +1,4 @@
+import Synchronization
 import TextEscaping
 
 #if canImport(Glibc)
@@ -37,6 +38,15 @@ struct JSONByteBuffer: ByteSink {
   }
 
   private var storage: Storage
+  /// Copies made to stop sharing storage, counted where a test sets a counter: what shows
+  /// that a path lends its bytes without one (a JSON report's second half was once copied,
+  /// 2 MB into fresh pages, by an unwrapped copy of the writer). Read only on that rare path.
+  @TaskLocal static var unsharingCopies: CopyCount?
+
+  final class CopyCount: Sendable {
+    let count = Atomic(0)
+  }
+
   /// The longest run copied byte by byte.
   private static let shortRun = 16
   /// How many bytes have been appended.
@@ -120,6 +130,7 @@ struct JSONByteBuffer: ByteSink {
       storage.grow(toHold: needed)
       return
     }
+    Self.unsharingCopies?.count.add(1, ordering: .relaxed)
     let copy = Storage(capacity: max(needed, storage.capacity))
     copy.start.initialize(from: storage.start, count: count)
     storage = copy
