@@ -79,6 +79,14 @@ import Testing
     }
   }
 
+  /// A survivor of its release is kept until its dealloc or the session's end, so a log
+  /// that leaks many keeps many: plain data of 80 bytes, with no holders record inside (it
+  /// held a reference-counted array to copy, and made each survivor half as big again).
+  @Test func aSurvivorIsEightyBytesOfPlainData() {
+    #expect(MemoryLayout<SessionState.Survivor>.stride == 80)
+    #expect(_isPOD(SessionState.Survivor.self))
+  }
+
   @Test func trueLeakChecksAreCountedNotKept() throws {
     var feeder = Feeder()
     try feeder.begin()

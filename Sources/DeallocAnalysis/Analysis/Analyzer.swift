@@ -285,7 +285,9 @@ public struct Analyzer: LogVisitor {
     latency.releaseToDealloc.add(r.time - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.time
     state.checks.deallocated(r.id, at: r.time)
-    if let holders = survivor.holders {
+    if !state.survivorHolders.isEmpty,
+      let holders = state.survivorHolders.removeValue(forKey: r.id)
+    {
       addLateHeld(id: r.id, survivor, holders, deallocAt: r.time)
     }
   }
@@ -351,8 +353,9 @@ public struct Analyzer: LogVisitor {
   private mutating func applyHolders(_ scan: HolderRecord) {
     if scan.time > state.lastTime { state.lastTime = scan.time }
     guard scan.reason != .check else { return }
-    guard let id = scan.id ?? state.survivors.id(at: scan.object) else { return }
-    state.survivors[id]?.holders = scan.holders
+    guard let id = scan.id ?? state.survivors.id(at: scan.object), state.survivors[id] != nil
+    else { return }
+    state.survivorHolders[id] = scan.holders
   }
 
   private mutating func applyCheck(_ check: CheckRecord, line: Int, holders: HolderReport?) {
@@ -530,20 +533,20 @@ public struct Analyzer: LogVisitor {
   private mutating func finishSurvivors(_ end: EndOfSession) {
     let (session, file) = (state.info.index, state.info.file)
     let (types, timelines) = (self.types, state.timelines)
-    let survivors = state.survivors
+    let (survivors, survivorHolders) = (state.survivors, state.survivorHolders)
     for position in survivors.positions(inOrderOf: \.line) {
       let (id, survivor) = survivors.survivor(at: position)
+      let holders = survivorHolders.isEmpty ? nil : survivorHolders[id]
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
       addFinding(
-        .leaked, survivor.live, holderKey: survivor.holders?.groupingKey,
-        holders: survivor.holders,
+        .leaked, survivor.live, holderKey: holders?.groupingKey, holders: holders,
         FindingExample(
           session: session, id: id, address: survivor.live.address,
           type: types[Int(survivor.live.type)].type,
           queue: timelines[Int(survivor.live.queue)].queue, enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
-          location: LogLocation(file: file, line: survivor.line), holders: survivor.holders))
+          location: LogLocation(file: file, line: survivor.line), holders: holders))
       state.checks.finished(id, in: objectState)
     }
   }

@@ -19,14 +19,13 @@ struct SessionState {
     var line: Int
   }
 
-  /// An object released with `freed: false` and not yet deallocated.
+  /// An object released with `freed: false` and not yet deallocated: plain data (its
+  /// holders record, when one came, is in ``survivorHolders``).
   struct Survivor: SurvivingObject {
     var live: Live
     var releasedAt: Int64
     var retainCount: Int?
     var line: Int
-    /// The latest holders record while it was alive (`why` release or end).
-    var holders: HolderReport?
 
     var address: Address { live.address }
     var enqueuedAt: Int64 { live.enqueuedAt }
@@ -73,6 +72,11 @@ struct SessionState {
   /// Objects in a queue, by id and by address (the latest enqueue of each address).
   var live = LiveObjects()
   var survivors = Survivors<Survivor>()
+  /// The latest holders record of a survivor while it was alive (`why` release or end), by
+  /// id. Why apart from ``Survivor``: few sessions record holders, and as a field it made
+  /// every survivor half as big again, with a reference-counted array to copy, where a
+  /// leak-heavy log keeps tens of thousands of survivors.
+  var survivorHolders = IntegerTable<HolderReport>()
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
   private var queueRows = NameIndex()
