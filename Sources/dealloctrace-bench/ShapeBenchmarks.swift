@@ -20,7 +20,10 @@ import Foundation
 /// runs and then the other's: this VM's speed drifts by more than the code's differences
 /// within seconds, and the leak-heavy ÷ clean ratio compared runs made in different phases
 /// of it (the same binary's ratio ranged from 1.27× to 2.28× over six runs). Alternated, a slow phase
-/// slows both shapes' runs alike.
+/// slows both shapes' runs alike. Beside the ratio of the two bests, the median of each
+/// pair's ratio (a clean run and the leak-heavy one right after it, in the same phase of
+/// the VM): where only one shape's runs met a fast moment, the bests' ratio moves and it
+/// does not.
 /// The floors are wall times of child processes, best of three for `wc -l`, one run for
 /// Python (seconds long, so noise matters less).
 func shapeFigures(into figures: inout BenchFigures) {
@@ -30,13 +33,17 @@ func shapeFigures(into figures: inout BenchFigures) {
   defer { for log in logs { removeGeneratedLog(log.path) } }
   var reportSeconds = Array(repeating: Double.infinity, count: shapes.count)
   var cpuSeconds = Array(repeating: Double.infinity, count: shapes.count)
+  var pairRatios: [Double] = []
   for _ in 0..<reportRuns {
+    var pair = [Double]()
     for (index, log) in logs.enumerated() {
       let before = processCPUSeconds()
       let seconds = wallTime { precondition(fullReport(log.path) > 0) }
       cpuSeconds[index] = min(cpuSeconds[index], processCPUSeconds() - before)
       reportSeconds[index] = min(reportSeconds[index], seconds)
+      pair.append(seconds)
     }
+    pairRatios.append(pair[1] / pair[0])
   }
   for (index, (name, _)) in shapes.enumerated() {
     let (path, bytes) = logs[index]
@@ -60,6 +67,7 @@ func shapeFigures(into figures: inout BenchFigures) {
     "shapes_clock", "wall seconds, best of \(reportRuns), the shapes alternated (python: 1 run)")
   figures.add("shapes_python_floor", "python3: for line in open(log): json.loads(line)")
   figures.add("leak_heavy_vs_clean_time_ratio", reportSeconds[1] / reportSeconds[0])
+  figures.add("leak_heavy_vs_clean_paired_median_ratio", pairRatios.sorted()[reportRuns / 2])
 
   // A million objects never released, against a million released and freed, alternately.
   let millionObjects = 1_000_000
@@ -92,8 +100,9 @@ func shapeFigures(into figures: inout BenchFigures) {
 /// Runs of each shape's report: each takes about a tenth of a second, so more runs cost
 /// little and give the best of each shape a better chance of a quiet moment of the VM: with
 /// fewer, one shape's best could come from a fast moment the other never met, and the
-/// leak-heavy ÷ clean ratio moved with it (docs/benchmarks.md, eighth round).
-private let reportRuns = 9
+/// leak-heavy ÷ clean ratio moved with it (docs/benchmarks.md, eighth and tenth rounds).
+/// Odd, so that the paired ratios have a middle one.
+private let reportRuns = 15
 
 /// Runs of each million-object report (about 0.2 s each), alternated; see ``reportRuns``.
 private let millionRuns = 5
