@@ -80,7 +80,7 @@ private func stackDepth(at depth: Int) -> Int {
 /// machine hits them alike, and returns each one's fastest round (the least disturbed).
 /// A round is small enough for the tracer's buffer, and the writer catches up between
 /// rounds (outside the timing), so the figure is the calling thread's cost; the writer's
-/// own throughput is `writerNanoseconds`, per record, over the whole run of rounds.
+/// own throughput is `writerNanoseconds`, per record, over the traced variant's rounds.
 private func fastestRounds(
   _ variants: [EnqueueVariant], rounds: Int, perRound: Int, depth: Int, queue: DeallocQueue,
   writerNanoseconds: UnsafeMutablePointer<Double>? = nil
@@ -94,12 +94,13 @@ private func fastestRounds(
       let nanoseconds = atDepth(depth) { timeEnqueues(variant, &objects, queue: queue) }
       queue.drain()
       DeallocTrace.flush()
-      writerTotal += DispatchTime.now().uptimeNanoseconds - roundStart
+      if variant == .traced { writerTotal += DispatchTime.now().uptimeNanoseconds - roundStart }
       best[variant] = min(best[variant] ?? .infinity, nanoseconds)
     }
   }
   // Each object makes two records (enqueue and release).
-  writerNanoseconds?.pointee = Double(writerTotal) / Double(rounds * variants.count * perRound * 2)
+  let tracedRounds = rounds * variants.filter { $0 == .traced }.count
+  writerNanoseconds?.pointee = Double(writerTotal) / Double(tracedRounds * perRound * 2)
   return best
 }
 
@@ -122,11 +123,9 @@ func tracingFigures(into figures: inout BenchFigures) {
   _ = fastestRounds(
     EnqueueVariant.allCases, rounds: 2, perRound: perRound, depth: depth, queue: queue)
 
-  // Off against no hook at all, shallow and deep.
+  // Off against no hook at all.
   let off = fastestRounds(
     [.noHook, .hookOff], rounds: rounds, perRound: perRound, depth: 0, queue: queue)
-  let floors = fastestRounds(
-    [.noHook, .rawUnwind], rounds: rounds, perRound: perRound, depth: depth, queue: queue)
 
   var traced = TracedFigures()
   do {
@@ -139,8 +138,8 @@ func tracingFigures(into figures: inout BenchFigures) {
 
   let noHook = off[.noHook] ?? .nan
   let hookOff = off[.hookOff] ?? .nan
-  let deepNoHook = floors[.noHook] ?? .nan
-  let rawUnwind = floors[.rawUnwind] ?? .nan
+  let deepNoHook = traced.deepNoHook
+  let rawUnwind = traced.rawUnwind
   figures.add("trace_stack_depth", stackDepth(at: depth))
   figures.add("trace_frames", DeallocTrace.defaultFrames)
   figures.add("enqueue_no_hook_ns", noHook)
@@ -163,6 +162,10 @@ private struct TracedFigures {
   var zeroFrames = Double.nan
   /// Nanoseconds per enqueue, recording the default number of frames at a deep stack.
   var deep = Double.nan
+  /// Its floors, timed in the same rounds: an enqueue with no hook, and `unw_backtrace`, at
+  /// that depth.
+  var deepNoHook = Double.nan
+  var rawUnwind = Double.nan
   /// Log bytes per object of the deep run.
   var bytesPerObject = Double.nan
   /// The writer's sustained nanoseconds per record in the deep run.
@@ -183,17 +186,23 @@ private func measureTraced(
       .traced] ?? .nan
   DeallocTrace.finish()
 
+  // The floors' rounds interleaved with the traced ones (neither floor records anything):
+  // timed in a block of their own before tracing started, they met other phases of this
+  // VM than the traced enqueue did, and the ratio ranged from 1.07 to 2.10 over a dozen runs.
   unlink(logPath)
   try DeallocTrace.start(path: logPath, frames: DeallocTrace.defaultFrames)
   var writerPerRecord = Double.nan
-  traced.deep =
-    fastestRounds(
-      [.traced], rounds: rounds, perRound: perRound, depth: depth, queue: queue,
-      writerNanoseconds: &writerPerRecord)[.traced] ?? .nan
+  let deep = fastestRounds(
+    [.noHook, .rawUnwind, .traced], rounds: rounds, perRound: perRound, depth: depth,
+    queue: queue, writerNanoseconds: &writerPerRecord)
+  traced.deep = deep[.traced] ?? .nan
+  traced.deepNoHook = deep[.noHook] ?? .nan
+  traced.rawUnwind = deep[.rawUnwind] ?? .nan
   traced.writerPerRecord = writerPerRecord
   DeallocTrace.finish()
   var status = stat()
   if stat(logPath, &status) == 0 {
+    // Only the traced rounds record objects (the floors' add a drain record a round).
     traced.bytesPerObject = Double(status.st_size) / Double(rounds * perRound)
   }
 }
