@@ -202,7 +202,7 @@ private func measureTraced(
   DeallocTrace.finish()
   var status = stat()
   if stat(logPath, &status) == 0 {
-    // Only the traced rounds record objects (the floors' add a drain record a round).
+    // Only the traced rounds record objects (the floors' rounds add their drains' records).
     traced.bytesPerObject = Double(status.st_size) / Double(rounds * perRound)
   }
 }
