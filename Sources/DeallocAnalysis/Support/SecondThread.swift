@@ -22,9 +22,9 @@ final class SecondThread<Result>: @unchecked Sendable {
     }.start()
   }
 
-  /// Waits for the thread; what `work` returned, handed over rather than kept: the `Thread`
-  /// that ran `work` holds this object until it exits, and a result still held here (a JSON
-  /// writer) would make the caller's next append copy its buffer.
+  /// Waits for the thread; what `work` returned, handed over rather than kept (so call it
+  /// once): the `Thread` that ran `work` holds this object until it exits, and a result still
+  /// held here (a JSON writer) would make the caller's next append copy its buffer.
   func finish() -> Result {
     done.wait()
     defer { result = nil }
