@@ -31,20 +31,17 @@ func shapeFigures(into figures: inout BenchFigures) {
   let shapes: [(name: String, shape: LogShape)] = [("clean", .clean), ("leak_heavy", .leakHeavy)]
   let logs = shapes.map { generatedLog($0.shape, objects: objects) }
   defer { for log in logs { removeGeneratedLog(log.path) } }
-  var reportSeconds = Array(repeating: Double.infinity, count: shapes.count)
+  var runSeconds = Array(repeating: [Double](), count: shapes.count)
   var cpuSeconds = Array(repeating: Double.infinity, count: shapes.count)
-  var pairRatios: [Double] = []
   for _ in 0..<reportRuns {
-    var pair = [Double]()
     for (index, log) in logs.enumerated() {
       let before = processCPUSeconds()
-      let seconds = wallTime { precondition(fullReport(log.path) > 0) }
+      runSeconds[index].append(wallTime { precondition(fullReport(log.path) > 0) })
       cpuSeconds[index] = min(cpuSeconds[index], processCPUSeconds() - before)
-      reportSeconds[index] = min(reportSeconds[index], seconds)
-      pair.append(seconds)
     }
-    pairRatios.append(pair[1] / pair[0])
   }
+  let reportSeconds = runSeconds.map { $0.min()! }
+  let pairRatios = zip(runSeconds[1], runSeconds[0]).map { $0 / $1 }
   for (index, (name, _)) in shapes.enumerated() {
     let (path, bytes) = logs[index]
     let megabytes = Double(bytes) / 1_000_000
