@@ -175,8 +175,8 @@ final class TraceLogTests: XCTestCase {
     let seen = try XCTUnwrap(dealloc["t"] as? Int)
     XCTAssertGreaterThan(seen, try XCTUnwrap(mark["t"] as? Int))
     XCTAssertLessThan(seen, try XCTUnwrap(end["t"] as? Int))
-    // Nothing but the timer ran after the mark: the dealloc came from it, within ~100 ms.
-    XCTAssertLessThan(seen - (mark["t"] as? Int ?? 0), 300_000_000)
+    // Nothing but the timer ran after the mark: the dealloc came from it (the order shows it;
+    // how long after the mark depends on the machine's load, so it is not asserted).
     let kindsAfterMark = parsed.records.drop { $0["ev"] as? String != "mark" }.dropFirst()
       .compactMap { $0["ev"] as? String }
     XCTAssertEqual(kindsAfterMark.filter { $0 != "thread" }, ["dealloc", "end"])

@@ -176,7 +176,7 @@ import Testing
     #expect(attribute(suite, "errors") == "0")
     #expect(attribute(suite, "skipped") == "2")
     let time = try #require(attribute(suite, "time").flatMap(Double.init))
-    #expect(time >= 0 && time < 60)
+    #expect(time >= 0 && time.isFinite)
     #expect(
       cases.filter { !$0.elements(forName: "failure").isEmpty }.count == 4)
     let classes = cases.compactMap { attribute($0, "classname") }
