@@ -4,7 +4,7 @@ import XCTest
 
 /// Runs HolderProbe scenarios as child processes and checks the exact holder paths that the
 /// CHolders scan reports, in the debug build next to this test bundle and in the release
-/// build (`.build/release/HolderProbe`, built once here when absent).
+/// build (`ReleaseBuild`).
 final class HolderPathTests: XCTestCase {
   // MARK: - Debug build
 

@@ -10,59 +10,15 @@ enum HolderProbeRun {
     return executable.deletingLastPathComponent().appendingPathComponent("HolderProbe")
   }
 
-  /// The package root, from this file's path (Tests/CHoldersTests/HolderProbeRun.swift).
-  static var packageRoot: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-  }
-
   static func debug(
     _ arguments: [String], holders: Bool = true, extraEnvironment: [String: String] = [:]
   ) throws -> ChildRun {
     try run(debugURL, arguments, holders: holders, extraEnvironment: extraEnvironment)
   }
 
-  /// The release build: `.build/release/HolderProbe` when it is newer than every source of
-  /// CHolders and HolderProbe; otherwise built here once with
-  /// `swift build -c release --product HolderProbe` into a scratch path of its own
-  /// (`.build/holderprobe`): `swift test` holds the lock of `.build` while tests run, so a
-  /// nested build there would wait forever. A stale binary is never what gets tested.
+  /// The release build, through `ReleaseBuild` (SwiftPM decides whether it is stale).
   static func release(_ arguments: [String], holders: Bool = true) throws -> ChildRun {
-    let main = packageRoot.appendingPathComponent(".build/release/HolderProbe")
-    if FileManager.default.isExecutableFile(atPath: main.path) && !isStale(main) {
-      return try run(main, arguments, holders: holders)
-    }
-    let scratch = packageRoot.appendingPathComponent(".build/holderprobe")
-    let url = scratch.appendingPathComponent("release/HolderProbe")
-    if !FileManager.default.isExecutableFile(atPath: url.path) || isStale(url) {
-      let build = try run(
-        URL(fileURLWithPath: "/usr/bin/env"),
-        [
-          "swift", "build", "-c", "release", "--product", "HolderProbe", "--scratch-path",
-          scratch.path,
-        ],
-        holders: false, directory: packageRoot, timeout: .seconds(1800))
-      XCTAssertEqual(build.status, 0, build.standardError)
-    }
-    return try run(url, arguments, holders: holders)
-  }
-
-  /// Whether a source file of the probe or of CHolders is newer than the built `binary`.
-  static func isStale(_ binary: URL) -> Bool {
-    let files = FileManager.default
-    guard let built = try? files.attributesOfItem(atPath: binary.path)[.modificationDate] as? Date
-    else { return true }
-    for folder in ["Sources/CHolders", "Examples/HolderProbe"] {
-      let root = packageRoot.appendingPathComponent(folder)
-      let enumerator = files.enumerator(
-        at: root, includingPropertiesForKeys: [.contentModificationDateKey])
-      while let file = enumerator?.nextObject() as? URL {
-        let modified = try? file.resourceValues(forKeys: [.contentModificationDateKey])
-          .contentModificationDate
-        if let modified, modified > built { return true }
-      }
-    }
-    return false
+    try run(try ReleaseBuild.executable("HolderProbe"), arguments, holders: holders)
   }
 
   /// Runs `executable` with holders on (or off): the environment's `DEALLOCTRACE_HOLDERS`

@@ -407,82 +407,12 @@ enum ProbeBuild: CustomStringConvertible {
 
   var description: String { self == .debug ? "debug" : "release" }
 
-  /// The executable: the debug one beside the test bundle, or the release one, built once
-  /// per test process when it is missing or older than its sources.
+  /// The executable: the debug one beside the test bundle, or the release one
+  /// (`ReleaseBuild`: SwiftPM decides whether it is stale).
   func executable() throws -> URL {
     switch self {
     case .debug: return ProbeRun.probeURL
-    case .release: return try ReleaseProbe.shared.get()
+    case .release: return try ReleaseBuild.executable("TraceProbe")
     }
   }
-}
-
-/// The release build of `TraceProbe`, built at most once per test process.
-final class ReleaseProbe: @unchecked Sendable {
-  // @unchecked: `result` is only touched under `lock`.
-  static let shared = ReleaseProbe()
-  private let lock = NSLock()
-  private var result: Result<URL, Error>?
-
-  /// The package's root, from this file's path.
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  /// What the release probe is built from.
-  static let sourceDirectories = [
-    "Examples/TraceProbe", "Sources/DeallocTrace", "Sources/DeallocQueue", "Sources/CHolders",
-    "Sources/CUnwind", "Sources/CSanitizer",
-  ]
-
-  func get() throws -> URL {
-    lock.lock()
-    defer { lock.unlock() }
-    if let result { return try result.get() }
-    let outcome = Result { try Self.build() }
-    result = outcome
-    return try outcome.get()
-  }
-
-  private static func build() throws -> URL {
-    let executable = packageRoot.appendingPathComponent(".build/release/TraceProbe")
-    if let built = modificationDate(executable), built >= newestSource() {
-      return executable
-    }
-    // `--ignore-lock`: the running `swift test` holds the build directory's lock; this
-    // builds only the release products, which it does not touch.
-    let build = try ChildProcess(
-      URL(fileURLWithPath: "/usr/bin/env"),
-      [
-        "swift", "build", "-c", "release", "--product", "TraceProbe", "--ignore-lock",
-        "--package-path", packageRoot.path,
-      ],
-      standardError: .mergedIntoOutput
-    ).run(timeout: .seconds(1800))
-    guard build.status == 0 else {
-      throw ReleaseBuildFailure(output: build.standardOutput)
-    }
-    return executable
-  }
-
-  private static func newestSource() -> Date {
-    var newest =
-      modificationDate(packageRoot.appendingPathComponent("Package.swift")) ?? .distantPast
-    for directory in sourceDirectories {
-      let root = packageRoot.appendingPathComponent(directory)
-      let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
-      while let file = files?.nextObject() as? URL {
-        if let date = modificationDate(file), date > newest { newest = date }
-      }
-    }
-    return newest
-  }
-
-  private static func modificationDate(_ url: URL) -> Date? {
-    (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-  }
-}
-
-struct ReleaseBuildFailure: Error, CustomStringConvertible {
-  var output: String
-  var description: String { "swift build -c release --product TraceProbe failed:\n\(output)" }
 }
