@@ -75,10 +75,13 @@ import Testing
 
   @Test func aConcurrentWriterLeavesAReport() throws {
     let log = try bigLog(objects: 30_000)
-    let started = Flag()
+    // Signalled by the reader's progress (its first read is under way) or by the test's end.
+    let started = DispatchSemaphore(value: 0)
     let done = Flag()
     let writer = Thread {
-      while !started.isSet {}
+      // Asleep, not spinning, until the reader has begun (bounded: a reader that never
+      // reports progress leaves the thread to give up).
+      guard started.wait(timeout: .now() + .seconds(60)) == .success, !done.isSet else { return }
       let fd = open(log.path, O_WRONLY | O_APPEND)
       defer { close(fd) }
       // Bounded: a writer faster than the reader would otherwise keep it from ever reaching
@@ -92,9 +95,12 @@ import Testing
     }
     writer.start()
     var reader = LogReader()
-    reader.progress = { _ in started.set() }
+    reader.progress = { _ in started.signal() }
     var analyzer = Analyzer()
-    defer { done.set() }
+    defer {
+      done.set()
+      started.signal()
+    }
     try reader.read([LogInput(path: log.path)], into: &analyzer)
     done.set()
     let report = analyzer.finish(inputs: [log.path])
@@ -107,10 +113,13 @@ import Testing
   @Test func aConcurrentTruncatorLeavesAReportOrAClearError() throws {
     let log = try bigLog(objects: 30_000)
     let original = try Data(contentsOf: log.url)
-    let started = Flag()
+    // Signalled by the reader's progress (its first read is under way) or by the test's end.
+    let started = DispatchSemaphore(value: 0)
     let done = Flag()
     let truncator = Thread {
-      while !started.isSet {}
+      // Asleep, not spinning, until the reader has begun (bounded: a reader that never
+      // reports progress leaves the thread to give up).
+      guard started.wait(timeout: .now() + .seconds(60)) == .success, !done.isSet else { return }
       // Cuts the file and writes it back, over and over: the reader sees it shorter, longer,
       // or with a hole of zero bytes where it was cut.
       var length = original.count
@@ -126,9 +135,12 @@ import Testing
     }
     truncator.start()
     var reader = LogReader()
-    reader.progress = { _ in started.set() }
+    reader.progress = { _ in started.signal() }
     var analyzer = Analyzer()
-    defer { done.set() }
+    defer {
+      done.set()
+      started.signal()
+    }
     do {
       try reader.read([LogInput(path: log.path)], into: &analyzer)
       done.set()

@@ -41,17 +41,17 @@ final class DrainsInFlightTests: XCTestCase {
     XCTAssertFalse(queue.isDrainingOnCallingThread)
   }
 
-  func testATimeoutGivesUpOnADrainThatDoesNotFinish() {
+  func testATimeoutGivesUpOnADrainThatDoesNotFinish() throws {
     let queue = DeallocQueue(label: "test", delay: .seconds(60))
     let started = DispatchSemaphore(value: 0)
     let unblock = DispatchSemaphore(value: 0)
     var object: Probe? = Probe { _ in
       started.signal()
-      unblock.wait()
+      _ = unblock.wait(timeout: .now() + testWaitBound)
     }
     queue.releaseInBackground(&object)
     DispatchQueue.global().async { queue.drain() }
-    started.wait()
+    try started.wait(for: "the drain to start")
 
     XCTAssertFalse(queue.waitForDrainsInFlight(timeout: .milliseconds(50)))
     XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)

@@ -164,7 +164,7 @@ final class LeakTrackerTests: XCTestCase {
     XCTAssertEqual(findings.value, 1, "the cycle is still reported")
   }
 
-  func testVerifyInsideADrainWaitsForAnotherThreadsDrainAtMostTheSettleTimeout() {
+  func testVerifyInsideADrainWaitsForAnotherThreadsDrainAtMostTheSettleTimeout() throws {
     // The other drain might itself be waiting for this one (a leak check in its deinit):
     // waiting for it without a bound could deadlock, so the wait is bounded.
     let blocked = DeallocQueue(label: "blocked", delay: .seconds(60))
@@ -172,11 +172,11 @@ final class LeakTrackerTests: XCTestCase {
     let unblock = DispatchSemaphore(value: 0)
     var stuck: Node? = Node {
       started.signal()
-      unblock.wait()
+      _ = unblock.wait(timeout: .now() + testWaitBound)
     }
     blocked.releaseInBackground(&stuck)
     DispatchQueue.global().async { blocked.drain() }
-    started.wait()
+    try started.wait(for: "the blocked drain to start")
     defer { unblock.signal() }
 
     let queue = DeallocQueue(label: "checking", delay: .seconds(60))

@@ -120,7 +120,7 @@ private final class SimulatedClock: Sendable {
         }
         if first {
           waiting.signal()
-          proceed.wait()
+          _ = proceed.wait(timeout: .now() + testWaitBound)
         }
         // Nothing wakes it early: the wait lasts as long as the writer allows.
         state.withLock { $0.time += nanoseconds }

@@ -60,25 +60,34 @@ public final class RunningChild: @unchecked Sendable {
     return wait()
   }
 
-  /// Waits until standard output has the line `line` (false when the child closed it first).
-  public func waitForLine(_ line: String) -> Bool {
-    output.wait { String(decoding: $0, as: UTF8.self).contains(line + "\n") }
+  /// How long a child may run when its test names no bound: longer than any child of these
+  /// tests runs on a loaded machine, so that a hang fails its test instead of the whole run.
+  public static let defaultTimeout: Duration = .seconds(600)
+
+  /// Waits until standard output has the line `line`; false when the child closed it first
+  /// or `timeout` passed.
+  public func waitForLine(_ line: String, timeout: Duration = .seconds(120)) -> Bool {
+    output.wait(
+      until: { String(decoding: $0, as: UTF8.self).contains(line + "\n") },
+      deadline: Self.deadline(after: timeout))
+  }
+
+  private static func deadline(after timeout: Duration) -> Date {
+    let (seconds, attoseconds) = timeout.components
+    return Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
   }
 
   /// Waits for the child's end and for its pipes to close, and returns what it did. A child
   /// still running after `timeout` is killed with SIGKILL; the run then says `timedOut`.
-  public func wait(timeout: Duration? = nil) -> ChildRun {
+  public func wait(timeout: Duration = RunningChild.defaultTimeout) -> ChildRun {
     var timedOut = false
     condition.lock()
-    if let timeout {
-      let (seconds, attoseconds) = timeout.components
-      let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
-      while waitStatus == nil {
-        if !condition.wait(until: deadline) && waitStatus == nil {
-          timedOut = true
-          kill(pid, SIGKILL)
-          break
-        }
+    let deadline = Self.deadline(after: timeout)
+    while waitStatus == nil {
+      if !condition.wait(until: deadline) && waitStatus == nil {
+        timedOut = true
+        kill(pid, SIGKILL)
+        break
       }
     }
     while waitStatus == nil { condition.wait() }

@@ -61,7 +61,7 @@ final class LeakTrackerTimingTests: XCTestCase {
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
-  func testATimerDrainStillReleasingASlowBatchIsWaitedForNotReported() {
+  func testATimerDrainStillReleasingASlowBatchIsWaitedForNotReported() throws {
     // Eight deinits of 100 ms each: the timer's drain takes 800 ms, longer than the
     // default settle timeout (500 ms) that a polling check would give up after.
     let queue = DeallocQueue(label: "slow-deinits", delay: .milliseconds(5))
@@ -77,7 +77,8 @@ final class LeakTrackerTimingTests: XCTestCase {
       tracker.track(node!)
       queue.releaseInBackground(&node)
     }
-    started.wait()  // the timer's drain is releasing its first node; the batch left the queue
+    // The timer's drain is releasing its first node; the batch left the queue.
+    try started.wait(for: "the timer's drain to release its first node")
     XCTAssertEqual(queue.pendingCount, 0)
 
     let findings = tracker.verify()
@@ -96,7 +97,7 @@ final class LeakTrackerTimingTests: XCTestCase {
     defer { survivor.map(ForgetfulCache.remove) }
     tracker.track(node!)
     queue.releaseInBackground(&node)
-    while queue.pendingCount > 0 { usleep(1_000) }
+    try waitUntil("the timer to take the batch") { queue.pendingCount == 0 }
     queue.waitForDrainsInFlight()
 
     let finding = try XCTUnwrap(tracker.verify().first)

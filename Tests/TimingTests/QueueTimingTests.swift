@@ -88,7 +88,7 @@ final class QueueTimingTests: XCTestCase {
     XCTAssertEqual(queue.pendingCount, 0)
   }
 
-  func testWaitReturnsOnlyWhenAnotherThreadsDrainHasReleasedItsWholeBatch() {
+  func testWaitReturnsOnlyWhenAnotherThreadsDrainHasReleasedItsWholeBatch() throws {
     let queue = DeallocQueue(label: "test", delay: .seconds(60))
     let started = DispatchSemaphore(value: 0)
     let finished = Observed(0)
@@ -101,7 +101,7 @@ final class QueueTimingTests: XCTestCase {
       queue.releaseInBackground(&object)
     }
     DispatchQueue.global().async { queue.drain() }
-    started.wait()  // the drain is releasing its first object
+    try started.wait(for: "the drain to release its first object")
 
     XCTAssertEqual(queue.pendingCount, 0, "the batch left the queue before its release")
     XCTAssertEqual(queue.drainsInFlightCountForTesting, 1)
@@ -111,7 +111,7 @@ final class QueueTimingTests: XCTestCase {
     XCTAssertEqual(queue.drainsInFlightCountForTesting, 0)
   }
 
-  func testATimerDrainInFlightIsWaitedForToo() {
+  func testATimerDrainInFlightIsWaitedForToo() throws {
     let queue = DeallocQueue(label: "test", delay: .milliseconds(5))
     let started = DispatchSemaphore(value: 0)
     let finished = Observed(false)
@@ -121,7 +121,7 @@ final class QueueTimingTests: XCTestCase {
       finished.update { $0 = true }
     }
     queue.releaseInBackground(&object)
-    started.wait()
+    try started.wait(for: "the timer's drain to start")
 
     XCTAssertTrue(queue.waitForDrainsInFlight())
     XCTAssertTrue(finished.value)
