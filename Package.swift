@@ -114,7 +114,7 @@ let package = Package(
     // What the tests share: the one child-process runner (the environment it clears, reading a
     // child's pipes while it runs), the one raw log parser, scratch directories, and the
     // objects the queue's, the leak assertions' and the timing tests let go of.
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["DeallocLog"], path: "Tests/TestSupport"),
     .testTarget(
       name: "DeallocAnalysisTests",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]

@@ -63,7 +63,8 @@ import Testing
     let leaked = LeakedNode()
     defer { leaked.release() }
     let seen = MatcherSightings()
-    // The matcher takes every issue, so nothing is rethrown; `try` is for the signature.
+    // The matcher takes the leak and the error as known, so nothing is rethrown; `try` is for
+    // the signature.
     try await withKnownIssue {
       try await trait.provideScope(for: test, testCase: Test.Case.current) {
         leaked.make()
@@ -134,16 +135,18 @@ private final class MatcherSightings: Sendable {
   let leak = Flag()
   let error = Flag()
 
-  /// Notes whether `issue` is the leak of a `Node` or the body's `SampleFailure`; takes
-  /// every issue as known.
+  /// Notes whether `issue` is the leak of a `Node` or the body's `SampleFailure`, and takes
+  /// only those two as known: any other issue fails the test.
   func note(_ issue: Issue) -> Bool {
     if issue.comments.map(\.rawValue).joined().hasPrefix("leak: DeallocTestingTests.Node") {
       leak.set()
+      return true
     }
     if case .errorCaught(let error) = issue.kind, error is SampleFailure {
       self.error.set()
+      return true
     }
-    return true
+    return false
   }
 }
 

@@ -15,11 +15,12 @@ final class TraceFaultTests: XCTestCase {
   }
 
   func testSIGKILLMidRunLeavesALogWhoseCompleteLinesAllParse() throws {
+    var random = SeededRandom.printed(for: "TraceFaultTests")
     for round in 0..<3 {
       let log = directory.appendingPathComponent("killed-\(round).jsonl")
       let probe = try ProbeRun.launch(["forever"], environment: ["DEALLOCTRACE_LOG": log.path])
       XCTAssertTrue(probe.waitForLine("ready"))
-      usleep(UInt32.random(in: 10_000...200_000))
+      usleep(UInt32.random(in: 10_000...200_000, using: &random))
       probe.signal(SIGKILL)
       let run = probe.wait()
       XCTAssertEqual(run.signal, SIGKILL)

@@ -24,11 +24,7 @@ final class CrashTests: XCTestCase {
   func testKilledChildLeavesAReadableIncompleteLogMissingNothingOlderThanTheFlushInterval()
     throws
   {
-    let seed =
-      ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 1...UInt64(UInt32.max))
-    print("CrashTests seed: \(seed) (rerun with RELIABILITY_SEED=\(seed))")
-    var random = SplitMix64(seed: seed)
+    var random = SeededRandom.printed(for: "CrashTests")
     let scratch = try ScratchDirectory("crash")
     defer { scratch.remove() }
     var checkedBeats = 0
@@ -133,19 +129,5 @@ private struct Heartbeats {
         beats.append(batch)
       }
     }
-  }
-}
-
-/// A small, seedable generator, so that a failing run can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    defer { state &+= WordMix.golden }
-    return WordMix.splitMix(state)
   }
 }
