@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import Synchronization
 
 /// Writes a log from lines into a temporary file and reads it back, for tests that need a
 /// log of their own shape.
@@ -8,24 +9,39 @@ struct TemporaryLog {
   let url: URL
 
   init(_ lines: [String], name: String = "test.jsonl", terminated: Bool = true) throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    url = directory.appendingPathComponent(name)
+    url = try Self.makeDirectory().appendingPathComponent(name)
     var text = lines.joined(separator: "\n")
     if terminated && !lines.isEmpty { text += "\n" }
     try Data(text.utf8).write(to: url)
   }
 
   init(bytes: [UInt8], name: String = "test.jsonl") throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    url = directory.appendingPathComponent(name)
+    url = try Self.makeDirectory().appendingPathComponent(name)
     try Data(bytes).write(to: url)
   }
 
   var path: String { url.path }
+
+  /// The directories made so far, removed when the test process exits: a log is a value that
+  /// tests copy and pass around, so no single owner knows when it is no longer read.
+  private static let directories = Mutex<[URL]>([])
+
+  private static func makeDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dealloctrace-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directories.withLock { made in
+      if made.isEmpty { atexit { TemporaryLog.removeDirectories() } }
+      made.append(directory)
+    }
+    return directory
+  }
+
+  private static func removeDirectories() {
+    for directory in directories.withLock({ $0 }) {
+      try? FileManager.default.removeItem(at: directory)
+    }
+  }
 
   func report(stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) throws(AnalysisError) -> Report
   {
