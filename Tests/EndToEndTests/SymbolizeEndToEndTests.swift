@@ -57,4 +57,49 @@ import Testing
     #expect(stack[3]["sym"] as? String == "Recorded.name() -> ()")
     #expect((stack[3]["file"] as? String)?.hasSuffix("ReportCommand.swift") == true, "\(stack[3])")
   }
+
+  /// A log whose one finding (never released) was enqueued from `ReportCommand.run` in the
+  /// CLI's binary, named by module and offset only; nil when llvm-nm or the symbol is missing.
+  private func unsymbolizedLog() throws -> Data? {
+    guard let (_, offset) = try symbol(containing: "13ReportCommandO3run") else { return nil }
+    let binary = CLIRun.executable.path
+    let log =
+      [
+        #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"x","wall":"w","delay_ms":100,"frames":8}"#,
+        #"{"ev":"stack","id":1,"frames":[{"ip":"0x1","mod":"\#(binary)","off":"0x\#(String(offset + 4, radix: 16))"}]}"#,
+        #"{"ev":"enqueue","t":1,"id":1,"obj":"0x10","type":"T.Node","q":"shared","tid":1,"depth":1,"stack":1}"#,
+        #"{"ev":"end","t":2,"why":"exit","pending":1,"lost":0}"#,
+      ].joined(separator: "\n") + "\n"
+    return Data(log.utf8)
+  }
+
+  /// `check`, `explain` and `diff` take `--symbolize` as `report` does: the frame gets its
+  /// name and line, and without the option it stays module+offset.
+  @Test(arguments: [
+    ["check", "--symbolize", "LOG"], ["explain", "--symbolize", "LOG", "1"],
+    ["diff", "--symbolize", "BASE", "LOG"],
+  ])
+  func everyCommandThatPrintsStacksSymbolizes(_ arguments: [String]) throws {
+    guard let log = try unsymbolizedLog() else {
+      Issue.record("llvm-nm or the symbol is missing; cannot test --symbolize")
+      return
+    }
+    let scratch = try ScratchDirectory("symbolize")
+    defer { scratch.remove() }
+    try log.write(to: URL(fileURLWithPath: scratch.file("head.jsonl")))
+    try Data(log.prefix { $0 != UInt8(ascii: "\n") } + [UInt8(ascii: "\n")])
+      .write(to: URL(fileURLWithPath: scratch.file("base.jsonl")))
+    let resolved = arguments.map {
+      $0 == "LOG" ? scratch.file("head.jsonl") : $0 == "BASE" ? scratch.file("base.jsonl") : $0
+    }
+    let symbolized = try CLIRun.run(resolved)
+    let plain = try CLIRun.run(resolved.filter { $0 != "--symbolize" })
+    let name = "dealloctrace_cli.ReportCommand.run("
+    #expect(symbolized.standardOutput.contains(name), "\(symbolized.standardOutput)")
+    #expect(!plain.standardOutput.contains(name), "\(plain.standardOutput)")
+    if arguments[0] != "diff" {
+      #expect(symbolized.standardOutput.contains("ReportCommand.swift:"))
+    }
+    #expect(symbolized.status == plain.status)
+  }
 }
