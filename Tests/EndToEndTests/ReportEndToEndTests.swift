@@ -151,8 +151,39 @@ import Testing
     #expect(run.status == 0)
     #expect(run.standardOutput == (try CLIRun.expected("explain-feed-1.txt")))
     let none = try CLIRun.run(["explain", "fixtures/feed.jsonl", "Nope.Missing"])
-    #expect(none.status == 0)
-    #expect(none.standardOutput == "No object matches type Nope.Missing.\n")
+    #expect(none.status == 2)
+    #expect(none.standardOutput == "")
+    #expect(
+      none.standardError
+        == "dealloctrace explain: no object matches type Nope.Missing in the logs\n")
+  }
+
+  /// Every id the outputs print names a finding `explain` can show: with `id:` or without.
+  @Test func explainTakesAFindingsID() throws {
+    let report = try CLIRun.run(["report", "--format", "json", "fixtures/feed.jsonl"])
+    let object = try JSONSerialization.jsonObject(with: Data(report.standardOutput.utf8))
+    let findings = try #require((object as? [String: Any])?["findings"] as? [[String: Any]])
+    #expect(!findings.isEmpty)
+    for finding in findings {
+      let id = try #require(finding["id"] as? String)
+      let type = try #require(finding["type"] as? String)
+      let count = try #require(finding["count"] as? Int)
+      for query in ["id:" + id, id] where query.contains(where: \.isLetter) {
+        let run = try CLIRun.run(["explain", "fixtures/feed.jsonl", query])
+        #expect(run.status == 0, "\(query): \(run.standardError)")
+        // The fixture's findings have one member each, which the report keeps.
+        #expect(count == 1)
+        #expect(
+          run.standardOutput.hasPrefix("1 object matches finding id:\(id).\n"),
+          "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("\n\(type) "), "\(run.standardOutput)")
+      }
+    }
+    let unknown = try CLIRun.run(["explain", "fixtures/feed.jsonl", "id:0123456789ab"])
+    #expect(unknown.status == 2)
+    #expect(
+      unknown.standardError
+        == "dealloctrace explain: no finding has id:0123456789ab in the logs\n")
   }
 
   @Test func helpAndVersionExitZero() throws {

@@ -44,6 +44,8 @@ public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
   case address(Address)
   /// Every object of this type (the fully qualified name, or its last component).
   case type(String)
+  /// The members of the finding with this id that its report kept as examples.
+  case finding(FindingID, members: FindingMembers)
 
   /// Reads a selector: `0x…` is an address, digits an id, anything else a type name.
   public init(_ text: String) {
@@ -61,12 +63,47 @@ public enum ObjectSelector: Sendable, Equatable, CustomStringConvertible {
     case .id(let id): return "id \(id)"
     case .address(let address): return "address \(address)"
     case .type(let type): return "type \(type)"
+    case .finding(let id, _): return "finding id:\(id)"
     }
+  }
+
+  /// The finding id in `text`, as the outputs print it: `id:` and 12 hex digits, or the 12
+  /// digits alone when one of them is a letter (12 decimal digits alone read as an object id).
+  public static func findingID(in text: String) -> FindingID? {
+    if text.hasPrefix("id:") { return FindingID(parsing: String(text.dropFirst(3))) }
+    guard text.utf8.contains(where: { !(0x30...0x39).contains($0) }) else { return nil }
+    return FindingID(parsing: text)
   }
 
   func matches(type candidate: String) -> Bool {
     guard case .type(let wanted) = self else { return false }
     return candidate == wanted || candidate.hasSuffix("." + wanted)
+  }
+}
+
+/// The objects of one finding that `explain` looks for: those enqueued, by session and id,
+/// and those only a check saw (a true leak never handed to a queue), by session and address.
+public struct FindingMembers: Sendable, Equatable {
+  struct Key<Value: Hashable & Sendable>: Hashable, Sendable {
+    var session: Int
+    var value: Value
+    init(_ session: Int, _ value: Value) {
+      self.session = session
+      self.value = value
+    }
+  }
+  var ids: Set<Key<UInt64>> = []
+  var addresses: Set<Key<Address>> = []
+
+  /// The examples `finding` keeps (its report's cap applies: the rest are counted apart).
+  public init(_ finding: Finding) {
+    for example in finding.examples {
+      if let id = example.id {
+        ids.insert(Key(example.session, id))
+      } else {
+        addresses.insert(Key(example.session, example.address))
+      }
+    }
   }
 }
 
@@ -148,6 +185,7 @@ public struct ObjectHistoryCollector: LogVisitor {
     case .id(let id): return enqueue.id == id
     case .address(let address): return enqueue.object == address
     case .type: return selector.matches(type: enqueue.type)
+    case .finding(_, let members): return members.ids.contains(.init(session!.index, enqueue.id))
     }
   }
 
@@ -226,6 +264,8 @@ public struct ObjectHistoryCollector: LogVisitor {
       case .id: matches = false
       case .address(let address): matches = r.object == address
       case .type: matches = selector.matches(type: r.type)
+      case .finding(_, let members):
+        matches = members.addresses.contains(.init(session!.index, r.object))
       }
       guard matches, histories.count < maximumObjects else { return }
       var history = ObjectHistory(

@@ -1,26 +1,29 @@
 import DeallocAnalysis
 import DeallocLog
 
-/// `dealloctrace explain LOG... (ID | 0xADDRESS | TypeName)`: one object's whole history.
+/// `dealloctrace explain LOG... (ID | 0xADDRESS | TypeName | id:FINDING)`: one object's
+/// whole history, or those of a type's objects or of a finding's members.
 enum ExplainCommand: Command {
   static let name = "explain"
   static let summary = "Show every record, timing and stack of one object, or of a type's objects."
 
   static let help = """
-    USAGE: dealloctrace explain LOG... (ID | 0xADDRESS | TypeName) [options]
+    USAGE: dealloctrace explain LOG... (ID | 0xADDRESS | TypeName | id:FINDING) [options]
 
     Prints the whole history of the objects the last argument selects: an object id (in
-    every session), an address (every object that had it, and checks of it), or a type
-    name (fully qualified, or its last component). Each record with its time and line,
-    the verdict of each leak check, the timings and the enqueue stack.
+    every session), an address (every object that had it, and checks of it), a type name
+    (fully qualified, or its last component), or a finding's id as every output prints it
+    (`id:` and 12 hex digits; the prefix may be left out unless the digits are all
+    decimal): the members the report keeps as its examples. Each record with its time and
+    line, the verdict of each leak check, the timings and the enqueue stack.
 
     OPTIONS:
       --stuck-after DUR     as for report (default: 1s)
       -o, --output FILE     write to FILE instead of standard output
       --symbolize           resolve frames with llvm-symbolizer and swift-demangle
 
-    EXIT STATUS: 0 when the logs were read (whether or not anything matched), 2 for
-    unusable input or a usage error.
+    EXIT STATUS: 0 when something matched, 2 when nothing did, for unusable input or a
+    usage error.
     """
 
   static let spec = Arguments.Spec(
@@ -32,25 +35,55 @@ enum ExplainCommand: Command {
     guard parsed.positional.count >= 2, let target = parsed.positional.last else {
       throw UsageError("explain needs at least one LOG and an ID, 0xADDRESS or TypeName")
     }
-    let selector = ObjectSelector(target)
     let stuckAfter =
       try parsed.value("stuck-after").map { (text) throws(AnalysisError) in
         try DurationParsing.nanoseconds(text)
       } ?? AnalysisOptions.defaultStuckAfter
     let (inputs, skipped) = try LogInput.resolveReporting(Array(parsed.positional.dropLast()))
     try Output.refuseInputs(outputs: [parsed.value("output")], inputs: inputs.compactMap(\.path))
+    let symbolize = parsed.flag("symbolize")
+    var selector = ObjectSelector(target)
+    if let id = ObjectSelector.findingID(in: target) {
+      selector = try findingSelector(
+        id, inputs: (inputs, skipped), stuckAfter: stuckAfter, symbolize: symbolize)
+    }
     var collector = ObjectHistoryCollector(
       selector, stuckAfter: stuckAfter,
-      symbolizer: parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil)
+      symbolizer: symbolize ? LLVMSymbolizer(launcher: selfExecutable) : nil)
     var reader = LogReader()
     for warning in skipped { collector.warn(warning) }
     try reader.read(inputs, into: &collector)
     Diagnostics.printWarnings(
       collector.warnings.map(\.description) + collector.symbolizationProblems,
       omitted: collector.omittedWarnings)
+    guard !collector.histories.isEmpty else {
+      throw NothingMatched("no object matches \(selector) in the logs")
+    }
     let text = ExplainRenderer().render(
       collector.histories, selector: selector, omitted: collector.omitted)
     try Output.write(text, to: parsed.value("output"))
     return .success
   }
+
+  /// The members of the finding with `id`, found by reading the logs as `report` does (with
+  /// the same symbolization, which a finding's id depends on).
+  private static func findingSelector(
+    _ id: FindingID, inputs: (inputs: [LogInput], warnings: [LogWarning]), stuckAfter: Int64,
+    symbolize: Bool
+  ) throws -> ObjectSelector {
+    let report = try DeallocAnalysis.analyze(
+      inputs, options: AnalysisOptions(stuckAfter: stuckAfter),
+      symbolizer: symbolize ? LLVMSymbolizer(launcher: selfExecutable) : nil)
+    guard let finding = report.findings.first(where: { $0.id == id }) else {
+      throw NothingMatched("no finding has id:\(id) in the logs")
+    }
+    return .finding(id, members: FindingMembers(finding))
+  }
+}
+
+/// A query that matched nothing: exit 2, as for unusable input, so that a script that asks
+/// about a finding or an object that is not there does not carry on as if it had an answer.
+struct NothingMatched: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
 }
