@@ -57,6 +57,24 @@ final class LeakAssertionChildProcessTests: XCTestCase {
       output)
   }
 
+  /// The tracker keeps the first failure's holder paths, with the addresses of the objects on
+  /// them, while it scans for the second: those records must not be found as holders (the
+  /// tool's own memory is never a holder).
+  func testXCTestBothEndsOfACycleNameNoHolderOfTheTool() throws {
+    let run = try ChildTestRun.run(
+      .xctest, filter: "DeallocTestingTests.XCTestLeakSamples/testBothEndsOfACycleFail",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Executed 1 test, with 2 failures"), run.output)
+    let cycle =
+      "retain cycle: DeallocTestingTests.Node.next → DeallocTestingTests.Node.next → "
+      + "DeallocTestingTests.Node"
+    XCTAssertEqual(run.output.components(separatedBy: cycle).count - 1, 2, run.output)
+    for own in ["DeallocTesting.", "DeallocLog.", "HolderStep", "LeakFinding", "direct holders"] {
+      XCTAssertFalse(run.output.contains(own), "names \(own): \(run.output)")
+    }
+  }
+
   /// Runs a retain-cycle sample with holders on; checks that it failed once and names the
   /// cycle as the only holder (the tracker's own record of the address is none). Returns
   /// its output.

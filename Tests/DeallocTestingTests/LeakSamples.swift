@@ -45,6 +45,15 @@ final class XCTestLeakSamples: XCTestCase {
     expectDeallocated(cycle)
   }
 
+  /// Both ends of one cycle watched by one tracker: two failures, and the first one's
+  /// holder paths (kept by the tracker while it checks the second) are no holder of it.
+  func testBothEndsOfACycleFail() {
+    let cycle = makeRetainCycle()
+    let tracker = makeLeakTracker()
+    tracker.track(cycle)
+    tracker.track(cycle.next!)
+  }
+
   /// Two leaks watched by two calls: two failures, each at its own line.
   func testTwoLeaksFailTwiceAtTheirLines() {
     let first = makeRetainCycle()

@@ -48,11 +48,21 @@ public enum LogRecord: Sendable, Equatable {
 }
 
 /// An object address, as written in the log (`"0x7f3a…"`).
+///
+/// Kept inverted: a process that holds addresses of its own live objects (the leak
+/// assertions keep the holder paths of the objects they report while they scan for the
+/// next) must not hand the holder scan and the census a word that reads as a reference to
+/// them. The price is one NOT per access; equality and hashing use the stored word as is.
 public struct Address: Sendable, Hashable, Comparable, CustomStringConvertible {
-  public var rawValue: UInt64
+  private var inverted: UInt64
+
+  public var rawValue: UInt64 {
+    get { ~inverted }
+    set { inverted = ~newValue }
+  }
 
   public init(_ rawValue: UInt64) {
-    self.rawValue = rawValue
+    inverted = ~rawValue
   }
 
   /// Lower-case hex with the `0x` prefix, exactly as the recorder writes it.
