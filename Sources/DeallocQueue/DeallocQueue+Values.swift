@@ -41,6 +41,8 @@ extension DeallocQueue {
     let elementCount = traced ? ValueBox<Value>.elementCount(of: value) : nil
     let box = ValueBox(value)
     let id = traced ? QueueTracing.prepareEnqueue(box, naming: Value.self) : 0
-    push(Entry(object: consume box, traceID: id), traced: traced, elementCount: elementCount)
+    push(
+      Entry(object: consume box, traceID: id),
+      commit: traced ? .value(elementCount: elementCount) : .untraced)
   }
 }

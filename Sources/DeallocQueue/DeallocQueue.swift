@@ -105,25 +105,24 @@ public final class DeallocQueue: Sendable {
     // Moved, never copied, into the queue: a copy left in this frame would keep the object
     // alive until `enqueue` returns, and a drain on another thread in that window would
     // release a "survivor" that nothing but this frame held.
-    push(Entry(object: consume taken, traceID: id), traced: traced)
+    push(Entry(object: consume taken, traceID: id), commit: traced ? .object : .untraced)
   }
 
-  /// Appends `entry` to the current batch under the lock and schedules what the batch now
-  /// needs (its timer, its drain at the bound). `traced` says the caller prepared a record;
-  /// `elementCount` goes into it (a value's, see `releaseInBackground(_:)` for values).
+  /// Appends `entry` to the current batch under the lock, commits its record as `commit`
+  /// says, and schedules what the batch now needs (its timer, its drain at the bound).
   @inline(__always)
-  func push(_ entry: consuming Entry, traced: Bool, elementCount: Int? = nil) {
+  func push(_ entry: consuming Entry, commit: EnqueueCommit) {
     let id = entry.traceID
     // Taken out of an optional inside the lock: the closure cannot consume a parameter.
     var pending: Entry? = consume entry
     let drains = state.withLock { state -> BatchDrains in
       state.entries.append(pending.take()!)
-      if traced {
+      if commit.isTraced {
         if id != 0 {
           state.tracedEntries += 1
         }
         QueueTracing.commitEnqueue(
-          id: id, queue: label, depth: state.entries.count, elementCount: elementCount)
+          id: id, queue: label, depth: state.entries.count, elementCount: commit.elementCount)
       }
       var drains = BatchDrains()
       if state.entries.count == 1 {
@@ -372,6 +371,26 @@ struct Entry: @unchecked Sendable {
   consuming func takeObject() -> AnyObject {
     object
   }
+}
+
+/// What an enqueue commits to the recorder under the lock: nothing (untraced), an object's
+/// record, or a value's with its element count when it is a collection.
+///
+/// One word, so that the lock's closure captures no more for it than the flag it replaced:
+/// the class path's enqueue stays as it was, store for store.
+struct EnqueueCommit {
+  /// -2: untraced; -1: a record without a count; otherwise the count.
+  private let word: Int
+
+  static let untraced = EnqueueCommit(word: -2)
+  static let object = EnqueueCommit(word: -1)
+
+  static func value(elementCount: Int?) -> EnqueueCommit {
+    EnqueueCommit(word: elementCount.map { max(0, $0) } ?? -1)
+  }
+
+  var isTraced: Bool { word != -2 }
+  var elementCount: Int? { word >= 0 ? word : nil }
 }
 
 /// A swapped-out batch, carried out of the lock.
