@@ -30,7 +30,7 @@ extension DeallocQueue {
       enqueue(&object, hooked: true)
       return
     }
-    enqueueValue(taken)
+    enqueueValue(consume taken)
   }
 
   /// Boxes `value` and queues the box; the `enqueue` record, when traced, names `Value`.
@@ -39,7 +39,10 @@ extension DeallocQueue {
     let traced = QueueTracing.isRecording
     // Counted while the value is still the caller's, and only when it is recorded.
     let elementCount = traced ? ValueBox<Value>.elementCount(of: value) : nil
-    let box = ValueBox(value)
+    // Moved, never copied, into the box, as an object is into its entry: a copy left in
+    // this frame would keep the value's objects alive until the hand-over returns, so a drain
+    // on another thread in that window would leave them to die on this one.
+    let box = ValueBox(consume value)
     let id = traced ? QueueTracing.prepareEnqueue(box, naming: Value.self) : 0
     push(
       Entry(object: consume box, traceID: id),
