@@ -36,6 +36,9 @@ enum ProbeMode: String {
   /// `holders NAME`: one holder scenario (`HolderScenario`), run with
   /// `DEALLOCTRACE_HOLDERS=1`.
   case holders
+  /// Values handed to the queue (an array, a dictionary, a struct of arrays) beside an
+  /// object, then an explicit drain (`runValueScenario`).
+  case values
   /// A program that exercises what the runtime hooks must survive (long string literals
   /// copied into arrays, dictionaries, closures, weak and unowned references, async tasks,
   /// libdispatch); prints `survived` at the end.

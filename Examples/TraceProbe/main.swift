@@ -62,5 +62,7 @@ case .holders:
   runHolderScenario(arguments.count > 1 ? arguments[1] : "")
 case .holdersSurvival:
   runHolderSurvival()
+case .values:
+  runValueScenario()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

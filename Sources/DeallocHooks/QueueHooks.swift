@@ -12,11 +12,14 @@ import CDeallocHooks
 /// not a closure that calls one, so that no thunk frame sits in between.
 package struct QueueHooks: Sendable {
   /// Takes the object's id and its enqueue stack on the caller's thread, before the queue's
-  /// lock; returns the id, or 0 when nothing is recorded.
+  /// lock; returns the id, or 0 when nothing is recorded. `metatype` names the record's type:
+  /// the object's, or for a boxed value the value's (`Any.Type`'s metadata pointer).
   package var prepareEnqueue:
     @Sendable (_ address: UnsafeRawPointer, _ metatype: UnsafeRawPointer) -> UInt64
-  /// Hands over the prepared enqueue record, under the queue's lock (never waits).
-  package var commitEnqueue: @Sendable (_ id: UInt64, _ queue: String, _ depth: Int) -> Void
+  /// Hands over the prepared enqueue record, under the queue's lock (never waits), with a
+  /// queued collection's element count (nil for anything else).
+  package var commitEnqueue:
+    @Sendable (_ id: UInt64, _ queue: String, _ depth: Int, _ elementCount: Int?) -> Void
   /// Records that a drain began; `count` is how many of its entries carry an id.
   package var recordDrain: @Sendable (_ queue: String, _ count: Int, _ why: DrainReason) -> Void
   /// Drops the queue's last reference to a traced object and records what that did.
@@ -26,7 +29,7 @@ package struct QueueHooks: Sendable {
 
   package init(
     prepareEnqueue: @escaping @Sendable (UnsafeRawPointer, UnsafeRawPointer) -> UInt64,
-    commitEnqueue: @escaping @Sendable (UInt64, String, Int) -> Void,
+    commitEnqueue: @escaping @Sendable (UInt64, String, Int, Int?) -> Void,
     recordDrain: @escaping @Sendable (String, Int, DrainReason) -> Void,
     release: @escaping @Sendable (consuming AnyObject, UInt64) -> Void,
     drainDidFinish: @escaping @Sendable () -> Void

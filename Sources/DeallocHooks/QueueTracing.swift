@@ -44,12 +44,29 @@ package enum QueueTracing {
       unsafeBitCast(type(of: object) as AnyObject.Type, to: UnsafeRawPointer.self))
   }
 
+  /// `prepareEnqueue(_:)` for the box a value waits in: the record names `valueType`, the
+  /// value's type, instead of the box's, which no reader knows.
+  ///
+  /// Never inlined, for the same backtrace cut (`QueueHooks`).
+  @inline(never)
+  package static func prepareEnqueue<Box: AnyObject>(_ box: Box, naming valueType: Any.Type)
+    -> UInt64
+  {
+    guard let prepare = QueueHooks.installed?.prepareEnqueue else { return 0 }
+    return prepare(
+      unsafeBitCast(box, to: UnsafeRawPointer.self),
+      unsafeBitCast(valueType, to: UnsafeRawPointer.self))
+  }
+
   /// Hands the enqueue record over. Called while the queue's lock is held, right after the
   /// push, so that the record precedes any `drain` or `release` that can name the object.
+  /// `elementCount` is a queued collection's, `nil` for an object or another value.
   @inline(__always)
-  package static func commitEnqueue(id: UInt64, queue: String, depth: Int) {
+  package static func commitEnqueue(
+    id: UInt64, queue: String, depth: Int, elementCount: Int? = nil
+  ) {
     guard id != 0, let commit = QueueHooks.installed?.commitEnqueue else { return }
-    commit(id, queue, depth)
+    commit(id, queue, depth, elementCount)
   }
 
   /// Records that `queue` began releasing a batch on the calling thread.

@@ -36,7 +36,8 @@ public final class DeallocQueue: Sendable {
   public let delay: Duration
 
   /// The most entries a batch collects before it is drained at once, without waiting for
-  /// its timer; nil (the default) for no bound, as in `ASDeallocQueue`.
+  /// its timer; nil (the default) for no bound, as in `ASDeallocQueue`. A value handed over
+  /// is one entry, as an object is, whatever it holds.
   public let maxPending: Int?
 
   private let target: DispatchQueue
@@ -97,21 +98,31 @@ public final class DeallocQueue: Sendable {
 
   /// `hooked` is a constant at both call sites, so the unhooked copy has no tracing code.
   @inline(__always)
-  private func enqueue<T: AnyObject>(_ object: inout T?, hooked: Bool) {
+  func enqueue<T: AnyObject>(_ object: inout T?, hooked: Bool) {
     guard let taken = object.take() else { return }
     let traced = hooked && QueueTracing.isRecording
     let id = traced ? QueueTracing.prepareEnqueue(taken) : 0
     // Moved, never copied, into the queue: a copy left in this frame would keep the object
     // alive until `enqueue` returns, and a drain on another thread in that window would
     // release a "survivor" that nothing but this frame held.
-    var entry: Entry? = Entry(object: consume taken, traceID: id)
+    push(Entry(object: consume taken, traceID: id), commit: traced ? .object : .untraced)
+  }
+
+  /// Appends `entry` to the current batch under the lock, commits its record as `commit`
+  /// says, and schedules what the batch now needs (its timer, its drain at the bound).
+  @inline(__always)
+  func push(_ entry: consuming Entry, commit: EnqueueCommit) {
+    let id = entry.traceID
+    // Taken out of an optional inside the lock: the closure cannot consume a parameter.
+    var pending: Entry? = consume entry
     let drains = state.withLock { state -> BatchDrains in
-      state.entries.append(entry.take()!)
-      if traced {
+      state.entries.append(pending.take()!)
+      if commit.isTraced {
         if id != 0 {
           state.tracedEntries += 1
         }
-        QueueTracing.commitEnqueue(id: id, queue: label, depth: state.entries.count)
+        QueueTracing.commitEnqueue(
+          id: id, queue: label, depth: state.entries.count, elementCount: commit.elementCount)
       }
       var drains = BatchDrains()
       if state.entries.count == 1 {
@@ -148,15 +159,20 @@ public final class DeallocQueue: Sendable {
     QueueTracing.drainDidFinish()
   }
 
-  /// The number of objects waiting to be released.
+  /// The number of entries waiting to be released: each object handed over, and each value
+  /// (an array of 10,000 objects is one entry), as `maxPending` counts them.
   public var pendingCount: Int {
     state.withLock { $0.entries.count }
   }
 
-  /// Whether `object` is waiting in this queue now.
+  /// Whether `object` is waiting in this queue now: an object handed over itself.
   ///
   /// Leak assertions use this to tell a delayed dealloc (still queued) from a leak. It is
-  /// a linear scan under the lock, meant for tests, not for hot paths.
+  /// a linear scan under the lock, meant for tests, not for hot paths. It speaks of objects
+  /// only: an object reachable from a queued value (an element of a queued array) is not
+  /// pending itself, since finding it would mean walking every queued value, so a leak
+  /// assertion on it sees an object alive in no queue. Hand such an object over by itself
+  /// (or drain the queue) where a test asserts on it.
   public func isPending(_ object: AnyObject) -> Bool {
     isPending(address: UInt(bitPattern: ObjectIdentifier(object)))
   }
@@ -341,12 +357,13 @@ public final class DeallocQueue: Sendable {
   }
 }
 
-/// One queued object and the id the tracer gave it (0 when untraced).
+/// One queued object (or the box of a queued value, `ValueBox`) and the id the tracer gave it
+/// (0 when untraced).
 ///
 /// `@unchecked Sendable`: the queue holds the only reference it knows of and moves it to
 /// the draining thread solely to release it; handing a reference to another thread for
 /// its release is the queue's whole purpose, and `deinit` must tolerate that thread.
-private struct Entry: @unchecked Sendable {
+struct Entry: @unchecked Sendable {
   let object: AnyObject
   let traceID: UInt64
 
@@ -354,6 +371,26 @@ private struct Entry: @unchecked Sendable {
   consuming func takeObject() -> AnyObject {
     object
   }
+}
+
+/// What an enqueue commits to the recorder under the lock: nothing (untraced), an object's
+/// record, or a value's with its element count when it is a collection.
+///
+/// One word, so that the lock's closure captures no more for it than the flag it replaced:
+/// the class path's enqueue stays as it was, store for store.
+struct EnqueueCommit {
+  /// -2: untraced; -1: a record without a count; otherwise the count.
+  private let word: Int
+
+  static let untraced = EnqueueCommit(word: -2)
+  static let object = EnqueueCommit(word: -1)
+
+  static func value(elementCount: Int?) -> EnqueueCommit {
+    EnqueueCommit(word: elementCount.map { max(0, $0) } ?? -1)
+  }
+
+  var isTraced: Bool { word != -2 }
+  var elementCount: Int? { word >= 0 ? word : nil }
 }
 
 /// A swapped-out batch, carried out of the lock.

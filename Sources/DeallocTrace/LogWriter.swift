@@ -272,6 +272,8 @@ final class LogWriter: @unchecked Sendable {
     line.field("depth", enqueue.depth)
     if let stackID { line.field("stack", stackID) }
     line.field("rc", enqueue.retainCount)
+    // Last, so that an object's line keeps the shape the reader's fast path expects.
+    if let elementCount = enqueue.elementCount { line.field("count", elementCount) }
     line.end()
   }
 

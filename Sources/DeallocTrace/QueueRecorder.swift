@@ -7,7 +7,7 @@ import DeallocHooks
 enum QueueRecorder {
   static let hooks = QueueHooks(
     prepareEnqueue: prepareTracedEnqueue(address:metatype:),
-    commitEnqueue: commitTracedEnqueue(id:queue:depth:),
+    commitEnqueue: commitTracedEnqueue(id:queue:depth:elementCount:),
     recordDrain: recordDrain(queue:count:why:),
     release: releaseTraced(_:id:),
     drainDidFinish: scrubAfterDrain)
@@ -59,12 +59,12 @@ private func prepareTracedEnqueue(address: UnsafeRawPointer, metatype: UnsafeRaw
 
 /// Hands the prepared enqueue record over, under the queue's lock. Never waits: the room
 /// was waited for in `prepareTracedEnqueue`, before the lock.
-private func commitTracedEnqueue(id: UInt64, queue: String, depth: Int) {
+private func commitTracedEnqueue(id: UInt64, queue: String, depth: Int, elementCount: Int?) {
   let saved = ctrace_thread_pending()!
   guard let pointer = saved.pointee.session, let metatype = saved.pointee.metatype else { return }
   let enqueue = TraceEvent.Enqueue(
     objectID: id, hiddenAddress: saved.pointee.address, metatype: metatype, queue: queue,
-    depth: depth, retainCount: saved.pointee.retain_count)
+    depth: depth, retainCount: saved.pointee.retain_count, elementCount: elementCount)
   let event = TraceEvent(
     time: saved.pointee.time, threadID: ctrace_thread_id(), .enqueue(enqueue))
   let frames = UnsafeRawPointer(saved).advanced(

@@ -41,13 +41,15 @@ struct TraceEvent: @unchecked Sendable {
     /// The object's address, hidden (`HiddenAddress`): a buffered record must not read as
     /// a holder to a reference scan.
     var hiddenAddress: UInt
-    /// Resolved to a type name on the writer thread.
+    /// Resolved to a type name on the writer thread: the object's type, or a boxed value's.
     var metatype: UnsafeRawPointer
     var queue: String
     /// How many entries the queue held with this one.
     var depth: Int
     /// The retain count before the queue took the object.
     var retainCount: Int
+    /// A queued collection's element count (the record's `count`); nil for anything else.
+    var elementCount: Int?
   }
 
   /// What the queue's release of a traced object did.
