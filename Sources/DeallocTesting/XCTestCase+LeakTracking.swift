@@ -8,7 +8,10 @@ extension XCTestCase {
   /// Call it while the test still holds the object, then let go of it however the code
   /// under test does (`releaseInBackground`, a dismissed screen). An object waiting in a
   /// `DeallocQueue` at teardown is a delayed dealloc: its queue is drained and the object
-  /// looked at again, so the check is deterministic without sleeping. The failure points
+  /// looked at again, so the check is deterministic without sleeping. Only an object handed
+  /// to a queue by itself counts as waiting there: an element of a queued array or struct
+  /// is not looked for inside the value (`DeallocQueue.isPending(_:)`), so watch the
+  /// objects that are handed over, or drain the queue first. The failure points
   /// at this call's `file` and `line`. All the objects one test watches this way share one
   /// tracker, so a test with several leaks waits for stragglers once, not once per object.
   public func expectDeallocated(
