@@ -39,6 +39,9 @@ enum ProbeMode: String {
   /// Values handed to the queue (an array, a dictionary, a struct of arrays) beside an
   /// object, then an explicit drain (`runValueScenario`).
   case values
+  /// Objects of types declared inside functions, handed to the queue and drained
+  /// (`runLocalTypes`): their names must not carry the runtime's addresses.
+  case localTypes = "local-types"
   /// A program that exercises what the runtime hooks must survive (long string literals
   /// copied into arrays, dictionaries, closures, weak and unowned references, async tasks,
   /// libdispatch); prints `survived` at the end.

@@ -64,5 +64,7 @@ case .holdersSurvival:
   runHolderSurvival()
 case .values:
   runValueScenario()
+case .localTypes:
+  runLocalTypes()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

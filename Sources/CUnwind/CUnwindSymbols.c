@@ -35,6 +35,8 @@ struct object_symbols {
   uintptr_t base;
   celf_symbol *symbols;  // sorted by value, one per value
   size_t count;
+  celf_symbol *anonymous;  // the anonymous context descriptors (`…MXX`), sorted by value
+  size_t anonymous_count;
   struct object_symbols *next;
 };
 
@@ -50,14 +52,39 @@ static int by_value(const void *left, const void *right) {
   return 0;
 }
 
-/// Reads the function symbols of the ELF file at `path` (mapped for good on success).
+/// Whether `name` is an anonymous context descriptor's (`$s…MXX`): the context of a type
+/// declared inside a function, which the runtime names only by its address.
+static int is_anonymous_descriptor(const char *name) {
+  size_t length = strlen(name);
+  return length > 3 && strcmp(name + length - 3, "MXX") == 0;
+}
+
+/// Keeps the anonymous context descriptors of `file`, sorted by value (none when out of
+/// memory: their types keep the runtime's name).
+static void read_anonymous_descriptors(struct object_symbols *object, const celf_file *file) {
+  size_t count = celf_collect(file, STT_OBJECT, CELF_SECTION_ORDER, NULL);
+  celf_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
+  if (symbols == NULL) return;
+  size_t filled = celf_collect(file, STT_OBJECT, CELF_SECTION_ORDER, symbols);
+  size_t kept = 0;
+  for (size_t i = 0; i < filled; i++) {
+    if (is_anonymous_descriptor(symbols[i].name)) symbols[kept++] = symbols[i];
+  }
+  qsort(symbols, kept, sizeof *symbols, by_value);
+  object->anonymous = symbols;
+  object->anonymous_count = kept;
+}
+
+/// Reads the function symbols of the ELF file at `path` (mapped for good on success), and
+/// its anonymous context descriptors.
 static void read_symbols(struct object_symbols *object) {
   celf_file file;
   if (!celf_map(object->path, &file)) return;
+  read_anonymous_descriptors(object, &file);
   size_t count = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, NULL);
   celf_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
   if (symbols == NULL) {
-    celf_unmap(&file);
+    if (object->anonymous == NULL) celf_unmap(&file);
     return;
   }
   size_t filled = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, symbols);
@@ -95,20 +122,27 @@ static struct object_symbols *symbols_of(const char *path, uintptr_t base) {
   return object;
 }
 
-/// The nearest symbol at or below `relative` that contains it, or NULL. A symbol of unknown
-/// size (0: hand-written assembly) is taken to reach the next one, as libunwind does.
-static const char *nearest(const struct object_symbols *object, uintptr_t relative) {
-  size_t low = 0, high = object->count;
+/// The last of `count` symbols sorted by value whose value is at or below `relative`, or
+/// NULL.
+static const celf_symbol *at_or_below(const celf_symbol *symbols, size_t count,
+                                      uintptr_t relative) {
+  size_t low = 0, high = count;
   while (low < high) {
     size_t middle = low + (high - low) / 2;
-    if (object->symbols[middle].value <= relative) {
+    if (symbols[middle].value <= relative) {
       low = middle + 1;
     } else {
       high = middle;
     }
   }
-  if (low == 0) return NULL;
-  const celf_symbol *symbol = &object->symbols[low - 1];
+  return low == 0 ? NULL : &symbols[low - 1];
+}
+
+/// The nearest symbol at or below `relative` that contains it, or NULL. A symbol of unknown
+/// size (0: hand-written assembly) is taken to reach the next one, as libunwind does.
+static const char *nearest(const struct object_symbols *object, uintptr_t relative) {
+  const celf_symbol *symbol = at_or_below(object->symbols, object->count, relative);
+  if (symbol == NULL) return NULL;
   if (symbol->size > 0 && relative - symbol->value >= symbol->size) return NULL;
   return symbol->name;
 }
@@ -196,4 +230,30 @@ int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
   }
   pthread_mutex_unlock(&cache_lock);
   return result;
+}
+
+int cunwind_name_anonymous_context(uintptr_t address, char *name, size_t capacity) {
+  if (capacity == 0) return 0;
+  name[0] = 0;
+  char module[4096];
+  struct object_query query = {address, module, sizeof module, 0, 0};
+  dl_iterate_phdr(find_object, &query);
+  if (!query.found) return 0;
+  int found = 0;
+  pthread_mutex_lock(&cache_lock);
+  const struct object_symbols *object = symbols_of(module, query.base);
+  const celf_symbol *symbol =
+      object ? at_or_below(object->anonymous, object->anonymous_count, address - query.base)
+             : NULL;
+  if (symbol && symbol->value == address - query.base) {
+    char *demangled = swift_demangle(symbol->name, strlen(symbol->name), NULL, NULL, 0);
+    if (demangled) {
+      strncpy(name, demangled, capacity - 1);
+      name[capacity - 1] = 0;
+      free(demangled);
+      found = 1;
+    }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return found;
 }

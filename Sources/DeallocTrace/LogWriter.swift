@@ -348,7 +348,8 @@ final class LogWriter: @unchecked Sendable {
       return name
     case .metatype(let metatype):
       if let known = typeNames[metatype] { return known }
-      let name = String(reflecting: unsafeBitCast(metatype, to: Any.Type.self))
+      let name = LocalTypeName.stable(
+        String(reflecting: unsafeBitCast(metatype, to: Any.Type.self)))
       typeNames[metatype] = name
       return name
     }

@@ -46,6 +46,14 @@ enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
                              uintptr_t *base, char *symbol, size_t symbol_capacity);
 
+/// The demangled name of the anonymous context descriptor at `address` (`anonymous
+/// descriptor Order #1 in App.makeOrder() -> ()`), from the `.symtab` of the object that
+/// holds it: the runtime names a type declared inside a function `(unknown context at
+/// $55d0…)`, an address that moves with every run. Returns 1 when found (0: no object holds
+/// the address, or its symbols are stripped). The corresponding C functions are
+/// `dl_iterate_phdr` and the runtime's `swift_demangle`.
+int cunwind_name_anonymous_context(uintptr_t address, char *name, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif
