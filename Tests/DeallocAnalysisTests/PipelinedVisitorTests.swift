@@ -218,4 +218,15 @@ import Testing
     #expect(result.seen.count == inline.seen.count)
     #expect(result.seen == inline.seen)
   }
+
+  /// With batches of one to five items, every item (a name, an event, a warning) lands at
+  /// every place in a batch, its end included.
+  @Test(arguments: 1...5)
+  func tinyBatchesDeliverWhatAnInlineVisitorSees(batchSize: Int) throws {
+    var inline = HotRecorder()
+    try feedAcrossInputs(&inline, before: 7, last: .warning)
+    var pipelined = PipelinedVisitor(HotRecorder(), batchSize: batchSize)
+    try feedAcrossInputs(&pipelined, before: 7, last: .warning)
+    #expect(try pipelined.finish().seen == inline.seen)
+  }
 }

@@ -206,10 +206,13 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     return total >= minimumBytes
   }
 
-  /// Starts the visitor's thread. Call ``finish()`` to get the visitor back.
-  package init(_ visitor: Visitor) {
-    channel = Channel(visitor)
-    batch = PipelinedBatch(capacity: Self.batchSize)
+  /// Starts the visitor's thread. Call ``finish()`` to get the visitor back. `batchSize`
+  /// (items per batch, at least 1) is ``batchSize`` but for tests and the fuzzer, which
+  /// cross a batch's end every few items with it.
+  package init(_ visitor: Visitor, batchSize: Int = Self.batchSize) {
+    precondition(batchSize > 0, "a batch holds at least one item")
+    channel = Channel(visitor, batchSize: batchSize)
+    batch = PipelinedBatch(capacity: batchSize)
     let channel = self.channel
     // The default stack size: the visitor ends sessions (and may symbolize) on this thread.
     Thread { channel.consume() }.start()
@@ -290,8 +293,12 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     /// Unchecked: see the type's comment; the runtime's check was a call per event.
     @exclusivity(unchecked) private var visitor: Visitor
     private var thrown: AnalysisError?
+    private let batchSize: Int
 
-    init(_ visitor: Visitor) { self.visitor = visitor }
+    init(_ visitor: Visitor, batchSize: Int) {
+      self.visitor = visitor
+      self.batchSize = batchSize
+    }
 
     var error: AnalysisError? {
       condition.lock()
@@ -308,7 +315,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       }
       if thrown == nil { queue.append(batch) }
       condition.broadcast()
-      return spare.popLast() ?? PipelinedBatch(capacity: PipelinedVisitor.batchSize)
+      return spare.popLast() ?? PipelinedBatch(capacity: batchSize)
     }
 
     /// Queues the last batch, waits for the visitor's thread to finish, and returns the
