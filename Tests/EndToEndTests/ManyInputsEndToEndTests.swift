@@ -86,12 +86,17 @@ import Testing
 
   /// 20,000 small logs of five items each: as five and 2,048 share no factor, the names
   /// land in every slot of a batch, the last one included, about ten times.
+  /// `MANY_LOGS_COUNT` makes fewer (at least 2,048, which still reach every slot), each
+  /// bigger, for a sanitizer's slower build (scripts/asan).
   @Test func twentyThousandSmallLogs() throws {
     let scratch = try ScratchDirectory("many-logs")
     defer { scratch.remove() }
-    let count = 20_000
+    let requested = ProcessInfo.processInfo.environment["MANY_LOGS_COUNT"].flatMap { Int($0) }
+    let count = max(2048, requested ?? 20_000)
+    // Enough bytes a log for the whole directory to reach the pipelining threshold.
+    let padding = max(300, PipelinedVisitor<Analyzer>.minimumBytes / count)
     for index in 0..<count {
-      let text = Self.log(pid: index + 1, pairs: 1, firstID: index + 1, padding: 300)
+      let text = Self.log(pid: index + 1, pairs: 1, firstID: index + 1, padding: padding)
       let name = scratch.file("dealloctrace.\(String(index + 1).leftPadded(to: 6)).jsonl")
       try #require(Self.write(text, to: name), "cannot write \(name)")
     }
