@@ -1,10 +1,10 @@
-# dealloctrace: the two quick-start commands are `make demo` and `make test`.
+# dealloctrace: the quick-start commands are `make demo`, `make test` and `make sanitize`.
 SWIFT ?= swift
 # Warnings are errors for every Swift and C target.
 STRICT := -Xswiftc -warnings-as-errors -Xcc -Werror
 OUT := out
 
-.PHONY: setup build demo test lint bench compare clean
+.PHONY: setup build demo test sanitize lint bench compare clean
 
 setup:
 	@scripts/setup
@@ -26,15 +26,19 @@ demo: setup
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Examples Fuzz
 
-# The whole test suite: a strict build, the format lint, a bounded fuzz run of the log
-# reader, the concurrency tests under ThreadSanitizer, then every test (last, so that its
-# summary closes the output).
+# The whole test suite: a strict build, the format lint, then every test.
 test: setup
 	$(SWIFT) build $(STRICT) --build-tests
 	$(MAKE) lint
-	scripts/fuzz 60
-	scripts/tsan
 	$(SWIFT) test $(STRICT)
+
+# The sanitizer groups and the fuzzers (docs/ci.md), apart from `make test` for their time:
+# the concurrency tests under ThreadSanitizer, the reader, analysis and gate under
+# AddressSanitizer, and a fixed-seed plus a short random-seed fuzz run.
+sanitize: setup
+	scripts/tsan
+	scripts/asan
+	scripts/fuzz 60
 
 bench: setup
 	$(SWIFT) run -c release dealloctrace-bench

@@ -1,7 +1,8 @@
 extension Escaping {
   /// `text` as XML 1.0 character data (JUnit): `&`, `<`, `>` as references, line breaks and
   /// tabs kept, `\r` as `&#13;` (a parser would fold it into `\n`), and every character XML
-  /// forbids or that reorders text in their visible form (`\u{1B}`).
+  /// forbids or that reorders text in their visible form (`\u{1B}`). A `:` that starts a
+  /// line (see ``LineStart``) is `&#58;`, so that no line of it is a workflow command.
   public static func xmlText(_ text: String) -> String {
     xml(text, inAttribute: false)
   }
@@ -16,7 +17,12 @@ extension Escaping {
   private static func xml(_ value: String, inAttribute: Bool) -> String {
     var out = ""
     out.reserveCapacity(value.utf8.count)
+    var lineStart = LineStart()
     for scalar in value.unicodeScalars {
+      if lineStart.isCommand(scalar) {
+        out += "&#58;"
+        continue
+      }
       switch scalar {
       case "&": out += "&amp;"
       case "<": out += "&lt;"

@@ -168,4 +168,18 @@ import TextEscaping
     }
     return out.joined(separator: "\n")
   }
+
+  /// Issue 29, item 6: no line of XML or HTML starts with `::` once a runner trims its
+  /// leading white space; the `:` is a character reference, which reads the same.
+  @Test func aColonThatStartsALineIsAReferenceInXMLAndHTML() {
+    #expect(Escaping.xmlText("a\n::error::x") == "a\n&#58;:error::x")
+    #expect(Escaping.xmlText("::x") == "&#58;:x")
+    #expect(Escaping.xmlText("a\n \t\u{A0}::x") == "a\n \t\u{A0}&#58;:x")
+    #expect(Escaping.xmlText("a\r::x") == "a&#13;&#58;:x")
+    #expect(Escaping.xmlText("a::b\nc: d") == "a::b\nc: d")
+    #expect(Escaping.xmlAttribute("::x\n::y") == "&#58;:x&#10;&#58;:y")
+    #expect(Escaping.html("::x") == "&#58;:x")
+    #expect(Escaping.html("a\r::x\n\u{2003}::y") == "a\r&#58;:x\n\u{2003}&#58;:y")
+    #expect(Escaping.html("std::vector") == "std::vector")
+  }
 }

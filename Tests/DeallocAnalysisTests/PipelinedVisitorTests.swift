@@ -162,4 +162,71 @@ import Testing
     }
     #expect(thrown == .noInput)
   }
+
+  /// What lands in the batch's last free slot just before an input's name (issue 29, item
+  /// 1): the name used to be appended without a check, so a batch one short of full went
+  /// past its capacity, and from then on never read as full again (a heap overflow).
+  enum LastItem: CaseIterable, Sendable {
+    case enqueue, release, event, warning
+  }
+
+  /// `before` items on "a.jsonl" (its name first), then `kind` on "b.jsonl", then three
+  /// batches more, switching to "c.jsonl" halfway: the names and items land on every side
+  /// of a batch's end.
+  private func feedAcrossInputs<V: LogVisitor>(
+    _ visitor: inout V, before: Int, last kind: LastItem
+  ) throws(AnalysisError) {
+    let size = PipelinedVisitor<HotRecorder>.batchSize
+    func item(_ index: Int, _ kind: LastItem, _ file: String) throws(AnalysisError) {
+      let location = LogLocation(file: file, line: index + 1)
+      switch kind {
+      case .enqueue:
+        try visitor.visitEnqueue(
+          EnqueueRecord(
+            time: Int64(index), id: UInt64(index), object: Address(UInt64(index) * 16),
+            type: "App.ATypeNameLongerThanFifteenBytes\(index % 5)", queue: "q"),
+          at: location)
+      case .release:
+        try visitor.visitRelease(
+          ReleaseRecord(time: Int64(index), id: UInt64(index), tid: nil, freed: true),
+          at: location)
+      case .event:
+        try visitor.visit(
+          .record(.dealloc(DeallocRecord(time: Int64(index), id: UInt64(index)))), at: location)
+      case .warning:
+        visitor.warn(LogWarning(.malformedLine, at: location, "a warning at \(index)"))
+      }
+    }
+    // The first item notes "a.jsonl" too: `before` items in all.
+    for index in 0..<(before - 1) { try item(index, .release, "a.jsonl") }
+    try item(before, kind, "b.jsonl")
+    let kinds = LastItem.allCases
+    for index in 0..<size * 3 {
+      let file = index < size * 3 / 2 ? "b.jsonl" : "c.jsonl"
+      try item(before + 1 + index, kinds[index % kinds.count], file)
+    }
+  }
+
+  @Test(arguments: LastItem.allCases, [2045, 2046, 2047, 2048, 2049])
+  func anInputsNameAtTheBatchsEndNeverOverflowsIt(last: LastItem, before: Int) throws {
+    #expect(PipelinedVisitor<HotRecorder>.batchSize == 2048, "the offsets assume 2,048")
+    var inline = HotRecorder()
+    try feedAcrossInputs(&inline, before: before, last: last)
+    var pipelined = PipelinedVisitor(HotRecorder())
+    try feedAcrossInputs(&pipelined, before: before, last: last)
+    let result = try pipelined.finish()
+    #expect(result.seen.count == inline.seen.count)
+    #expect(result.seen == inline.seen)
+  }
+
+  /// With batches of one to five items, every item (a name, an event, a warning) lands at
+  /// every place in a batch, its end included.
+  @Test(arguments: 1...5)
+  func tinyBatchesDeliverWhatAnInlineVisitorSees(batchSize: Int) throws {
+    var inline = HotRecorder()
+    try feedAcrossInputs(&inline, before: 7, last: .warning)
+    var pipelined = PipelinedVisitor(HotRecorder(), batchSize: batchSize)
+    try feedAcrossInputs(&pipelined, before: 7, last: .warning)
+    #expect(try pipelined.finish().seen == inline.seen)
+  }
 }

@@ -1,6 +1,10 @@
 import DeallocLog
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The findings a codebase already had when it adopted the gate: `check --baseline FILE`
 /// then fails only on findings that are not in it, or whose count grew past it.
 ///
@@ -66,30 +70,45 @@ public struct Baseline: Sendable, Equatable {
     ]).serialized(pretty: true) + "\n"
   }
 
-  /// Writes the file.
+  /// Writes the file, atomically (a temporary file renamed over it). Through a symbolic
+  /// link, the file the link points to is replaced and the link is kept: a baseline
+  /// committed elsewhere and linked into place stays linked.
   /// - Throws: ``AnalysisError/outputUnwritable(path:reason:)``.
   public func write() throws(AnalysisError) {
+    let target: String
     do {
-      try Data(serialized().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+      target = try SymbolicLinks.target(of: path)
+    } catch {
+      throw .outputUnwritable(path: path, reason: error.reason)
+    }
+    do {
+      try Data(serialized().utf8).write(to: URL(fileURLWithPath: target), options: .atomic)
     } catch {
       throw .outputUnwritable(path: path, reason: (error as NSError).localizedDescription)
     }
   }
 
-  /// Reads the baseline at `path`.
-  /// - Throws: ``AnalysisError/baselineUnreadable(path:reason:)`` when it is missing or
-  ///   unreadable, ``AnalysisError/unsupportedBaselineVersion(path:version:supported:)`` when a newer
+  /// Reads the baseline at `path`, which must be a regular file (or a link to one).
+  /// - Throws: ``AnalysisError/baselineUnreadable(path:reason:)`` when it is missing, not a
+  ///   regular file (`/dev/null`, a FIFO: an empty baseline is no baseline) or unreadable,
+  ///   ``AnalysisError/unsupportedBaselineVersion(path:version:supported:)`` when a newer
   ///   dealloctrace wrote it, ``AnalysisError/badBaseline(path:line:message:)`` otherwise.
   public static func load(path: String) throws(AnalysisError) -> Baseline {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw .baselineUnreadable(path: path, reason: "no such file")
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      let code = errno
+      throw .baselineUnreadable(
+        path: path, reason: code == ENOENT ? "no such file" : String(cString: strerror(code)))
     }
-    guard !isDirectory.boolValue else {
-      throw .baselineUnreadable(path: path, reason: "is a directory")
+    guard info.st_mode & S_IFMT == S_IFREG else {
+      throw .baselineUnreadable(
+        path: path,
+        reason: "\(fileKind(info.st_mode)), not a regular file: a baseline is the file"
+          + " --write-baseline writes")
     }
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw .baselineUnreadable(path: path, reason: "permission denied or I/O error")
+      let reason = access(path, R_OK) == 0 ? "I/O error" : String(cString: strerror(errno))
+      throw .baselineUnreadable(path: path, reason: reason)
     }
     guard let text = String(data: data, encoding: .utf8) else {
       throw .baselineUnreadable(path: path, reason: "not UTF-8 text")
@@ -120,11 +139,18 @@ public struct Baseline: Sendable, Equatable {
       throw bad("no 'findings' array")
     }
     var entries: [FindingDigest] = []
+    var indexByID: [FindingID: Int] = [:]
     for (index, entry) in findings.enumerated() {
       let at = "findings[\(index)]"
       guard let idText = entry["id"]?.stringValue, let id = FindingID(parsing: idText) else {
         throw bad("\(at).id: expected \(FindingID.length) hex digits")
       }
+      // --write-baseline writes each id once: a repeat is an edit or a bad merge, and which
+      // count was meant cannot be guessed.
+      if let first = indexByID[id] {
+        throw bad("\(at).id: \(id.hex) is also findings[\(first)]; each id may appear once")
+      }
+      indexByID[id] = index
       guard let kindText = entry["kind"]?.stringValue, let kind = Finding.Kind(rawValue: kindText)
       else {
         throw bad(
@@ -142,5 +168,33 @@ public struct Baseline: Sendable, Equatable {
         FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames))
     }
     return Baseline(entries: entries, path: path)
+  }
+
+  /// Refuses a baseline whose entry gives an id another kind than the finding with that id
+  /// has: the id is a hash of the kind among the rest, so such an entry was edited by hand
+  /// and would silently allow (or fail) the wrong finding.
+  /// - Throws: ``AnalysisError/badBaseline(path:line:message:)``.
+  public func checkKinds(against findings: [Finding]) throws(AnalysisError) {
+    var kinds: [FindingID: Finding.Kind] = [:]
+    for finding in findings { kinds[finding.id] = finding.kind }
+    for entry in entries {
+      guard let kind = kinds[entry.id], kind != entry.kind else { continue }
+      throw .badBaseline(
+        path: path, line: nil,
+        message: "the entry with id \(entry.id.hex) has kind \(entry.kind.rawValue), but the"
+          + " finding with that id is \(kind.rawValue); rewrite the entry with --write-baseline")
+    }
+  }
+
+  /// What a file that is not a regular one is, in words.
+  private static func fileKind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: return "a directory"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    default: return "a special file"
+    }
   }
 }

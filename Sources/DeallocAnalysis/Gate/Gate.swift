@@ -120,7 +120,7 @@ public struct Gate: Sendable {
   private func judge(
     _ findings: inout [GateResult.JudgedFinding], against baseline: Baseline
   ) -> [FindingDigest] {
-    // Entries set by hand may repeat an id (a file reads back combined): their counts add.
+    // One entry per id (a file refuses repeats, and `Baseline` combines those made in code).
     var allowance = Dictionary(baseline.entries.map { ($0.id, $0.count) }, uniquingKeysWith: +)
     var seen: Set<FindingID> = []
     for index in findings.indices where !findings[index].isSuppressed {

@@ -42,7 +42,14 @@ public enum WordMix {
   /// first, so texts that differ only by trailing zero bytes differ.
   @inlinable @inline(__always)
   public static func bytes(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-    var h = golden ^ UInt64(truncatingIfNeeded: count)
+    bytes(pointer, count, seed: 0)
+  }
+
+  /// ``bytes(_:_:)`` from a state that starts at `seed`: with a seed the input cannot see
+  /// (one per process), texts chosen to collide under one seed do not under another.
+  @inlinable @inline(__always)
+  public static func bytes(_ pointer: UnsafePointer<UInt8>, _ count: Int, seed: UInt64) -> UInt64 {
+    var h = golden ^ seed ^ UInt64(truncatingIfNeeded: count)
     var k = 0
     while k + 8 <= count {
       let word = UInt64(littleEndian: UnsafeRawPointer(pointer + k).loadUnaligned(as: UInt64.self))

@@ -242,18 +242,29 @@ struct JSONScanner {
     return try decodeString(start: raw.start, count: raw.count, escaped: raw.escaped)
   }
 
-  /// Reads `"0x…"` (at most 16 hex digits) as an integer.
+  /// Reads `"0x…"` (at most 16 hex digits) as an integer; escaped digits (`"0x\u0031f"`)
+  /// are decoded first, as JSON allows.
   mutating func readHexString() throws(Failure) -> UInt64 {
     let raw = try readRawString()
-    guard raw.count >= 3, raw.count <= 18, !raw.escaped,
-      base[raw.start] == UInt8(ascii: "0"),
-      base[raw.start + 1] == UInt8(ascii: "x") || base[raw.start + 1] == UInt8(ascii: "X")
-    else { throw Failure("expected a hex string like \"0x1f\"") }
+    let value: UInt64?
+    if raw.escaped {
+      let text = try decodeString(start: raw.start, count: raw.count, escaped: true)
+      value = Array(text.utf8).withUnsafeBufferPointer { Self.hexValue($0) }
+    } else {
+      value = Self.hexValue(UnsafeBufferPointer(start: base + raw.start, count: raw.count))
+    }
+    guard let value else { throw Failure("expected a hex string like \"0x1f\"") }
+    return value
+  }
+
+  /// The value of `0x` and 1 to 16 hex digits, or `nil`.
+  private static func hexValue(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    guard bytes.count >= 3, bytes.count <= 18, bytes[0] == UInt8(ascii: "0"),
+      bytes[1] == UInt8(ascii: "x") || bytes[1] == UInt8(ascii: "X")
+    else { return nil }
     var value: UInt64 = 0
-    for k in (raw.start + 2)..<(raw.start + raw.count) {
-      guard let digit = Self.hexDigit(base[k]) else {
-        throw Failure("expected a hex string like \"0x1f\"")
-      }
+    for byte in bytes[2...] {
+      guard let digit = hexDigit(byte) else { return nil }
       value = value << 4 | UInt64(digit)
     }
     return value
@@ -385,19 +396,40 @@ struct JSONScanner {
   }
 
   /// Reads an object key and the `:` after it; returns its bytes packed into an integer
-  /// (keys longer than 8 bytes, or with escapes, pack to 0: the contract has none).
+  /// (keys longer than 8 bytes pack to 0 but for the few ``longKey(_:_:)`` names).
+  ///
+  /// A key with escapes (`"\u0073tack"`) is decoded first and then coded as its plain form:
+  /// JSON allows the escapes, and a writer other than the recorder may use them.
   mutating func readKey() throws(Failure) -> UInt64 {
     let raw = try readRawString()
     try expect(UInt8(ascii: ":"), "':'")
-    if raw.escaped || raw.count == 0 { return 0 }
+    if raw.count == 0 { return 0 }
+    if raw.escaped { return try escapedCode(start: raw.start, count: raw.count, long: true) }
     if raw.count > 8 { return Self.longKey(base + raw.start, raw.count) }
     return packKey(raw.start, raw.count)
+  }
+
+  /// The code of an escaped string (a key, or a record's kind): its decoded bytes packed as
+  /// ``readKey()`` packs a plain one, or as ``longKey(_:_:)`` codes it when `long`. 0 when
+  /// the text holds a control character: no key or kind of the contract has one, and a
+  /// decoded `\u0000` would otherwise pack like the key without it. Out of line: the
+  /// recorder writes no escapes in keys or kinds.
+  @inline(never)
+  func escapedCode(start: Int, count: Int, long: Bool) throws(Failure) -> UInt64 {
+    let text = try decodeString(start: start, count: count, escaped: true)
+    let utf8 = Array(text.utf8)
+    guard !utf8.isEmpty, !utf8.contains(where: { $0 < 0x20 }) else { return 0 }
+    return utf8.withUnsafeBufferPointer { bytes -> UInt64 in
+      let pointer = bytes.baseAddress!
+      if bytes.count <= 8 { return Self.pack(pointer, bytes.count) }
+      return long ? Self.longKey(pointer, bytes.count) : 0
+    }
   }
 
   /// The code of a key longer than 8 bytes, which cannot be packed: ``longKeyUnwritten`` for
   /// `unwritten`, ``longKeyHolderScans`` and ``longKeyHolderScansSkipped`` for the `end`
   /// record's holder counters, 0 (skipped) for any other. No packed key can be 1, 2 or 3 (a
-  /// key byte below 0x20 must be escaped in JSON, and escaped keys are 0).
+  /// key byte below 0x20 must be escaped in JSON, and a decoded one codes as 0).
   static func longKey(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
     func matches(_ name: StaticString) -> Bool {
       guard count == name.utf8CodeUnitCount else { return false }

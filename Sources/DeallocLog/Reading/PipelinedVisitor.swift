@@ -71,12 +71,14 @@ private final class PipelinedBatch: @unchecked Sendable {
   }
 
   var isEmpty: Bool { count == 0 }
-  var isFull: Bool { count == capacity }
+  /// `>=`, not `==`: a batch that somehow went past its capacity must still read as full.
+  var isFull: Bool { count >= capacity }
 
   // The two record kinds' appends inlined into the reader's calls: out of line, each cost a
   // call and a copy of the record per line.
   @inline(__always)
   func append(_ record: consuming EnqueueRecord, line: Int) {
+    checkRoom()
     (enqueues + enqueueCount).initialize(to: Lined(record: record, line: line))
     enqueueCount += 1
     appendKind(.enqueue)
@@ -84,15 +86,25 @@ private final class PipelinedBatch: @unchecked Sendable {
 
   @inline(__always)
   func append(_ record: ReleaseRecord, line: Int) {
+    checkRoom()
     (releases + releaseCount).initialize(to: Lined(record: record, line: line))
     releaseCount += 1
     appendKind(.release)
   }
 
   func append(_ item: consuming PipelinedItem) {
+    checkRoom()
     (others + otherCount).initialize(to: item)
     otherCount += 1
     appendKind(.other)
+  }
+
+  /// Every append checks first, and traps rather than write past the buffers (each kind's
+  /// count is at most ``count``). It never fires: ``PipelinedVisitor`` makes room before each
+  /// append; the check is one compare per item.
+  @inline(__always)
+  private func checkRoom() {
+    precondition(count < capacity, "a pipelined batch is full")
   }
 
   @inline(__always)
@@ -194,10 +206,13 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     return total >= minimumBytes
   }
 
-  /// Starts the visitor's thread. Call ``finish()`` to get the visitor back.
-  package init(_ visitor: Visitor) {
-    channel = Channel(visitor)
-    batch = PipelinedBatch(capacity: Self.batchSize)
+  /// Starts the visitor's thread. Call ``finish()`` to get the visitor back. `batchSize`
+  /// (items per batch, at least 1) is ``batchSize`` but for tests and the fuzzer, which
+  /// cross a batch's end every few items with it.
+  package init(_ visitor: Visitor, batchSize: Int = Self.batchSize) {
+    precondition(batchSize > 0, "a batch holds at least one item")
+    channel = Channel(visitor, batchSize: batchSize)
+    batch = PipelinedBatch(capacity: batchSize)
     let channel = self.channel
     // The default stack size: the visitor ends sessions (and may symbolize) on this thread.
     Thread { channel.consume() }.start()
@@ -206,39 +221,49 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
   package mutating func visit(_ event: consuming LogEvent, at location: LogLocation)
     throws(AnalysisError)
   {
-    noteFile(of: location)
+    try noteFile(of: location)
+    try makeRoom()
     batch.append(.event(event, line: location.line))
-    if batch.isFull { try send() }
   }
 
   package mutating func visitEnqueue(_ record: consuming EnqueueRecord, at location: LogLocation)
     throws(AnalysisError)
   {
-    noteFile(of: location)
+    try noteFile(of: location)
+    try makeRoom()
     batch.append(record, line: location.line)
-    if batch.isFull { try send() }
   }
 
   package mutating func visitRelease(_ record: ReleaseRecord, at location: LogLocation)
     throws(AnalysisError)
   {
-    noteFile(of: location)
+    try noteFile(of: location)
+    try makeRoom()
     batch.append(record, line: location.line)
-    if batch.isFull { try send() }
   }
 
   /// Queues the input's name when it changes: items carry their line only.
   @inline(__always)
-  private mutating func noteFile(of location: LogLocation) {
+  private mutating func noteFile(of location: LogLocation) throws(AnalysisError) {
     guard location.file != file else { return }
     file = location.file
+    try makeRoom()
     // A copy of its own: the visitor's thread must not share this string's storage.
     batch.append(.file(String(decoding: Array(location.file.utf8), as: UTF8.self)))
   }
 
   package mutating func warn(_ warning: LogWarning) {
+    // The visitor's error, if any, is thrown at the next event or by `finish()`.
+    try? makeRoom()
     batch.append(.warning(warning))
-    if batch.isFull { try? send() }
+  }
+
+  /// Hands a full batch over before an append, so that every append has room whatever the
+  /// order of the items (a file's name, a warning, an event): checked after an append
+  /// instead, an append that made no check (the name) could fill the batch unseen.
+  @inline(__always)
+  private mutating func makeRoom() throws(AnalysisError) {
+    if batch.isFull { try send() }
   }
 
   /// Hands the pending batch over; throws the visitor's error, if it threw one.
@@ -268,8 +293,12 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
     /// Unchecked: see the type's comment; the runtime's check was a call per event.
     @exclusivity(unchecked) private var visitor: Visitor
     private var thrown: AnalysisError?
+    private let batchSize: Int
 
-    init(_ visitor: Visitor) { self.visitor = visitor }
+    init(_ visitor: Visitor, batchSize: Int) {
+      self.visitor = visitor
+      self.batchSize = batchSize
+    }
 
     var error: AnalysisError? {
       condition.lock()
@@ -286,7 +315,7 @@ package struct PipelinedVisitor<Visitor: LogVisitor & SendableMetatype>: LogVisi
       }
       if thrown == nil { queue.append(batch) }
       condition.broadcast()
-      return spare.popLast() ?? PipelinedBatch(capacity: PipelinedVisitor.batchSize)
+      return spare.popLast() ?? PipelinedBatch(capacity: batchSize)
     }
 
     /// Queues the last batch, waits for the visitor's thread to finish, and returns the

@@ -175,7 +175,10 @@ struct RecordParser {
     switch key {
     case Key.ev:
       let raw = try scanner.readRawString()
-      if !raw.escaped && raw.count <= 8 && raw.count > 0 {
+      if raw.escaped {
+        // `"\u0072elease"` is a release: the kind as its plain form reads.
+        fields.ev = try scanner.escapedCode(start: raw.start, count: raw.count, long: false)
+      } else if raw.count <= 8 && raw.count > 0 {
         fields.ev = scanner.packKey(raw.start, raw.count)
       }
       fields.evRaw = raw

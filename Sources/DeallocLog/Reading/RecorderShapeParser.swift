@@ -243,6 +243,8 @@ struct RecorderShapeParser {
         littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
       guard word & ~(~0 << UInt64(8 * key.count)) == key.first else { return false }
     } else {
+      // A line shorter than the key (`{"ev`): no byte past its end is read.
+      guard index + key.count <= end else { return false }
       for offset in 0..<key.count where base[index + offset] != key.byte(offset) {
         return false
       }

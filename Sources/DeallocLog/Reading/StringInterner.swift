@@ -9,8 +9,20 @@
 /// into a fresh `String` would dominate the reader's time. The trade-off is memory bounded
 /// by ``capacity`` distinct strings; past it, strings are decoded without interning, so a
 /// log full of unique labels costs time, never unbounded memory.
+///
+/// The input chooses the strings, so the table's hash is seeded per process (names made to
+/// collide under one seed spread under another) and a lookup looks at no more than
+/// ``maximumProbes`` slots: a string it cannot place within them is decoded without
+/// interning. The cost of a lookup is bounded whatever the names; the price is one random
+/// word per process and, for an unlucky string, a `String` of its own.
 struct StringInterner {
   static let capacity = 1 << 16
+  /// Slots a lookup looks at before it gives up on the table (a well spread table at most
+  /// half full needs one or two).
+  static let maximumProbes = 32
+  /// The process's seed: drawn once, from the system's random source.
+  private static let processSeed = UInt64.random(in: .min ... .max)
+  private let seed = StringInterner.processSeed
 
   private var slots: [Int32]  // entry index + 1, 0 when empty
   private var hashes: [UInt64] = []
@@ -21,6 +33,8 @@ struct StringInterner {
   private var shortKeys = [ShortKey](repeating: ShortKey(), count: shortSlots)
   private var shortStrings = [String](repeating: "", count: shortSlots)
   private static let shortSlots = 256
+  /// Table slots looked at so far, for tests: a lookup's cost.
+  private(set) var probes = 0
 
   init() {
     slots = Array(repeating: 0, count: 1024)
@@ -42,12 +56,13 @@ struct StringInterner {
   }
 
   private mutating func internInTable(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
-    // Eight bytes per multiply: type and queue names are hashed for every enqueue, and
-    // inputs are not adversarial beyond a slow log (the table is capped).
-    let hash = WordMix.bytes(pointer, count)
+    // Eight bytes per multiply: type and queue names are hashed at every short-key miss.
+    let hash = WordMix.bytes(pointer, count, seed: seed)
     let mask = slots.count - 1
-    var slot = Int(truncatingIfNeeded: hash) & mask
+    var slot = Self.home(hash, slots.count)
+    var looked = 0
     while true {
+      probes += 1
       let entry = Int(slots[slot])
       if entry == 0 { break }
       let e = entry - 1
@@ -56,6 +71,10 @@ struct StringInterner {
           memcmp(buffer.baseAddress! + offsets[e], pointer, count) == 0
         }
         if same { return strings[e] }
+      }
+      looked += 1
+      if looked == Self.maximumProbes {
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
       }
       slot = (slot + 1) & mask
     }
@@ -71,11 +90,18 @@ struct StringInterner {
     return string
   }
 
+  /// A hash's first slot in a table of `slots` (a power of two): its top bits, which every
+  /// byte of the text reaches (the low bits of the last multiply depend on low bits only).
+  @inline(__always)
+  private static func home(_ hash: UInt64, _ slots: Int) -> Int {
+    Int(truncatingIfNeeded: hash >> UInt64(64 - slots.trailingZeroBitCount))
+  }
+
   private mutating func grow() {
     var bigger = [Int32](repeating: 0, count: slots.count * 2)
     let mask = bigger.count - 1
     for e in 0..<strings.count {
-      var slot = Int(truncatingIfNeeded: hashes[e]) & mask
+      var slot = Self.home(hashes[e], bigger.count)
       while bigger[slot] != 0 { slot = (slot + 1) & mask }
       bigger[slot] = Int32(e + 1)
     }

@@ -106,6 +106,7 @@ enum CheckCommand: Command {
     let summaryPath = parsed.flag("github") ? environment["GITHUB_STEP_SUMMARY"] : nil
     let report = try readLogs(parsed, destinations: destinations, summaryPath: summaryPath)
     let elapsed = ContinuousClock.now - started
+    try baseline?.checkKinds(against: report.findings)
     Diagnostics.printWarnings(report)
 
     let gate = Gate(
