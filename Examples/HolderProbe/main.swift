@@ -263,6 +263,27 @@ func freedOnThread() {
   print("HOLDERS \(json)")
 }
 
+nonisolated(unsafe) var spreadKeep: [Child] = []
+
+/// Objects in a span the registry does not list (run with CHOLDERS_TEST_SPANS_UNLISTED=1,
+/// which lists only the first span): 20,000 objects made on a thread of their own, whose
+/// first malloc attaches it to an arena of its own (a heap mapping in another 64 MiB span
+/// than the main thread's). The target is the last of them; prints the live count.
+@inline(never)
+func spread() -> UInt {
+  var thread = pthread_t()
+  let created = pthread_create(
+    &thread, nil,
+    { _ in
+      spreadKeep = (0..<20_000).map { _ in Child() }
+      return nil
+    }, nil)
+  precondition(created == 0, "pthread_create failed")
+  pthread_join(thread, nil)
+  print("LIVE \(cholders_live_count())")
+  return address(of: spreadKeep[19_999]) ^ scramble
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -460,6 +481,7 @@ for scenario in arguments where scenario != "enable" {
   case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)
   case "shared": scan(sharedChild(), paths: 2)
+  case "spread": scan(spread())
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()
@@ -492,6 +514,6 @@ if arguments.contains("stats") {
   var stats = cholders_scan_stats()
   cholders_last_scan_stats(&stats)
   print(
-    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked)"
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked) failed=\(stats.failed)"
   )
 }

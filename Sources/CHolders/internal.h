@@ -66,11 +66,27 @@ void ch_registry_remove(uintptr_t address);
 void ch_metadata_note(uintptr_t metadata);
 /// Whether an allocation used `metadata`: a header holding it is a live object's.
 int ch_metadata_known(uintptr_t metadata);
+/// How many objects are registered now, counted over the same spans a snapshot walks.
 uint64_t ch_registry_count(void);
-/// Copies all registered addresses into `bump` memory, ascending. Returns the count.
+/// How a snapshot went.
+typedef struct {
+  int incomplete;  // memory ran out: bits set in the registry were left out of the rows
+  int spans_walked;  // the registry lists fewer spans than it has: every span was walked
+  int grown;  // times the rows outgrew the count's room and moved (objects made meanwhile)
+} ch_snapshot_status;
+/// Copies all registered addresses into `bump` memory, ascending, and returns the count.
+///
+/// The contract: the rows are every object registered when the walk passed its address,
+/// whatever the number of spans (past the list's capacity, the walk visits every span); an
+/// object registered or removed during the copy may or may not be in it. Never shorter
+/// than that without saying so: when memory runs out midway, `status->incomplete` is set
+/// and the rows copied so far are returned. `status` may be NULL.
+size_t ch_registry_snapshot_status(ch_bump *bump, ch_entry **out, ch_snapshot_status *status);
+/// The same, all or nothing: 0 with *out NULL when memory ran out (or the registry never
+/// started); an empty registry gives 0 with *out non-NULL.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
-/// 1 once more spans were installed than the registry lists: snapshots then find the spans
-/// by walking every one.
+/// 1 once more spans were installed than the registry lists: counts and snapshots then
+/// walk every span.
 int ch_registry_spans_unlisted(void);
 
 // ---- elf.c -------------------------------------------------------------------------------

@@ -811,9 +811,10 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   s.skip_end = (uintptr_t)(targets + count);
   cholders_scan_stats stats;
   memset(&stats, 0, sizeof stats);
-  s.row_count = ch_registry_snapshot(&s.bump, &s.rows);
+  ch_snapshot_status snapshot;
+  s.row_count = ch_registry_snapshot_status(&s.bump, &s.rows, &snapshot);
   stats.objects = s.row_count;
-  stats.spans_walked = ch_registry_spans_unlisted();
+  stats.spans_walked = snapshot.spans_walked;
   stats.snapshot_us = now_us() - started;
   s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
   s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));
@@ -826,9 +827,11 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   int32_t *level_ids = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(int32_t));
   target_nodes = ch_bump_alloc(&s.bump, (count + 1) * sizeof(int32_t));
   path *paths = ch_bump_alloc(&s.bump, MAX_DIRECT * sizeof(path));
-  if (!s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer || !hits || !level_ids ||
-      !target_nodes || !paths) {
-    goto done_empty;
+  // Out of memory (a snapshot that left registered objects out would call them dead):
+  // no answer rather than a wrong one.
+  if (snapshot.incomplete || !s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer ||
+      !hits || !level_ids || !target_nodes || !paths) {
+    goto failed;
   }
   memset(s.valid, 0, s.row_count + 1);
   memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
@@ -889,12 +892,13 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
     }
   }
   ch_json_raw(&json, "]");
+  if (json.failed) last_stats.failed = 1;
   goto done;
 
-done_empty:
-  ch_json_raw(&json, "[");
-  for (size_t t = 0; t < count; t++) ch_json_raw(&json, t ? ",null" : "null");
-  ch_json_raw(&json, "]");
+failed:
+  stats.failed = 1;
+  last_stats = stats;
+  json.failed = 1;
 done:
   ch_bump_reset(&s.bump);
   ch_in_tool = guard;

@@ -33,13 +33,33 @@ final class HolderPathTests: XCTestCase {
     try assertChain(try HolderProbeRun.debug(["chain"]))
   }
 
-  /// More spans installed than the registry lists: the snapshot walks every span instead,
-  /// and finds the same path.
+  /// More spans installed than the registry lists (here, none listed): the snapshot walks
+  /// every span instead, and finds the same path.
   func testGlobalPropertyChainWhenTheSnapshotWalksEverySpan() throws {
     let run = try HolderProbeRun.debug(
-      ["chain", "stats"], extraEnvironment: ["CHOLDERS_TEST_SPANS_UNLISTED": "1"])
+      ["chain", "stats"], extraEnvironment: ["CHOLDERS_TEST_SPANS_UNLISTED": "0"])
     XCTAssertTrue(run.standardOutput.contains(" spans_walked=1"), run.standardOutput)
     try assertChain(run)
+  }
+
+  /// 20,000 objects in an unlisted span (only the first span is listed): the live count
+  /// and the snapshot hold every one
+  /// (they were sized from the listed spans alone, and the rows past that room were
+  /// dropped), and the last of them is found with its path.
+  func testObjectsInUnlistedSpansAreCountedAndFound() throws {
+    let run = try HolderProbeRun.debug(
+      ["spread", "stats"], extraEnvironment: ["CHOLDERS_TEST_SPANS_UNLISTED": "1"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(run.standardOutput.contains(" spans_walked=1"), run.standardOutput)
+    let live = try XCTUnwrap(run.number(after: "LIVE "), run.standardOutput)
+    XCTAssertGreaterThanOrEqual(live, 20_000, run.standardOutput)
+    let objects = try XCTUnwrap(run.number(after: "STATS objects="), run.standardOutput)
+    XCTAssertGreaterThanOrEqual(objects, 20_000, run.standardOutput)
+    let value = try XCTUnwrap(run.scans().first?.first ?? nil, run.standardOutput)
+    XCTAssertEqual(value.direct, 1, "\(value.raw)")
+    let shape = try value.onlyPathShape()
+    XCTAssertTrue(shape.hasPrefix("global HolderProbe.spreadKeep → "), shape)
+    XCTAssertTrue(shape.hasSuffix("[19999 of 20000]"), shape)
   }
 
   func testWeakAndUnownedReferencesAreNoHolders() throws {
