@@ -284,6 +284,39 @@ func spread() -> UInt {
   return address(of: spreadKeep[19_999]) ^ scramble
 }
 
+nonisolated(unsafe) var pluginKeepPlain: AnyObject?
+nonisolated(unsafe) var pluginKeepGeneric: AnyObject?
+
+/// A plugin's objects that outlive its image: the shared library at `HOLDERPROBE_PLUGIN`
+/// (built by the test) makes two objects that hold the target (one of a plain class, one of
+/// a generic class instantiated with the plugin's own struct, whose metadata the runtime
+/// made in its own memory), and is dlclose'd while globals here keep them. Prints
+/// `UNLOADED 1` once no mapping of the plugin's file is left.
+@inline(never)
+func unloadedImage() -> UInt {
+  guard let path = ProcessInfo.processInfo.environment["HOLDERPROBE_PLUGIN"],
+    let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL),
+    let make = dlsym(handle, "plugin_make_holders")
+  else {
+    print("PLUGIN \(String(cString: dlerror()))")
+    return 0
+  }
+  typealias MakeHolders =
+    @convention(c) (
+      UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Void
+  let child = Child()
+  var made = [UnsafeMutableRawPointer?](repeating: nil, count: 2)
+  unsafeBitCast(make, to: MakeHolders.self)(Unmanaged.passUnretained(child).toOpaque(), &made)
+  pluginKeepPlain = made[0].map { Unmanaged<AnyObject>.fromOpaque($0).takeRetainedValue() }
+  pluginKeepGeneric = made[1].map { Unmanaged<AnyObject>.fromOpaque($0).takeRetainedValue() }
+  let result = address(of: child) ^ scramble
+  dlclose(handle)
+  let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? path
+  print("UNLOADED \(maps.contains(path) ? 0 : 1)")
+  return result
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -482,6 +515,7 @@ for scenario in arguments where scenario != "enable" {
   case "chain-depth1": scan(chain(), depth: 1)
   case "shared": scan(sharedChild(), paths: 2)
   case "spread": scan(spread())
+  case "unloaded": scan(unloadedImage())
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

@@ -147,8 +147,17 @@ typedef struct {
   const char *captures[16];
   size_t capture_lengths[16];
 } ch_name;
+/// The type name given to an object whose type's image is no longer loaded (its metadata
+/// or descriptor unmapped: a dlclose'd plugin's object); nothing is read through it.
+#define CH_UNLOADED_TYPE "an object of an unloaded image"
+/// Forgets the previous scan's verdicts of ch_type_loaded (an image may have gone since).
+void ch_naming_begin_scan(void);
+/// Whether the metadata, descriptors and generic arguments that naming reads through for
+/// the type at `metadata` are mapped (probed without faulting; cached until the next scan).
+int ch_type_loaded(uintptr_t metadata);
 /// `header` holds the object's first 32 bytes and `word_offset` the word's offset; the
-/// array count is read from header[2]. Never reads object memory beyond `header`.
+/// array count is read from header[2]. Never reads object memory beyond `header`, and
+/// never reads through a type whose image is unloaded (CH_UNLOADED_TYPE).
 void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
                  ch_name *name);
 /// A Swift type's qualified name (runtime cache; never freed).

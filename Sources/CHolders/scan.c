@@ -806,6 +806,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   // Once per process, here rather than in the load-time constructor: it mallocs, and the
   // key only matters to scans.
   ch_malloc_learn_key();
+  ch_naming_begin_scan();
 
   s.skip_start = (uintptr_t)targets;
   s.skip_end = (uintptr_t)(targets + count);

@@ -62,6 +62,32 @@ final class HolderPathTests: XCTestCase {
     XCTAssertTrue(shape.hasSuffix("[19999 of 20000]"), shape)
   }
 
+  /// A plugin dlclose'd while two of its objects (a plain class's, and a generic class's
+  /// whose metadata the runtime made but whose descriptor was the plugin's) hold the
+  /// target: the scan names them without reading their metadata (it crashed reading it).
+  func testObjectsOfAnUnloadedImageAreNamedAsSuch() throws {
+    let folder = try ScratchDirectory("holder-plugin")
+    defer { folder.remove() }
+    let plugin = try PluginLibrary.build(in: folder)
+    let run = try HolderProbeRun.debug(
+      ["unloaded"], extraEnvironment: ["HOLDERPROBE_PLUGIN": plugin.path])
+    XCTAssertEqual(run.status, 0, run.standardError + run.standardOutput)
+    XCTAssertTrue(run.standardOutput.contains("UNLOADED 1"), run.standardOutput)
+    let value = try run.onlyValue()
+    XCTAssertEqual(value.direct, 2, "\(value.raw)")
+    let shapes = try (0..<value.paths.count).map { index -> String in
+      var single = value
+      single.raw["paths"] = [value.paths[index]]
+      return try single.onlyPathShape()
+    }
+    XCTAssertEqual(
+      shapes.sorted(),
+      [
+        "global HolderProbe.pluginKeepGeneric → an object of an unloaded image+16",
+        "global HolderProbe.pluginKeepPlain → an object of an unloaded image+16",
+      ], "\(value.raw)")
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
@@ -340,5 +366,48 @@ final class HolderPathTests: XCTestCase {
     let probed = ["ADAPTER_BUG 0", "ADAPTER_BUG 1"].contains { run.standardOutput.contains($0) }
     XCTAssertTrue(probed, run.standardOutput, line: line)
     XCTAssertEqual(run.standardError, "", line: line)
+  }
+}
+
+/// The plugin of `testObjectsOfAnUnloadedImageAreNamedAsSuch`: a Swift shared library built
+/// here with swiftc, whose C entry makes two objects that hold a given object.
+enum PluginLibrary {
+  static let source = """
+    public struct PluginPayload { var a = 1, b = 2 }
+    public final class PluginHolder {
+      var held: AnyObject
+      init(_ held: AnyObject) { self.held = held }
+    }
+    public final class PluginBox<Payload> {
+      var held: AnyObject
+      var payload: Payload
+      init(_ held: AnyObject, _ payload: Payload) {
+        self.held = held
+        self.payload = payload
+      }
+    }
+    @_cdecl("plugin_make_holders")
+    public func makeHolders(
+      _ object: UnsafeMutableRawPointer, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) {
+      let held = Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue()
+      out[0] = Unmanaged.passRetained(PluginHolder(held)).toOpaque()
+      out[1] = Unmanaged.passRetained(PluginBox(held, PluginPayload())).toOpaque()
+    }
+    """
+
+  /// Compiles the plugin into `folder` and returns the library's URL.
+  static func build(in folder: ScratchDirectory) throws -> URL {
+    let sourceURL = folder.url.appendingPathComponent("Plugin.swift")
+    try source.write(to: sourceURL, atomically: true, encoding: .utf8)
+    let library = folder.url.appendingPathComponent("libHolderPlugin.so")
+    let build = try HolderProbeRun.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "swiftc", "-emit-library", "-module-name", "HolderPlugin", "-o", library.path,
+        sourceURL.path,
+      ], holders: false, timeout: .seconds(600))
+    XCTAssertEqual(build.status, 0, build.standardError)
+    return library
   }
 }
