@@ -14,6 +14,7 @@
 import CHolders
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Scrambles an address so that the integer kept in a global is no holder.
 let scramble: UInt = 0x5a5a_5a5a_5a5a_5a5a
@@ -317,6 +318,88 @@ func unloadedImage() -> UInt {
   return result
 }
 
+/// The scanning thread of `forkWhileScanning`: 1 while inside a scan, the scans finished,
+/// and whether to stop.
+final class ForkScanner: Sendable {
+  let scanning = Atomic<Int>(0)
+  let finished = Atomic<Int>(0)
+  let stop = Atomic<Int>(0)
+}
+let forkScanner = ForkScanner()
+nonisolated(unsafe) var forkTarget: UInt = 0
+
+/// One scan of the global chain's child from the calling thread (its stack holds the
+/// target's address, out of the scan's sight). Returns whether it named `globalHolder`.
+func scanChainOnce() -> Bool {
+  withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { targets in
+    targets[0] = forkTarget ^ scramble
+    guard let json = cholders_scan_json(targets.baseAddress, 1, 6, 8, 0) else { return false }
+    defer { cholders_free(json) }
+    return strstr(json, "HolderProbe.globalHolder") != nil
+  }
+}
+
+/// Forks `count` times while another thread scans in a loop, each fork while that thread is
+/// inside a scan (so, very likely, while it holds the scan lock). Each forked child's first
+/// scan must finish: an alarm kills a child that hangs (exit by SIGALRM); a child whose scan
+/// finished exits 0, one whose scan failed 3. Prints `FORKS count=… completed=… hung=…`.
+func forkWhileScanning(_ count: Int) {
+  forkTarget = chain()
+  var thread = pthread_t()
+  let created = pthread_create(
+    &thread, nil,
+    { _ in
+      while forkScanner.stop.load(ordering: .acquiring) == 0 {
+        forkScanner.scanning.store(1, ordering: .releasing)
+        _ = scanChainOnce()
+        forkScanner.scanning.store(0, ordering: .releasing)
+        forkScanner.finished.add(1, ordering: .releasing)
+      }
+      return nil
+    }, nil)
+  precondition(created == 0, "pthread_create failed")
+  var children: [pid_t] = []
+  children.reserveCapacity(count)
+  var completed = 0
+  var hung = 0
+  var failed = 0
+  for _ in 0..<count {
+    // Wait for the next scan to begin (bounded: a scanner that never scans fails the run).
+    let seen = forkScanner.finished.load(ordering: .acquiring)
+    var spins = 0
+    while forkScanner.finished.load(ordering: .acquiring) == seen
+      || forkScanner.scanning.load(ordering: .acquiring) == 0
+    {
+      spins += 1
+      precondition(spins < 100_000_000, "the scanning thread made no progress")
+      sched_yield()
+    }
+    let pid = fork()
+    if pid == 0 {
+      alarm(20)
+      _exit(scanChainOnce() ? 0 : 3)
+    }
+    precondition(pid > 0, "fork failed")
+    children.append(pid)
+  }
+  forkScanner.stop.store(1, ordering: .releasing)
+  pthread_join(thread, nil)
+  // Waited for together, so that hung children cost one alarm's time, not one each.
+  for pid in children {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let signal = status & 0x7f
+    if signal == 0 && (status >> 8) & 0xff == 0 {
+      completed += 1
+    } else if signal == SIGALRM {
+      hung += 1
+    } else {
+      failed += 1
+    }
+  }
+  print("FORKS count=\(count) completed=\(completed) hung=\(hung) failed=\(failed)")
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -516,6 +599,7 @@ for scenario in arguments where scenario != "enable" {
   case "shared": scan(sharedChild(), paths: 2)
   case "spread": scan(spread())
   case "unloaded": scan(unloadedImage())
+  case "fork": forkWhileScanning(20)
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

@@ -244,10 +244,13 @@ static int enable_locked(void) {
   __atomic_store_n(release_n_hook, hook_release_n, __ATOMIC_RELEASE);
   __atomic_store_n(alloc_hook, hook_alloc, __ATOMIC_RELEASE);
   __atomic_store_n(swizzling_flag, 1, __ATOMIC_SEQ_CST);
+  ch_fork_handlers_install();
   problem[0] = 0;
   state = CHOLDERS_ON;
   return state;
 }
+
+void ch_hooks_fork_child(void) { pthread_mutex_init(&enable_lock, NULL); }
 
 int cholders_enable(void) {
   int result = __atomic_load_n(&state, __ATOMIC_ACQUIRE);

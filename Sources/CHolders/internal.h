@@ -174,6 +174,26 @@ void ch_json_string(ch_json *json, const char *text, size_t length);
 void ch_json_hex(ch_json *json, uintptr_t value);
 void ch_json_int(ch_json *json, int64_t value);
 
+// ---- fork.c ------------------------------------------------------------------------------
+/// Registers (once) the fork handlers: before a fork, the short locks are taken so that the
+/// child gets consistent tables; in the child every lock is reset (a thread that held one,
+/// a scan in progress, is not there) and per-process state is dropped.
+void ch_fork_handlers_install(void);
+// What each file does at a fork (prepare and parent: the locks the handlers take).
+void ch_arena_fork_prepare(void);
+void ch_arena_fork_parent(void);
+void ch_arena_fork_child(void);
+void ch_registry_fork_prepare(void);
+void ch_registry_fork_parent(void);
+void ch_registry_fork_child(void);
+void ch_naming_fork_prepare(void);
+void ch_naming_fork_parent(void);
+void ch_naming_fork_child(void);
+void ch_scan_fork_child(void);
+void ch_hooks_fork_child(void);
+void ch_elf_fork_child(void);
+void ch_maps_fork_child(void);
+
 // ---- hooks.c -----------------------------------------------------------------------------
 /// The calling thread's recursion guard (set while the tool itself runs on this thread).
 extern __thread int ch_in_tool __attribute__((tls_model("initial-exec")));

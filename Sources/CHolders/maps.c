@@ -325,6 +325,13 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
 static int use_proc_mem = -1;
 static int proc_mem_fd = -1;
 
+/// In a forked child: an open /proc/self/mem is the parent's memory (the file is bound to
+/// the process that opened it), and process_vm_readv is asked about the child's own pid.
+void ch_maps_fork_child(void) {
+  if (proc_mem_fd >= 0) close(proc_mem_fd);
+  proc_mem_fd = -1;
+}
+
 size_t ch_read(void *local, uintptr_t remote, size_t length) {
   if (use_proc_mem != 1) {
     struct iovec to = {local, length};

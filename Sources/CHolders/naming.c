@@ -16,6 +16,7 @@
 // boxed type +16; value witness table: stride +72, flags +80.
 #define _GNU_SOURCE
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -330,8 +331,28 @@ static void describe_captures(uintptr_t metadata, ch_name *name) {
   }
 }
 
+/// Held while naming calls into the Swift runtime (swift_getTypeName and the mangled-name
+/// lookup take the runtime's own locks, which have no fork handlers): the fork handler takes
+/// it, so that no fork happens while a scan holds one of those locks, which a forked child's
+/// first scan would then wait for forever. Held for one description, microseconds.
+static pthread_mutex_t naming_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ch_naming_fork_prepare(void) { pthread_mutex_lock(&naming_lock); }
+void ch_naming_fork_parent(void) { pthread_mutex_unlock(&naming_lock); }
+void ch_naming_fork_child(void) { pthread_mutex_init(&naming_lock, NULL); }
+
+static void describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
+                     ch_name *name);
+
 void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
                  ch_name *name) {
+  pthread_mutex_lock(&naming_lock);
+  describe(metadata, header, word_offset, name);
+  pthread_mutex_unlock(&naming_lock);
+}
+
+static void describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
+                     ch_name *name) {
   memset(name, 0, sizeof *name);
   if (!ch_type_loaded(metadata)) {
     name->type = CH_UNLOADED_TYPE;

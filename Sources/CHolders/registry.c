@@ -65,12 +65,20 @@ int ch_registry_start(void) {
   return spans != NULL && metadata_set != NULL;
 }
 
+static void lock_slab(void) {
+  while (__atomic_exchange_n(&slab_lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+}
+
+void ch_registry_fork_prepare(void) { lock_slab(); }
+void ch_registry_fork_parent(void) { __atomic_store_n(&slab_lock, 0, __ATOMIC_RELEASE); }
+void ch_registry_fork_child(void) { __atomic_store_n(&slab_lock, 0, __ATOMIC_RELEASE); }
+
 /// The bitmap of `span`, created on first use. NULL when memory ran out (the object is then
 /// unknown to the scan, which is better than failing an allocation).
 static uint64_t *bitmap_of(uint64_t span) {
   uint64_t *bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
   if (bitmap) return bitmap;
-  while (__atomic_exchange_n(&slab_lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+  lock_slab();
   bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
   if (bitmap == NULL) {
     if (slab_left == 0) {

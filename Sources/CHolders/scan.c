@@ -104,6 +104,9 @@ typedef struct {
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 static cholders_scan_stats last_stats;  // under scan_lock
 
+/// In a forked child: the thread that held the lock (a scan in progress) is not there.
+void ch_scan_fork_child(void) { pthread_mutex_init(&scan_lock, NULL); }
+
 void cholders_last_scan_stats(cholders_scan_stats *out) {
   pthread_mutex_lock(&scan_lock);
   *out = last_stats;

@@ -88,6 +88,16 @@ final class HolderPathTests: XCTestCase {
       ], "\(value.raw)")
   }
 
+  /// Twenty forks, each while another thread is inside a scan: every child's first scan
+  /// finishes and finds the path (children hung on the scan lock their parent's thread held).
+  func testForkedChildrenScanWhileTheParentWasScanning() throws {
+    let run = try HolderProbeRun.debug(["fork"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(
+      run.standardOutput.contains("FORKS count=20 completed=20 hung=0 failed=0"),
+      run.standardOutput)
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
