@@ -21,6 +21,8 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
   case heldByThisProcess(path: String)
   /// The log's directory did not exist and could not be created.
   case cannotCreateDirectory(path: String, errno: Int32)
+  /// The writer's thread could not be started (out of memory or threads).
+  case cannotStartWriter(errno: Int32)
 
   public var description: String {
     switch self {
@@ -47,6 +49,9 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
       return
         "dealloctrace: cannot create log directory \(escaped: path): \(Self.reason(code));"
         + " tracing is off"
+    case .cannotStartWriter(let code):
+      return
+        "dealloctrace: cannot start the log writer's thread: \(Self.reason(code)); tracing is off"
     }
   }
 
