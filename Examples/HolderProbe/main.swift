@@ -400,6 +400,35 @@ func forkWhileScanning(_ count: Int) {
   print("FORKS count=\(count) completed=\(completed) hung=\(hung) failed=\(failed)")
 }
 
+nonisolated(unsafe) var manyOwner: Child?
+nonisolated(unsafe) var manyThread: Int32 = 0
+
+/// The real owners of an object among more direct holders than the scan follows: a global
+/// (scanned first, so linked last) and another thread's stack (scanned after the heap, so
+/// past the per-target cap), beside 1,100 objects that hold it too and are themselves held
+/// by nothing the scan sees (leaked on purpose). Prints the thread's id (`TID`).
+func manyHolders() {
+  let child = Child()
+  manyOwner = child
+  for _ in 0..<1_100 {
+    let holder = Holder()
+    holder.child = child
+    _ = Unmanaged.passRetained(holder)
+  }
+  let ready = DispatchSemaphore(value: 0)
+  let release = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    var object: Child? = manyOwner
+    manyThread = Int32(cholders_thread_id())
+    park(&object, ready, release)
+  }
+  thread.start()
+  ready.wait()
+  print("TID \(manyThread)")
+  scan(address(of: child) ^ scramble, paths: 4)
+  release.signal()
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -600,6 +629,7 @@ for scenario in arguments where scenario != "enable" {
   case "spread": scan(spread())
   case "unloaded": scan(unloadedImage())
   case "fork": forkWhileScanning(20)
+  case "many": manyHolders()
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

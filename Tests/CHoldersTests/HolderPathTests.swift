@@ -98,6 +98,27 @@ final class HolderPathTests: XCTestCase {
       run.standardOutput)
   }
 
+  /// 1,102 direct holders (past the 256 given paths and the 1,024 a target follows): the
+  /// global that owns the object and the thread stack that holds it come first (the global
+  /// was linked last and left out past 256; the stack, read after the heap, was cut).
+  func testRootedOwnersComeFirstAmongMoreDirectHoldersThanTheCaps() throws {
+    let run = try HolderProbeRun.debug(["many"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let value = try run.onlyValue()
+    XCTAssertEqual(value.direct, 1_102, "\(value.raw)")
+    XCTAssertEqual(value.paths.count, 4, "\(value.raw)")
+    let roots = value.paths.map { $0["root"] as? [String: Any] ?? [:] }
+    XCTAssertEqual(roots.first?["kind"] as? String, "global", "\(value.raw)")
+    XCTAssertEqual(roots.first?["sym"] as? String, "HolderProbe.manyOwner", "\(value.raw)")
+    XCTAssertEqual(value.steps(0).count, 0, "\(value.raw)")
+    XCTAssertEqual(roots.dropFirst().first?["kind"] as? String, "stack", "\(value.raw)")
+    let tid = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("TID ") }
+    XCTAssertEqual(
+      (roots.dropFirst().first?["tid"] as? Int).map { "TID \($0)" }, tid.map(String.init))
+    XCTAssertEqual(
+      roots.dropFirst(2).map { $0["kind"] as? String }, ["none", "none"], "\(value.raw)")
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
