@@ -662,6 +662,6 @@ if arguments.contains("stats") {
   var stats = cholders_scan_stats()
   cholders_last_scan_stats(&stats)
   print(
-    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked) failed=\(stats.failed)"
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked) failed=\(stats.failed) proc_mem=\(stats.proc_mem)"
   )
 }

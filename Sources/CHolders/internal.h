@@ -119,6 +119,8 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack);
 /// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
 /// (a short count stops at the first unreadable page).
 size_t ch_read(void *local, uintptr_t remote, size_t length);
+/// 1 once ch_read reads through /proc/self/mem (process_vm_readv was refused).
+int ch_read_through_proc_mem(void);
 
 // ---- heap.c ------------------------------------------------------------------------------
 /// Learns glibc's tcache key (malloc + free of a probe chunk), once per process; call with

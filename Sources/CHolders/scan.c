@@ -907,6 +907,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   stats.free_walk_us = s.free_walk_us;
   stats.free_ranges = s.free_count;
   stats.free_walk = s.free_state;
+  stats.proc_mem = ch_read_through_proc_mem();
   last_stats = stats;
 
   ch_json_raw(&json, "[");

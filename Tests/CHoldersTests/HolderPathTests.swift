@@ -119,6 +119,22 @@ final class HolderPathTests: XCTestCase {
       roots.dropFirst(2).map { $0["kind"] as? String }, ["none", "none"], "\(value.raw)")
   }
 
+  /// Where process_vm_readv is forbidden, memory is read through /proc/self/mem: the same
+  /// path, and a forked child reads its own memory, not its parent's (an inherited
+  /// descriptor of /proc/self/mem is the parent's).
+  func testTheProcSelfMemFallbackFindsTheSamePaths() throws {
+    let fallback = ["CHOLDERS_TEST_PROC_MEM": "1"]
+    let chain = try HolderProbeRun.debug(["chain", "stats"], extraEnvironment: fallback)
+    XCTAssertTrue(chain.standardOutput.contains(" proc_mem=1"), chain.standardOutput)
+    try assertChain(chain)
+    try assertThreadStack(try HolderProbeRun.debug(["thread"], extraEnvironment: fallback))
+    let forks = try HolderProbeRun.debug(["fork"], extraEnvironment: fallback)
+    XCTAssertEqual(forks.status, 0, forks.standardError)
+    XCTAssertTrue(
+      forks.standardOutput.contains("FORKS count=20 completed=20 hung=0 failed=0"),
+      forks.standardOutput)
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
