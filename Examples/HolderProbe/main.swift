@@ -429,6 +429,51 @@ func manyHolders() {
   release.signal()
 }
 
+/// The bytes of a directory name that is no valid UTF-8 at the escaper's edges: U+10FFFF
+/// (the last code point), U+110000 (one past it), a surrogate, an overlong form, a byte that
+/// starts nothing, and a sequence cut short by the `/` after it.
+let invalidUTF8Name: [UInt8] = [
+  0x78, 0xF4, 0x8F, 0xBF, 0xBF, 0x79, 0xF4, 0x90, 0x80, 0x80, 0x7A, 0xED, 0xA0, 0x80, 0x77,
+  0xC0, 0xAF, 0x76, 0xFF, 0x75, 0xE2, 0x82,
+]
+
+/// Copies this executable into a directory named `invalidUTF8Name` inside
+/// `HOLDERPROBE_DIR` and runs the copy's `chain` scenario, so that the module path in the
+/// scan's JSON goes through the escaper. Returns only on failure.
+func runFromInvalidUTF8Directory() {
+  guard let parent = ProcessInfo.processInfo.environment["HOLDERPROBE_DIR"] else {
+    print("no HOLDERPROBE_DIR")
+    return
+  }
+  let directory = Array(parent.utf8) + [0x2F] + invalidUTF8Name
+  let copy = directory + Array("/HolderProbe".utf8)
+  func cString(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+  guard mkdir(cString(directory), 0o700) == 0 else {
+    print("mkdir failed")
+    return
+  }
+  let source = open("/proc/self/exe", O_RDONLY)
+  let target = open(cString(copy), O_WRONLY | O_CREAT | O_TRUNC, 0o700)
+  guard source >= 0, target >= 0 else {
+    print("open failed")
+    return
+  }
+  var buffer = [UInt8](repeating: 0, count: 1 << 16)
+  while true {
+    let count = read(source, &buffer, buffer.count)
+    if count <= 0 { break }
+    guard write(target, buffer, count) == count else {
+      print("write failed")
+      return
+    }
+  }
+  close(source)
+  close(target)
+  var arguments: [UnsafeMutablePointer<CChar>?] = [strdup("HolderProbe"), strdup("chain"), nil]
+  execv(cString(copy), &arguments)
+  print("execv failed")
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -630,6 +675,7 @@ for scenario in arguments where scenario != "enable" {
   case "unloaded": scan(unloadedImage())
   case "fork": forkWhileScanning(20)
   case "many": manyHolders()
+  case "invalid-utf8": runFromInvalidUTF8Directory()
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

@@ -257,6 +257,28 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(root["mod"] as? String, copy.path)
   }
 
+  /// A module path that is no valid UTF-8: the C escaper writes U+FFFD for each byte that
+  /// is not part of a valid sequence, and keeps U+10FFFF (the edge) as it is.
+  func testInvalidUTF8InAModulePathBecomesReplacementCharacters() throws {
+    let folder = try ScratchDirectory("holder-utf8")
+    defer {
+      // FileManager cannot name what is inside: its name is no valid UTF-8.
+      _ = try? HolderProbeRun.run(
+        URL(fileURLWithPath: "/bin/rm"), ["-rf", folder.path], holders: false)
+    }
+    let run = try HolderProbeRun.debug(
+      ["invalid-utf8"], extraEnvironment: ["HOLDERPROBE_DIR": folder.path])
+    XCTAssertEqual(run.status, 0, run.standardError + run.standardOutput)
+    let root = try XCTUnwrap(run.onlyValue().paths.first?["root"] as? [String: Any])
+    let replacement = "\u{FFFD}"
+    let expected =
+      "x\u{10FFFF}y" + String(repeating: replacement, count: 4) + "z"
+      + String(repeating: replacement, count: 3) + "w" + String(repeating: replacement, count: 2)
+      + "v" + replacement + "u" + String(repeating: replacement, count: 2) + "/HolderProbe"
+    XCTAssertEqual(root["mod"] as? String, folder.path + "/" + expected, run.standardOutput)
+    XCTAssertEqual(root["sym"] as? String, "HolderProbe.globalHolder")
+  }
+
   func testOffWithoutTheEnvironmentVariable() throws {
     let run = try HolderProbeRun.debug(["chain"], holders: false)
     XCTAssertEqual(run.status, 0, run.standardError)
