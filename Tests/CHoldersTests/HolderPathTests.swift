@@ -279,6 +279,51 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(root["sym"] as? String, "HolderProbe.globalHolder")
   }
 
+  /// Under a preloaded allocator (here a shim built for the test that forwards to glibc's
+  /// own entry points, so the program runs as before), holders refuse with one line: the
+  /// registry reads glibc's chunk headers, which another allocator would not have.
+  func testRefusesWithOneLineWhenMallocIsNotGlibcs() throws {
+    let folder = try ScratchDirectory("holder-malloc")
+    defer { folder.remove() }
+    let source = folder.url.appendingPathComponent("shim.c")
+    try """
+    #include <stddef.h>
+    extern void *__libc_malloc(size_t size);
+    extern void __libc_free(void *pointer);
+    extern void *__libc_calloc(size_t count, size_t size);
+    extern void *__libc_realloc(void *pointer, size_t size);
+    extern void *__libc_memalign(size_t alignment, size_t size);
+    void *malloc(size_t size) { return __libc_malloc(size); }
+    void free(void *pointer) { __libc_free(pointer); }
+    void *calloc(size_t count, size_t size) { return __libc_calloc(count, size); }
+    void *realloc(void *pointer, size_t size) { return __libc_realloc(pointer, size); }
+    void *memalign(size_t alignment, size_t size) { return __libc_memalign(alignment, size); }
+    void *aligned_alloc(size_t alignment, size_t size) {
+      return __libc_memalign(alignment, size);
+    }
+    int posix_memalign(void **out, size_t alignment, size_t size) {
+      void *pointer = __libc_memalign(alignment, size);
+      if (pointer == NULL) return 12;
+      *out = pointer;
+      return 0;
+    }
+    """.write(to: source, atomically: true, encoding: .utf8)
+    let shim = folder.url.appendingPathComponent("libmallocshim.so")
+    let build = try HolderProbeRun.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      ["clang", "-shared", "-fPIC", "-O1", "-o", shim.path, source.path], holders: false)
+    XCTAssertEqual(build.status, 0, build.standardError)
+    let run = try HolderProbeRun.debug(
+      ["chain"], extraEnvironment: ["LD_PRELOAD": shim.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: holders off: malloc in this process is not glibc's, whose chunk headers"
+        + " the reference scan reads (a preloaded allocator, or valgrind)\n")
+    XCTAssertTrue(run.standardOutput.contains("STATE 2 LOAD 0 holders off: "), run.standardOutput)
+    XCTAssertTrue(run.standardOutput.contains("HOLDERS nil"), run.standardOutput)
+  }
+
   func testOffWithoutTheEnvironmentVariable() throws {
     let run = try HolderProbeRun.debug(["chain"], holders: false)
     XCTAssertEqual(run.status, 0, run.standardError)
