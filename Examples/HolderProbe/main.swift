@@ -474,6 +474,53 @@ func runFromInvalidUTF8Directory() {
   print("execv failed")
 }
 
+/// A closure context at the naming's edge: the model and 15 strings (16 captures, all
+/// named), then the model and 16 strings (17: 16 named, one counted).
+@inline(never)
+func closure16Captures(_ label: String) -> UInt {
+  let model = CartModel()
+  let a = label + "a"
+  let b = label + "b"
+  let c = label + "c"
+  let d = label + "d"
+  let e = label + "e"
+  let f = label + "f"
+  let g = label + "g"
+  let h = label + "h"
+  let i = label + "i"
+  let j = label + "j"
+  let k = label + "k"
+  let l = label + "l"
+  let m = label + "m"
+  let n = label + "n"
+  let o = label + "o"
+  model.onChange = { model.name = a + b + c + d + e + f + g + h + i + j + k + l + m + n + o }
+  return address(of: model) ^ scramble
+}
+
+@inline(never)
+func closure17Captures(_ label: String) -> UInt {
+  let model = CartModel()
+  let a = label + "a"
+  let b = label + "b"
+  let c = label + "c"
+  let d = label + "d"
+  let e = label + "e"
+  let f = label + "f"
+  let g = label + "g"
+  let h = label + "h"
+  let i = label + "i"
+  let j = label + "j"
+  let k = label + "k"
+  let l = label + "l"
+  let m = label + "m"
+  let n = label + "n"
+  let o = label + "o"
+  let p = label + "p"
+  model.onChange = { model.name = a + b + c + d + e + f + g + h + i + j + k + l + m + n + o + p }
+  return address(of: model) ^ scramble
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -676,6 +723,8 @@ for scenario in arguments where scenario != "enable" {
   case "fork": forkWhileScanning(20)
   case "many": manyHolders()
   case "invalid-utf8": runFromInvalidUTF8Directory()
+  case "captures-16": scan(closure16Captures("c\(arguments.count)"))
+  case "captures-17": scan(closure17Captures("c\(arguments.count)"))
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()

@@ -138,6 +138,8 @@ int ch_malloc_is_free(const uintptr_t *ranges, size_t count, uintptr_t address);
 // ---- naming.c ----------------------------------------------------------------------------
 /// What a word at `offset` inside the object at `address` with `metadata` is.
 enum { CH_EDGE_NONE = 0, CH_EDGE_FIELD, CH_EDGE_ELEMENT, CH_EDGE_CAPTURES, CH_EDGE_STALE };
+/// The most captures of a closure context named in a step (the rest are counted).
+#define CH_MAX_CAPTURES 16
 typedef struct {
   const char *type;  // fully qualified type name, or "closure context" / "box"
   size_t type_length;
@@ -145,9 +147,10 @@ typedef struct {
   const char *field;  // CH_EDGE_FIELD
   size_t field_length;
   int64_t element, count;  // CH_EDGE_ELEMENT
-  int capture_count;  // CH_EDGE_CAPTURES
-  const char *captures[16];
-  size_t capture_lengths[16];
+  int capture_count;  // CH_EDGE_CAPTURES: the first CH_MAX_CAPTURES named
+  int more_captures;  // captures past those (counted, not named)
+  const char *captures[CH_MAX_CAPTURES];
+  size_t capture_lengths[CH_MAX_CAPTURES];
 } ch_name;
 /// The type name given to an object whose type's image is no longer loaded (its metadata
 /// or descriptor unmapped: a dlclose'd plugin's object); nothing is read through it.

@@ -311,7 +311,8 @@ static void describe_captures(uintptr_t metadata, ch_name *name) {
   // capture types mention generic parameters that cannot be resolved without them, so
   // those are only demangled, never handed to the runtime.
   int generic = u32(descriptor + 4) != 0 || u32(descriptor + 8) != 0;
-  for (uint32_t i = 0; i < count && name->capture_count < 16; i++) {
+  if (count > CH_MAX_CAPTURES) name->more_captures = (int)(count - CH_MAX_CAPTURES);
+  for (uint32_t i = 0; i < count && name->capture_count < CH_MAX_CAPTURES; i++) {
     const char *mangled = relative((const void *)(descriptor + 12 + (uintptr_t)i * 4));
     const char *text = NULL;
     size_t text_length = 0;

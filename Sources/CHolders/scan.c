@@ -657,6 +657,10 @@ static void write_step(scan *s, ch_json *json, const edge *e) {
       ch_json_string(json, name.captures[i], name.capture_lengths[i]);
     }
     ch_json_raw(json, "]");
+    if (name.more_captures > 0) {
+      ch_json_raw(json, ",\"more_captures\":");
+      ch_json_int(json, name.more_captures);
+    }
   }
   ch_json_raw(json, "}");
 }

@@ -20,6 +20,23 @@ final class HolderPathTests: XCTestCase {
     try assertClosureMore(try HolderProbeRun.debug(["closure-more"]))
   }
 
+  /// A closure context at the naming's edge: 16 captures are all named; with 17, the 16
+  /// first are named and the one past them is counted in `more_captures` (it was dropped
+  /// without a word).
+  func testClosureCapturesPastTheNamedOnesAreCounted() throws {
+    for (scenario, extra) in [("captures-16", nil), ("captures-17", 1)] as [(String, Int?)] {
+      let run = try HolderProbeRun.debug([scenario])
+      XCTAssertEqual(run.status, 0, run.standardError)
+      let value = try run.onlyValue()
+      let context = try XCTUnwrap(value.steps(0).last, "\(value.raw)")
+      let captures = try XCTUnwrap(context["captures"] as? [String], "\(context)")
+      XCTAssertEqual(captures.count, 16, scenario)
+      XCTAssertEqual(captures.filter { $0 == "HolderProbe.CartModel" }.count, 1, scenario)
+      XCTAssertEqual(captures.filter { $0 == "Swift.String" }.count, 15, scenario)
+      XCTAssertEqual(context["more_captures"] as? Int, extra, scenario)
+    }
+  }
+
   func testClosureCapturingAVariable() throws {
     // The variable's box is the closure's context (named from its capture descriptor).
     let run = try HolderProbeRun.debug(["closure-var"])
