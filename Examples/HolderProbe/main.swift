@@ -521,6 +521,30 @@ func closure17Captures(_ label: String) -> UInt {
   return address(of: model) ^ scramble
 }
 
+/// An array element whose stride is not 8: 24 bytes, the reference in its middle word.
+struct Pair {
+  var tag = 0
+  var child: Child
+  var extra = 0
+}
+
+nonisolated(unsafe) var pairs: [Pair] = []
+nonisolated(unsafe) var pairsRemoved: Child?
+
+/// Two targets in arrays of 24-byte elements: the reference of the last element (index 3
+/// of 4, at byte 32 + 3 * 24 + 8), and one whose element was appended and removed again, so
+/// that its stale word sits one past the count (kept by a global besides).
+@inline(never)
+func strideArray() -> [UInt] {
+  pairs.reserveCapacity(8)
+  for _ in 0..<4 { pairs.append(Pair(child: Child())) }
+  let removed = Child()
+  pairsRemoved = removed
+  pairs.append(Pair(child: removed))
+  pairs.removeLast()
+  return [address(of: pairs[3].child) ^ scramble, address(of: removed) ^ scramble]
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -723,6 +747,7 @@ for scenario in arguments where scenario != "enable" {
   case "fork": forkWhileScanning(20)
   case "many": manyHolders()
   case "invalid-utf8": runFromInvalidUTF8Directory()
+  case "stride": scan(strideArray())
   case "captures-16": scan(closure16Captures("c\(arguments.count)"))
   case "captures-17": scan(closure17Captures("c\(arguments.count)"))
   case "thread": threadStack()

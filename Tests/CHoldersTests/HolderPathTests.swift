@@ -37,6 +37,23 @@ final class HolderPathTests: XCTestCase {
     }
   }
 
+  /// Array elements of 24 bytes: the last element's index comes from the element type's
+  /// stride, and a stale word one past the count holds nothing.
+  func testArrayElementsWhoseStrideIsNotEight() throws {
+    let run = try HolderProbeRun.debug(["stride"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let values = try XCTUnwrap(run.scans().first, run.standardOutput)
+    XCTAssertEqual(values.count, 2, run.standardOutput)
+    let last = try XCTUnwrap(values.first ?? nil)
+    XCTAssertEqual(
+      try last.onlyPathShape(),
+      "global HolderProbe.pairs → Swift._ContiguousArrayStorage<HolderProbe.Pair>[3 of 4]")
+    XCTAssertEqual(last.steps(0).last?["off"] as? Int, 32 + 3 * 24 + 8, "\(last.raw)")
+    let removed = try XCTUnwrap(values.last ?? nil)
+    XCTAssertEqual(removed.direct, 1, "\(removed.raw)")
+    XCTAssertEqual(try removed.onlyPathShape(), "global HolderProbe.pairsRemoved")
+  }
+
   func testClosureCapturingAVariable() throws {
     // The variable's box is the closure's context (named from its capture descriptor).
     let run = try HolderProbeRun.debug(["closure-var"])
