@@ -545,6 +545,96 @@ func strideArray() -> [UInt] {
   return [address(of: pairs[3].child) ^ scramble, address(of: removed) ^ scramble]
 }
 
+nonisolated(unsafe) var regionsKeep: Child?
+
+/// More writable mappings than the scan's region list first holds (8,192): `count`
+/// one-page read-write mappings, each between read-only pages so that none merge (no guard
+/// page below them either: that is how thread stacks are told), and the
+/// target's address in the last of them (and in a global). Both words are holders.
+@inline(never)
+func manyRegions(_ count: Int) -> UInt {
+  let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+  guard
+    let base = mmap(nil, 2 * count * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+    base != MAP_FAILED
+  else {
+    print("mmap failed")
+    return 0
+  }
+  for index in 0..<count {
+    precondition(mprotect(base + 2 * index * page, page, PROT_READ | PROT_WRITE) == 0)
+  }
+  let child = Child()
+  regionsKeep = child
+  // An owning word (a retained reference), so that the strong count does not rule it out.
+  (base + 2 * (count - 1) * page).storeBytes(
+    of: UInt(bitPattern: Unmanaged.passRetained(child).toOpaque()), as: UInt.self)
+  return address(of: child) ^ scramble
+}
+
+/// The parked threads of `manyThreads`: how many are parked, and the pipe they block on
+/// (closing its write end lets them all go).
+final class ThreadPark: Sendable {
+  let parked = Atomic<Int>(0)
+  let readEnd = Atomic<Int32>(-1)
+}
+let threadPark = ThreadPark()
+nonisolated(unsafe) var threadsTarget: UInt = 0
+nonisolated(unsafe) var threadsHolder: Int32 = 0
+
+/// Parks the calling thread in a system call (a read of the park's pipe) until the pipe's
+/// write end closes, holding `object` in this frame's stack slot (inout takes its address).
+@inline(never)
+func parkInSystemCall(_ object: inout Child?) {
+  threadPark.parked.add(1, ordering: .releasing)
+  var byte: UInt8 = 0
+  while read(threadPark.readEnd.load(ordering: .acquiring), &byte, 1) < 0 && errno == EINTR {}
+  object?.value += 1
+}
+
+/// More threads than the scanner's first thread table held (1,024): `count` threads with
+/// small stacks, parked in a system call; the last one holds the target on its stack and
+/// prints its id (`TID`). Its stack root must carry that id.
+func manyThreads(_ count: Int) {
+  // Leaked on purpose: only the last thread's stack holds it.
+  threadsTarget = UInt(bitPattern: Unmanaged.passRetained(Child()).toOpaque()) ^ scramble
+  var ends: [Int32] = [-1, -1]
+  precondition(pipe(&ends) == 0, "pipe failed")
+  threadPark.readEnd.store(ends[0], ordering: .releasing)
+  var attributes = pthread_attr_t()
+  pthread_attr_init(&attributes)
+  pthread_attr_setstacksize(&attributes, 64 << 10)
+  var threads: [pthread_t] = []
+  for index in 0..<count {
+    var thread = pthread_t()
+    let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { last in
+      var object: Child? = nil
+      if last != nil {
+        object = Unmanaged<Child>.fromOpaque(
+          UnsafeRawPointer(bitPattern: threadsTarget ^ scramble)!
+        )
+        .takeUnretainedValue()
+        threadsHolder = Int32(cholders_thread_id())
+      }
+      parkInSystemCall(&object)
+      return nil
+    }
+    let last = index == count - 1 ? UnsafeMutableRawPointer(bitPattern: 1) : nil
+    precondition(pthread_create(&thread, &attributes, body, last) == 0, "pthread_create failed")
+    threads.append(thread)
+  }
+  var spins = 0
+  while threadPark.parked.load(ordering: .acquiring) < count {
+    spins += 1
+    precondition(spins < 100_000_000, "the threads did not park")
+    sched_yield()
+  }
+  print("TID \(threadsHolder)")
+  scan(threadsTarget, paths: 2)
+  close(ends[1])
+  for thread in threads { pthread_join(thread, nil) }
+}
+
 nonisolated(unsafe) var sharers: [Holder] = []
 
 /// Three holders of one object, each reached from a global array.
@@ -748,6 +838,8 @@ for scenario in arguments where scenario != "enable" {
   case "many": manyHolders()
   case "invalid-utf8": runFromInvalidUTF8Directory()
   case "stride": scan(strideArray())
+  case "regions": scan(manyRegions(8_300))
+  case "threads": manyThreads(1_100)
   case "captures-16": scan(closure16Captures("c\(arguments.count)"))
   case "captures-17": scan(closure17Captures("c\(arguments.count)"))
   case "thread": threadStack()

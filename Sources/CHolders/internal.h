@@ -114,8 +114,9 @@ typedef struct {
   int arena;
 } ch_region;
 /// The private writable mappings worth scanning, sorted, minus tool memory, [vvar],
-/// [vsyscall] and the mapping that holds `own_stack`. Returns the count.
-size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack);
+/// [vsyscall] and the mapping that holds `own_stack`. Returns the count; `incomplete` is
+/// set when memory ran out before every mapping was listed (the scan then fails).
+size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete);
 /// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
 /// (a short count stops at the first unreadable page).
 size_t ch_read(void *local, uintptr_t remote, size_t length);

@@ -867,7 +867,9 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   memset(s.valid, 0, s.row_count + 1);
   memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
   uint64_t regions_started = now_us();
-  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker);
+  int regions_incomplete = 0;
+  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker, &regions_incomplete);
+  if (regions_incomplete) goto failed;
   make_registry_filter(&s);
   stats.regions = s.region_count;
   for (size_t r = 0; r < s.region_count; r++) stats.bytes += s.regions[r].end - s.regions[r].start;

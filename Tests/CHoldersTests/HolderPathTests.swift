@@ -54,6 +54,30 @@ final class HolderPathTests: XCTestCase {
     XCTAssertEqual(try removed.onlyPathShape(), "global HolderProbe.pairsRemoved")
   }
 
+  /// 8,300 writable mappings, past the 8,192 the region list first holds: the word in the
+  /// last of them is still read (the list dropped every mapping past its capacity).
+  func testMoreMappingsThanTheRegionListFirstHolds() throws {
+    let run = try HolderProbeRun.debug(["regions", "stats"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertGreaterThan(try XCTUnwrap(run.number(after: " regions=")), 8_300, run.standardOutput)
+    let value = try XCTUnwrap(run.scans().first?.first ?? nil, run.standardOutput)
+    XCTAssertEqual(value.direct, 2, "\(value.raw)")
+    let roots = value.paths.map { ($0["root"] as? [String: Any])?["kind"] as? String }
+    XCTAssertEqual(roots, ["global", "heap"], "\(value.raw)")
+  }
+
+  /// 1,100 threads, past the 1,024 whose stack pointers the scanner first read: the last
+  /// thread's stack root still carries its id (it read as a stack of no known thread).
+  func testMoreThreadsThanTheThreadTableFirstHeld() throws {
+    let run = try HolderProbeRun.debug(["threads"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let value = try run.onlyValue()
+    XCTAssertEqual(try value.onlyPathShape(), "stack", "\(value.raw)")
+    let root = try XCTUnwrap(value.paths.first?["root"] as? [String: Any])
+    let tid = run.standardOutput.split(separator: "\n").first { $0.hasPrefix("TID ") }
+    XCTAssertEqual((root["tid"] as? Int).map { "TID \($0)" }, tid.map(String.init))
+  }
+
   func testClosureCapturingAVariable() throws {
     // The variable's box is the closure's context (named from its capture descriptor).
     let run = try HolderProbeRun.debug(["closure-var"])
