@@ -407,6 +407,22 @@ nonisolated(unsafe) var manyThread: Int32 = 0
 /// (scanned first, so linked last) and another thread's stack (scanned after the heap, so
 /// past the per-target cap), beside 1,100 objects that hold it too and are themselves held
 /// by nothing the scan sees (leaked on purpose). Prints the thread's id (`TID`).
+nonisolated(unsafe) var edgeOwner: Child?
+
+/// A global owner beside `others` unrooted direct holders: at the 256 given paths' edge
+/// (255 others) and one past it (256 others).
+@inline(never)
+func ownerAmong(_ others: Int) -> UInt {
+  let child = Child()
+  edgeOwner = child
+  for _ in 0..<others {
+    let holder = Holder()
+    holder.child = child
+    _ = Unmanaged.passRetained(holder)
+  }
+  return address(of: child) ^ scramble
+}
+
 func manyHolders() {
   let child = Child()
   manyOwner = child
@@ -836,6 +852,8 @@ for scenario in arguments where scenario != "enable" {
   case "unloaded": scan(unloadedImage())
   case "fork": forkWhileScanning(20)
   case "many": manyHolders()
+  case "owner-255": scan(ownerAmong(255), paths: 2)
+  case "owner-256": scan(ownerAmong(256), paths: 2)
   case "invalid-utf8": runFromInvalidUTF8Directory()
   case "stride": scan(strideArray())
   case "regions": scan(manyRegions(8_300))

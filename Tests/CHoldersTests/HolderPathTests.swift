@@ -193,6 +193,20 @@ final class HolderPathTests: XCTestCase {
       forks.standardOutput)
   }
 
+  /// The owner among 256 direct holders (the most given paths) and among 257: first both
+  /// times, and every holder counted.
+  func testTheOwnerComesFirstAtTheDirectHoldersEdgeAndOnePastIt() throws {
+    for others in [255, 256] {
+      let run = try HolderProbeRun.debug(["owner-\(others)"])
+      XCTAssertEqual(run.status, 0, run.standardError)
+      let value = try run.onlyValue()
+      XCTAssertEqual(value.direct, others + 1, "\(value.raw)")
+      XCTAssertEqual(value.more, others - 1, "\(value.raw)")
+      let root = value.paths.first?["root"] as? [String: Any]
+      XCTAssertEqual(root?["sym"] as? String, "HolderProbe.edgeOwner", "\(value.raw)")
+    }
+  }
+
   func testWeakAndUnownedReferencesAreNoHolders() throws {
     let run = try HolderProbeRun.debug(["weak-unowned"])
     XCTAssertEqual(run.status, 0, run.standardError)
