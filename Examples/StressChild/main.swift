@@ -7,6 +7,7 @@
 //   StressChild feed [SCREENS] [CELLS]           FeedDemo's screen, repeated, for timings
 //   StressChild hardening MODE …                 the recorder-hardening hosts; see HardeningRun
 //   StressChild limited HEADROOM_MIB [holders]   a queue under an address-space limit; see LimitedRun
+//   StressChild holder-memory                    a holder scan that runs out of memory
 
 #if canImport(Glibc)
   import Glibc
@@ -18,7 +19,7 @@ func usage() -> Never {
   ChildOutput.error(
     "usage: StressChild stress LOG [OBJECTS] [THREADS] | heartbeat LOG"
       + " | workload none|delete-log|fork|fork-traced EXIT_STATUS | feed [SCREENS] [CELLS]"
-      + " | limited HEADROOM_MIB [holders]")
+      + " | limited HEADROOM_MIB [holders] | holder-memory")
   exit(64)
 }
 
@@ -46,6 +47,8 @@ case "limited":
   exit(LimitedRun.limitAndRun(headroom: mebibytes << 20, holders: arguments.count == 3))
 case "limited-run":
   exit(LimitedRun.run())
+case "holder-memory":
+  exit(HolderMemoryRun.run())
 case "feed":
   var workload = FeedWorkload()
   if arguments.count > 1, let screens = Int(arguments[1]), screens > 0 {

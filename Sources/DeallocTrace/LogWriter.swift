@@ -209,6 +209,7 @@ final class LogWriter: @unchecked Sendable {
       let counts = budget.counts()
       line.field("holder_scans", counts.scans)
       line.field("holder_scans_skipped", counts.skipped)
+      if counts.failed > 0 { line.field("holder_scans_failed", counts.failed) }
     }
     line.end()
   }

@@ -55,6 +55,34 @@ final class AddressSpaceLimitTests: XCTestCase {
     XCTAssertFalse(session.contains(#""holders":true"#), String(session))
   }
 
+  /// A scan that runs out of memory (the limit set after holders started, far below what a
+  /// scan reserves): one stderr line, the object counted in `end`'s `holder_scans_failed`,
+  /// and the host goes on; the scan at the session's end, with the limit lifted, works.
+  func testAHolderScanThatRunsOutOfMemoryIsSaidOnceAndCounted() throws {
+    let folder = try ScratchDirectory("holder-memory")
+    defer { folder.remove() }
+    let log = folder.file("holders.jsonl")
+    let run = try ChildProcess(
+      try StressChild.executable(), ["holder-memory"],
+      environment: ChildEnvironment.inherited(adding: [
+        "DEALLOCTRACE_LOG": log, "DEALLOCTRACE_HOLDERS": "1",
+      ])
+    ).run(timeout: .seconds(120))
+    XCTAssertFalse(run.timedOut, "StressChild holder-memory did not finish within 120 s")
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(run.standardOutput.contains("holder-memory done"), run.standardOutput)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: a holder scan ran out of memory; objects it looked for have no holders"
+        + " record (counted in the log's end record, holder_scans_failed)\n")
+    let records = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+      .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let end = try XCTUnwrap(records.last { $0["ev"] as? String == "end" }, "\(records)")
+    XCTAssertEqual(end["holder_scans_failed"] as? Int, 1, "\(end)")
+    let scans = records.filter { $0["ev"] as? String == "holders" }
+    XCTAssertEqual(scans.map { $0["why"] as? String }, ["end"], "\(scans)")
+  }
+
   private func limited(_ extra: [String], environment: [String: String]) throws -> ChildRun {
     let executable = try StressChild.executable()
     let run = try ChildProcess(
