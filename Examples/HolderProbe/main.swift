@@ -14,6 +14,7 @@
 import CHolders
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Scrambles an address so that the integer kept in a global is no holder.
 let scramble: UInt = 0x5a5a_5a5a_5a5a_5a5a
@@ -460,6 +461,18 @@ for scenario in arguments where scenario != "enable" {
   case "tool-memory": scan(toolMemory())
   case "chain-depth1": scan(chain(), depth: 1)
   case "shared": scan(sharedChild(), paths: 2)
+  case "spread": scan(spread())
+  case "unloaded": scan(unloadedImage())
+  case "fork": forkWhileScanning(20)
+  case "many": manyHolders()
+  case "owner-255": scan(ownerAmong(255), paths: 2)
+  case "owner-256": scan(ownerAmong(256), paths: 2)
+  case "invalid-utf8": runFromInvalidUTF8Directory()
+  case "stride": scan(strideArray())
+  case "regions": scan(manyRegions(8_300))
+  case "threads": manyThreads(1_100)
+  case "captures-16": scan(closure16Captures("c\(arguments.count)"))
+  case "captures-17": scan(closure17Captures("c\(arguments.count)"))
   case "thread": threadStack()
   case "freed":
     var child: Child? = Child()
@@ -492,6 +505,6 @@ if arguments.contains("stats") {
   var stats = cholders_scan_stats()
   cholders_last_scan_stats(&stats)
   print(
-    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked)"
+    "STATS objects=\(stats.objects) regions=\(stats.regions) bytes=\(stats.bytes) levels=\(stats.levels) snapshot_us=\(stats.snapshot_us) regions_us=\(stats.regions_us) passes_us=\(stats.passes_us) total_us=\(stats.total_us) cpu_us=\(stats.cpu_us) free_walk=\(stats.free_walk) free_walk_us=\(stats.free_walk_us) free_ranges=\(stats.free_ranges) spans_walked=\(stats.spans_walked) failed=\(stats.failed) proc_mem=\(stats.proc_mem)"
   )
 }

@@ -6,6 +6,8 @@
 //   StressChild workload FAULT EXIT_STATUS       tracing from DEALLOCTRACE_LOG; see WorkloadRun
 //   StressChild feed [SCREENS] [CELLS]           FeedDemo's screen, repeated, for timings
 //   StressChild hardening MODE …                 the recorder-hardening hosts; see HardeningRun
+//   StressChild limited HEADROOM_MIB [holders]   a queue under an address-space limit; see LimitedRun
+//   StressChild holder-memory                    a holder scan that runs out of memory
 
 #if canImport(Glibc)
   import Glibc
@@ -16,7 +18,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 func usage() -> Never {
   ChildOutput.error(
     "usage: StressChild stress LOG [OBJECTS] [THREADS] | heartbeat LOG"
-      + " | workload none|delete-log|fork|fork-traced EXIT_STATUS | feed [SCREENS] [CELLS]")
+      + " | workload none|delete-log|fork|fork-traced EXIT_STATUS | feed [SCREENS] [CELLS]"
+      + " | limited HEADROOM_MIB [holders] | holder-memory")
   exit(64)
 }
 
@@ -37,6 +40,15 @@ case "workload":
   WorkloadRun(fault: fault, exitStatus: status).run()
 case "hardening":
   HardeningRun.run(Array(arguments.dropFirst()))
+case "limited":
+  guard arguments.count >= 2, arguments.count <= 3, let mebibytes = UInt64(arguments[1]),
+    arguments.count == 2 || arguments[2] == "holders"
+  else { usage() }
+  exit(LimitedRun.limitAndRun(headroom: mebibytes << 20, holders: arguments.count == 3))
+case "limited-run":
+  exit(LimitedRun.run())
+case "holder-memory":
+  exit(HolderMemoryRun.run())
 case "feed":
   var workload = FeedWorkload()
   if arguments.count > 1, let screens = Int(arguments[1]), screens > 0 {

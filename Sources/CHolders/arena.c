@@ -27,6 +27,10 @@ static void lock_ranges(void) {
 }
 static void unlock_ranges(void) { __atomic_store_n(&ranges_lock, 0, __ATOMIC_RELEASE); }
 
+void ch_arena_fork_prepare(void) { lock_ranges(); }
+void ch_arena_fork_parent(void) { unlock_ranges(); }
+void ch_arena_fork_child(void) { __atomic_store_n(&ranges_lock, 0, __ATOMIC_RELEASE); }
+
 static size_t page_round(size_t size) { return (size + 4095) & ~(size_t)4095; }
 
 void *ch_map(size_t size) {

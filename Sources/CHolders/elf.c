@@ -51,6 +51,8 @@ static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 static module_symbols *modules;
 static ch_bump module_memory;
 
+void ch_elf_fork_child(void) { pthread_mutex_init(&modules_lock, NULL); }
+
 static void sort_symbols(celf_symbol *rows, size_t n) {
   // Insertion sort over runs would be slow for big tables; a plain heap sort keeps this
   // malloc-free and O(n log n).

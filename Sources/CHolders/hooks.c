@@ -20,10 +20,12 @@
 #define _GNU_SOURCE
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "CHoldersExtras.h"
@@ -188,6 +190,43 @@ static int probe_adapter_bug(retain_fn adapter) {
   return buggy;
 }
 
+/// Address space the holder machinery reserves: the registry's tables (its level-1 table,
+/// the metadata set, the first slab of bitmaps, about 25 MiB) and one scan's working memory
+/// (node, edge, hit and candidate tables, about 200 MiB; reserved, touched only as needed).
+/// Under an address-space limit (RLIMIT_AS, `ulimit -v`) all of it counts.
+#define ADDRESS_SPACE_NEEDED ((uint64_t)256 << 20)
+
+/// Bytes mapped now (/proc/self/statm's first field, in pages); 0 when unknown.
+static uint64_t address_space_used(void) {
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[64];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  return (uint64_t)strtoull(text, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/// Refuses under an address-space limit with less than twice ADDRESS_SPACE_NEEDED free:
+/// the registry and a scan would take what the host's own allocations need, and the host
+/// would die on the next one that fails (a Swift allocation failure is fatal).
+static int refuse_tight_address_space(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  uint64_t used = address_space_used();
+  uint64_t free_bytes = (uint64_t)limit.rlim_cur > used ? (uint64_t)limit.rlim_cur - used : 0;
+  if (free_bytes >= 2 * ADDRESS_SPACE_NEEDED) return 0;
+  char why[400];
+  snprintf(why, sizeof why,
+           "the address space is limited (ulimit -v) to %llu MiB with %llu MiB free; the "
+           "registry and a scan reserve about %llu MiB and must leave the program as much",
+           (unsigned long long)(limit.rlim_cur >> 20), (unsigned long long)(free_bytes >> 20),
+           (unsigned long long)(ADDRESS_SPACE_NEEDED >> 20));
+  refuse(why);
+  return 1;
+}
+
 static int enable_locked(void) {
   if (state != CHOLDERS_OFF) return state;
   // A sanitizer reserves terabytes of writable shadow memory, which a reference scan would
@@ -204,6 +243,7 @@ static int enable_locked(void) {
     return refuse("malloc in this process is not glibc's, whose chunk headers the reference "
                   "scan reads (a preloaded allocator, or valgrind)");
   }
+  if (refuse_tight_address_space()) return state;
   alloc_hook = dlsym(RTLD_DEFAULT, "_swift_allocObject");
   retain_hook = dlsym(RTLD_DEFAULT, "_swift_retain");
   release_hook = dlsym(RTLD_DEFAULT, "_swift_release");
@@ -244,10 +284,13 @@ static int enable_locked(void) {
   __atomic_store_n(release_n_hook, hook_release_n, __ATOMIC_RELEASE);
   __atomic_store_n(alloc_hook, hook_alloc, __ATOMIC_RELEASE);
   __atomic_store_n(swizzling_flag, 1, __ATOMIC_SEQ_CST);
+  ch_fork_handlers_install();
   problem[0] = 0;
   state = CHOLDERS_ON;
   return state;
 }
+
+void ch_hooks_fork_child(void) { pthread_mutex_init(&enable_lock, NULL); }
 
 int cholders_enable(void) {
   int result = __atomic_load_n(&state, __ATOMIC_ACQUIRE);

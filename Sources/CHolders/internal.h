@@ -66,11 +66,27 @@ void ch_registry_remove(uintptr_t address);
 void ch_metadata_note(uintptr_t metadata);
 /// Whether an allocation used `metadata`: a header holding it is a live object's.
 int ch_metadata_known(uintptr_t metadata);
+/// How many objects are registered now, counted over the same spans a snapshot walks.
 uint64_t ch_registry_count(void);
-/// Copies all registered addresses into `bump` memory, ascending. Returns the count.
+/// How a snapshot went.
+typedef struct {
+  int incomplete;  // memory ran out: bits set in the registry were left out of the rows
+  int spans_walked;  // the registry lists fewer spans than it has: every span was walked
+  int grown;  // times the rows outgrew the count's room and moved (objects made meanwhile)
+} ch_snapshot_status;
+/// Copies all registered addresses into `bump` memory, ascending, and returns the count.
+///
+/// The contract: the rows are every object registered when the walk passed its address,
+/// whatever the number of spans (past the list's capacity, the walk visits every span); an
+/// object registered or removed during the copy may or may not be in it. Never shorter
+/// than that without saying so: when memory runs out midway, `status->incomplete` is set
+/// and the rows copied so far are returned. `status` may be NULL.
+size_t ch_registry_snapshot_status(ch_bump *bump, ch_entry **out, ch_snapshot_status *status);
+/// The same, all or nothing: 0 with *out NULL when memory ran out (or the registry never
+/// started); an empty registry gives 0 with *out non-NULL.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
-/// 1 once more spans were installed than the registry lists: snapshots then find the spans
-/// by walking every one.
+/// 1 once more spans were installed than the registry lists: counts and snapshots then
+/// walk every span.
 int ch_registry_spans_unlisted(void);
 
 // ---- elf.c -------------------------------------------------------------------------------
@@ -98,11 +114,14 @@ typedef struct {
   int arena;
 } ch_region;
 /// The private writable mappings worth scanning, sorted, minus tool memory, [vvar],
-/// [vsyscall] and the mapping that holds `own_stack`. Returns the count.
-size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack);
+/// [vsyscall] and the mapping that holds `own_stack`. Returns the count; `incomplete` is
+/// set when memory ran out before every mapping was listed (the scan then fails).
+size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete);
 /// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
 /// (a short count stops at the first unreadable page).
 size_t ch_read(void *local, uintptr_t remote, size_t length);
+/// 1 once ch_read reads through /proc/self/mem (process_vm_readv was refused).
+int ch_read_through_proc_mem(void);
 
 // ---- heap.c ------------------------------------------------------------------------------
 /// Learns glibc's tcache key (malloc + free of a probe chunk), once per process; call with
@@ -120,6 +139,8 @@ int ch_malloc_is_free(const uintptr_t *ranges, size_t count, uintptr_t address);
 // ---- naming.c ----------------------------------------------------------------------------
 /// What a word at `offset` inside the object at `address` with `metadata` is.
 enum { CH_EDGE_NONE = 0, CH_EDGE_FIELD, CH_EDGE_ELEMENT, CH_EDGE_CAPTURES, CH_EDGE_STALE };
+/// The most captures of a closure context named in a step (the rest are counted).
+#define CH_MAX_CAPTURES 16
 typedef struct {
   const char *type;  // fully qualified type name, or "closure context" / "box"
   size_t type_length;
@@ -127,12 +148,22 @@ typedef struct {
   const char *field;  // CH_EDGE_FIELD
   size_t field_length;
   int64_t element, count;  // CH_EDGE_ELEMENT
-  int capture_count;  // CH_EDGE_CAPTURES
-  const char *captures[16];
-  size_t capture_lengths[16];
+  int capture_count;  // CH_EDGE_CAPTURES: the first CH_MAX_CAPTURES named
+  int more_captures;  // captures past those (counted, not named)
+  const char *captures[CH_MAX_CAPTURES];
+  size_t capture_lengths[CH_MAX_CAPTURES];
 } ch_name;
+/// The type name given to an object whose type's image is no longer loaded (its metadata
+/// or descriptor unmapped: a dlclose'd plugin's object); nothing is read through it.
+#define CH_UNLOADED_TYPE "an object of an unloaded image"
+/// Forgets the previous scan's verdicts of ch_type_loaded (an image may have gone since).
+void ch_naming_begin_scan(void);
+/// Whether the metadata, descriptors and generic arguments that naming reads through for
+/// the type at `metadata` are mapped (probed without faulting; cached until the next scan).
+int ch_type_loaded(uintptr_t metadata);
 /// `header` holds the object's first 32 bytes and `word_offset` the word's offset; the
-/// array count is read from header[2]. Never reads object memory beyond `header`.
+/// array count is read from header[2]. Never reads object memory beyond `header`, and
+/// never reads through a type whose image is unloaded (CH_UNLOADED_TYPE).
 void ch_describe(uintptr_t metadata, const uint64_t *header, uint64_t word_offset,
                  ch_name *name);
 /// A Swift type's qualified name (runtime cache; never freed).
@@ -148,6 +179,26 @@ void ch_json_raw(ch_json *json, const char *text);
 void ch_json_string(ch_json *json, const char *text, size_t length);
 void ch_json_hex(ch_json *json, uintptr_t value);
 void ch_json_int(ch_json *json, int64_t value);
+
+// ---- fork.c ------------------------------------------------------------------------------
+/// Registers (once) the fork handlers: before a fork, the short locks are taken so that the
+/// child gets consistent tables; in the child every lock is reset (a thread that held one,
+/// a scan in progress, is not there) and per-process state is dropped.
+void ch_fork_handlers_install(void);
+// What each file does at a fork (prepare and parent: the locks the handlers take).
+void ch_arena_fork_prepare(void);
+void ch_arena_fork_parent(void);
+void ch_arena_fork_child(void);
+void ch_registry_fork_prepare(void);
+void ch_registry_fork_parent(void);
+void ch_registry_fork_child(void);
+void ch_naming_fork_prepare(void);
+void ch_naming_fork_parent(void);
+void ch_naming_fork_child(void);
+void ch_scan_fork_child(void);
+void ch_hooks_fork_child(void);
+void ch_elf_fork_child(void);
+void ch_maps_fork_child(void);
 
 // ---- hooks.c -----------------------------------------------------------------------------
 /// The calling thread's recursion guard (set while the tool itself runs on this thread).

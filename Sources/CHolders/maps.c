@@ -115,24 +115,41 @@ static uintptr_t stack_pointer_of(int64_t tid) {
   return cursor ? (uintptr_t)strtoull(cursor, NULL, 16) : 0;
 }
 
-/// Stack pointers of the threads blocked in a system call. A thread between system calls
-/// reads "running"; such threads are asked again twice, a millisecond apart (idle pool
-/// threads and threads waiting on a lock are soon back in one), so the whole wait is
-/// bounded by 2 ms however many threads run.
-static size_t thread_stack_pointers(thread_sp *rows, size_t capacity) {
+/// How many threads the process has now (the entries of /proc/self/task).
+static size_t thread_count(void) {
   DIR *dir = opendir("/proc/self/task");
   if (dir == NULL) return 0;
-  size_t n = 0, running = 0;
-  int64_t pending[256];
+  size_t n = 0;
   struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL && n < capacity) {
+  while ((entry = readdir(dir)) != NULL) n += entry->d_name[0] >= '0' && entry->d_name[0] <= '9';
+  closedir(dir);
+  return n;
+}
+
+/// Stack pointers of the threads blocked in a system call, in `rows` (bump memory sized
+/// from the thread count, with room for threads started meanwhile; a thread started after
+/// that room is full has no stack pointer, so its stack is known by its guard page alone).
+/// A thread between system calls reads "running"; such threads are asked again twice, a
+/// millisecond apart (idle pool threads and threads waiting on a lock are soon back in
+/// one), so the whole wait is bounded by 2 ms however many threads run.
+static size_t thread_stack_pointers(ch_bump *bump, thread_sp **out) {
+  *out = NULL;
+  size_t capacity = thread_count() + 64;
+  thread_sp *rows = ch_bump_alloc(bump, capacity * sizeof(thread_sp));
+  int64_t *pending = ch_bump_alloc(bump, capacity * sizeof(int64_t));
+  DIR *dir = rows && pending ? opendir("/proc/self/task") : NULL;
+  if (dir == NULL) return 0;
+  *out = rows;
+  size_t n = 0, running = 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL && n + running < capacity) {
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
     int64_t tid = strtoll(entry->d_name, NULL, 10);
     uintptr_t sp = stack_pointer_of(tid);
     if (sp) {
       rows[n].sp = sp;
       rows[n++].tid = tid;
-    } else if (running < sizeof pending / sizeof pending[0]) {
+    } else {
       pending[running++] = tid;
     }
   }
@@ -174,10 +191,24 @@ static uintptr_t hex(const char **cursor) {
 typedef struct {
   ch_region *rows;
   size_t count, capacity;
+  ch_bump *bump;
+  int incomplete;  // memory ran out: regions were left out
 } region_list;
 
 static void add(region_list *list, uintptr_t start, uintptr_t end, const ch_region *like) {
-  if (start >= end || list->count == list->capacity) return;
+  if (start >= end) return;
+  if (list->count == list->capacity) {
+    // A process can have tens of thousands of mappings (vm.max_map_count): the list grows
+    // rather than leave the rest unscanned.
+    ch_region *larger = ch_bump_alloc(list->bump, 2 * list->capacity * sizeof(ch_region));
+    if (larger == NULL) {
+      list->incomplete = 1;
+      return;
+    }
+    memcpy(larger, list->rows, list->count * sizeof(ch_region));
+    list->rows = larger;
+    list->capacity *= 2;
+  }
   ch_region *row = &list->rows[list->count++];
   *row = *like;
   row->start = start;
@@ -212,23 +243,24 @@ static void add_minus_tool(region_list *list, uintptr_t start, uintptr_t end,
   }
 }
 
-size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
+size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete) {
   *out = NULL;
+  *incomplete = 1;  // until the list is complete
   segment_query segments = {bump, NULL, 0, 1024, {0}};
   segments.rows = ch_bump_alloc(bump, segments.capacity * sizeof(module_segment));
   ssize_t exe_length = readlink("/proc/self/exe", segments.exe, sizeof segments.exe - 1);
   segments.exe[exe_length > 0 ? exe_length : 0] = 0;
   if (segments.rows) dl_iterate_phdr(collect_segments, &segments);
 
-  thread_sp sps[1024];
-  size_t sp_count = thread_stack_pointers(sps, 1024);
+  thread_sp *sps = NULL;
+  size_t sp_count = thread_stack_pointers(bump, &sps);
 
   static uintptr_t tool_starts[1024], tool_ends[1024];
   size_t tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);
 
   char *maps = read_proc(bump, "/proc/self/maps", NULL);
   if (maps == NULL) return 0;
-  region_list list = {NULL, 0, 8192};
+  region_list list = {NULL, 0, 8192, bump, 0};
   list.rows = ch_bump_alloc(bump, list.capacity * sizeof(ch_region));
   if (list.rows == NULL) return 0;
 
@@ -319,13 +351,29 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack) {
     line = next ? next + 1 : line_end;
   }
   *out = list.rows;
+  *incomplete = list.incomplete;
   return list.count;
 }
 
 static int use_proc_mem = -1;
 static int proc_mem_fd = -1;
 
+/// In a forked child: an open /proc/self/mem is the parent's memory (the file is bound to
+/// the process that opened it), and process_vm_readv is asked about the child's own pid.
+void ch_maps_fork_child(void) {
+  if (proc_mem_fd >= 0) close(proc_mem_fd);
+  proc_mem_fd = -1;
+}
+
+int ch_read_through_proc_mem(void) { return use_proc_mem == 1; }
+
 size_t ch_read(void *local, uintptr_t remote, size_t length) {
+  if (use_proc_mem < 0) {
+    // CHOLDERS_TEST_PROC_MEM=1 starts with the fallback, as where process_vm_readv is
+    // forbidden, so that tests reach it (no sandbox here forbids the call).
+    const char *test = getenv("CHOLDERS_TEST_PROC_MEM");
+    if (test && strcmp(test, "1") == 0) use_proc_mem = 1;
+  }
   if (use_proc_mem != 1) {
     struct iovec to = {local, length};
     struct iovec from = {(void *)remote, length};

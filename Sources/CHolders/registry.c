@@ -35,10 +35,13 @@
 #define METADATA_SLOTS (1u << 16)
 
 static uint64_t **spans;  // level 1: SPANS entries, NULL where no object ever lived
-// The spans that have a bitmap, in installation order, for the snapshot (span indexes are
-// small integers, never object addresses, so this static array is no holder).
+// The spans that have a bitmap, in installation order, so that counting and snapshots visit
+// only those (span indexes are small integers, never object addresses, so this static array
+// is no holder). Once a span finds the list full, both walk the whole level-1 table instead
+// (2^21 pointers, a few milliseconds): slower, never shorter.
 static uint32_t listed_spans[MAX_SPANS_LISTED];
 static uint32_t listed_count;
+static uint32_t listing_capacity = MAX_SPANS_LISTED;
 static int listing_overflowed;
 static uint64_t *slab;  // bitmaps not handed out yet
 static uint32_t slab_left;
@@ -49,21 +52,33 @@ static uint32_t metadata_count;
 
 int ch_registry_start(void) {
   if (spans) return 1;
-  // CHOLDERS_TEST_SPANS_UNLISTED=1 starts as if more spans than MAX_SPANS_LISTED had been
-  // installed, so that tests reach the snapshot's walk over every span.
+  // CHOLDERS_TEST_SPANS_UNLISTED=N (0 to MAX_SPANS_LISTED) lists only the first N spans,
+  // so that tests reach the overflow with the few spans a test process has: the spans
+  // after those are really unlisted, as past MAX_SPANS_LISTED.
   const char *unlisted = getenv("CHOLDERS_TEST_SPANS_UNLISTED");
-  if (unlisted && strcmp(unlisted, "1") == 0) listing_overflowed = 1;
+  if (unlisted && unlisted[0] >= '0' && unlisted[0] <= '9') {
+    long capacity = strtol(unlisted, NULL, 10);
+    if (capacity <= MAX_SPANS_LISTED) listing_capacity = (uint32_t)capacity;
+  }
   spans = ch_map(SPANS * sizeof(uint64_t *));
   metadata_set = ch_map(METADATA_SLOTS * sizeof(uintptr_t));
   return spans != NULL && metadata_set != NULL;
 }
+
+static void lock_slab(void) {
+  while (__atomic_exchange_n(&slab_lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+}
+
+void ch_registry_fork_prepare(void) { lock_slab(); }
+void ch_registry_fork_parent(void) { __atomic_store_n(&slab_lock, 0, __ATOMIC_RELEASE); }
+void ch_registry_fork_child(void) { __atomic_store_n(&slab_lock, 0, __ATOMIC_RELEASE); }
 
 /// The bitmap of `span`, created on first use. NULL when memory ran out (the object is then
 /// unknown to the scan, which is better than failing an allocation).
 static uint64_t *bitmap_of(uint64_t span) {
   uint64_t *bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
   if (bitmap) return bitmap;
-  while (__atomic_exchange_n(&slab_lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+  lock_slab();
   bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
   if (bitmap == NULL) {
     if (slab_left == 0) {
@@ -74,12 +89,14 @@ static uint64_t *bitmap_of(uint64_t span) {
       bitmap = slab;
       slab += BITMAP_WORDS;
       slab_left--;
-      if (listed_count < MAX_SPANS_LISTED) {
+      if (listed_count < listing_capacity) {
         listed_spans[listed_count] = (uint32_t)span;
         __atomic_store_n(&listed_count, listed_count + 1, __ATOMIC_RELEASE);
       } else {
-        listing_overflowed = 1;
+        __atomic_store_n(&listing_overflowed, 1, __ATOMIC_RELEASE);
       }
+      // Published after the list (or the overflow flag), so that a walk that sees the
+      // bitmap also visits its span.
       __atomic_store_n(&spans[span], bitmap, __ATOMIC_RELEASE);
     }
   }
@@ -144,16 +161,21 @@ int ch_registry_spans_unlisted(void) {
   return __atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE);
 }
 
-/// The spans with a bitmap, ascending; all of them when the list overflowed.
+/// The spans with a bitmap, ascending; all of them when the list overflowed (a span
+/// installed meanwhile may be missing: its objects are newer than the caller's question).
+/// 0 with *out NULL when memory ran out.
 static size_t sorted_spans(ch_bump *bump, uint32_t **out) {
+  *out = NULL;
   if (__atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE)) {
     size_t n = 0;
-    for (uint64_t span = 0; span < SPANS; span++) n += spans[span] != NULL;
+    for (uint64_t span = 0; span < SPANS; span++) {
+      n += __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE) != NULL;
+    }
     uint32_t *all = ch_bump_alloc(bump, (n + 1) * sizeof(uint32_t));
     if (all == NULL) return 0;
     size_t k = 0;
     for (uint64_t span = 0; span < SPANS && k < n; span++) {
-      if (spans[span]) all[k++] = (uint32_t)span;
+      if (__atomic_load_n(&spans[span], __ATOMIC_ACQUIRE)) all[k++] = (uint32_t)span;
     }
     *out = all;
     return k;
@@ -172,37 +194,74 @@ static size_t sorted_spans(ch_bump *bump, uint32_t **out) {
   return n;
 }
 
-uint64_t ch_registry_count(void) {
-  if (spans == NULL) return 0;
+static uint64_t bitmap_population(const uint64_t *bitmap) {
   uint64_t total = 0;
-  uint32_t n = __atomic_load_n(&listed_count, __ATOMIC_ACQUIRE);
-  for (uint32_t i = 0; i < n; i++) {
-    const uint64_t *bitmap = __atomic_load_n(&spans[listed_spans[i]], __ATOMIC_ACQUIRE);
-    for (uint64_t w = 0; w < BITMAP_WORDS; w++) {
-      total += (uint64_t)__builtin_popcountll(__atomic_load_n(&bitmap[w], __ATOMIC_RELAXED));
-    }
+  for (uint64_t w = 0; w < BITMAP_WORDS; w++) {
+    total += (uint64_t)__builtin_popcountll(__atomic_load_n(&bitmap[w], __ATOMIC_RELAXED));
   }
   return total;
 }
 
-size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out) {
+uint64_t ch_registry_count(void) {
+  if (spans == NULL) return 0;
+  uint64_t total = 0;
+  if (__atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE)) {
+    for (uint64_t span = 0; span < SPANS; span++) {
+      const uint64_t *bitmap = __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE);
+      if (bitmap) total += bitmap_population(bitmap);
+    }
+    return total;
+  }
+  uint32_t n = __atomic_load_n(&listed_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; i++) {
+    total += bitmap_population(__atomic_load_n(&spans[listed_spans[i]], __ATOMIC_ACQUIRE));
+  }
+  return total;
+}
+
+size_t ch_registry_snapshot_status(ch_bump *bump, ch_entry **out, ch_snapshot_status *status) {
+  ch_snapshot_status local;
+  if (status == NULL) status = &local;
+  memset(status, 0, sizeof *status);
   *out = NULL;
   if (spans == NULL) return 0;
+  status->spans_walked = ch_registry_spans_unlisted();
   uint32_t *list = NULL;
   size_t span_count = sorted_spans(bump, &list);
-  // Sized with slack for allocations that happen while copying; bits set past the room are
-  // left out (those objects are newer than the scan's question).
+  if (list == NULL) {
+    status->incomplete = 1;
+    return 0;
+  }
+  // Sized from a count over the same spans, with slack for allocations made while copying;
+  // when more bits are set than that, the rows move to a buffer twice as large: the copy is
+  // never cut short while memory lasts.
   size_t room = (size_t)ch_registry_count() + 4096;
   room += room / 8;
   ch_entry *rows = ch_bump_alloc(bump, room * sizeof(ch_entry));
-  if (rows == NULL) return 0;
+  if (rows == NULL) {
+    status->incomplete = 1;
+    return 0;
+  }
   size_t n = 0;
-  for (size_t i = 0; i < span_count && n < room; i++) {
+  for (size_t i = 0; i < span_count; i++) {
     const uint64_t *bitmap = __atomic_load_n(&spans[list[i]], __ATOMIC_ACQUIRE);
     uintptr_t base = (uintptr_t)list[i] << SPAN_SHIFT;
-    for (uint64_t w = 0; w < BITMAP_WORDS && n < room; w++) {
+    for (uint64_t w = 0; w < BITMAP_WORDS; w++) {
       uint64_t bits = __atomic_load_n(&bitmap[w], __ATOMIC_RELAXED);
-      while (bits && n < room) {
+      while (bits) {
+        if (n == room) {
+          ch_entry *larger = ch_bump_alloc(bump, 2 * room * sizeof(ch_entry));
+          if (larger == NULL) {
+            // Out of memory: the rows so far, and the caller told that more were set.
+            status->incomplete = 1;
+            *out = rows;
+            return n;
+          }
+          memcpy(larger, rows, n * sizeof(ch_entry));
+          rows = larger;
+          room *= 2;
+          status->grown++;
+        }
         uint64_t bit = w * 64 + (uint64_t)__builtin_ctzll(bits);
         bits &= bits - 1;
         rows[n++] = (ch_entry){base + (bit << GRANULE_SHIFT), 0, 0};
@@ -210,5 +269,15 @@ size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out) {
     }
   }
   *out = rows;
+  return n;
+}
+
+size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out) {
+  ch_snapshot_status status;
+  size_t n = ch_registry_snapshot_status(bump, out, &status);
+  if (status.incomplete) {
+    *out = NULL;
+    return 0;
+  }
   return n;
 }

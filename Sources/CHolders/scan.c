@@ -40,6 +40,9 @@ enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE
 #define MAX_CHAIN 64
 #define TARGET_PARENTS 1024
 #define HOLDER_PARENTS 32
+// Words in a global or on a stack still taken for a node past its cap: each is a root, and
+// the first to go would be the real owner's (rooted paths first).
+#define ROOTS_PAST_CAP 64
 
 #define MAX_WALKS 64
 
@@ -69,6 +72,7 @@ typedef struct {
   int32_t via;  // during the upward walk: the edge that led here from below
   uint32_t parents;  // edges into this node
   uint32_t skipped;  // hits on this node past the cap (counted, not followed)
+  uint32_t roots_past_cap;  // root words taken past the cap
 } node;
 
 typedef struct {
@@ -103,6 +107,9 @@ typedef struct {
 
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 static cholders_scan_stats last_stats;  // under scan_lock
+
+/// In a forked child: the thread that held the lock (a scan in progress) is not there.
+void ch_scan_fork_child(void) { pthread_mutex_init(&scan_lock, NULL); }
 
 void cholders_last_scan_stats(cholders_scan_stats *out) {
   pthread_mutex_lock(&scan_lock);
@@ -188,7 +195,7 @@ static int32_t add_node(scan *s, size_t row, int level) {
   if (s->node_of_row[row] >= 0) return s->node_of_row[row];
   if (s->node_count == s->node_capacity) return -1;
   int32_t id = (int32_t)s->node_count++;
-  s->nodes[id] = (node){row, -1, level, 0, -1, 0, 0};
+  s->nodes[id] = (node){row, -1, level, 0, -1, 0, 0, 0};
   s->node_of_row[row] = id;
   return id;
 }
@@ -423,13 +430,21 @@ static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t 
     edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT, 0};
     // A popular object can have many thousands of referring words: a target keeps the
     // first TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only
-    // needs a few for a shortest path. This also bounds the naming work per scan.
+    // needs a few for a shortest path. This also bounds the naming work per scan. Past the
+    // cap, a word in a global or on a stack is still taken (up to ROOTS_PAST_CAP): memory is
+    // read in address order, and a library's globals or a thread's stack come after the
+    // heap, so the owner's word would otherwise be the one cut.
     node *child = &s->nodes[e.child];
-    if (child->parents >= (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) {
-      child->skipped++;
-      continue;
-    }
     ptrdiff_t row = enclosing_row(s, address);
+    if (child->parents >= (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) {
+      ptrdiff_t region = row >= 0 ? -1 : region_of(s, address);
+      int root = region >= 0 && s->regions[region].kind != CH_REGION_HEAP;
+      if (!root || child->roots_past_cap >= ROOTS_PAST_CAP) {
+        child->skipped++;
+        continue;
+      }
+      child->roots_past_cap++;
+    }
     if (row >= 0) {
       if (!s->valid[row]) continue;  // a dead object's memory holds nothing
       e.offset = (uint32_t)(address - s->rows[row].address);
@@ -579,7 +594,8 @@ static int all_rooted(scan *s, const int32_t *target_nodes, size_t count) {
   for (size_t t = 0; t < count; t++) {
     if (target_nodes[t] < 0) continue;
     int n = 0;
-    for (int32_t e = s->nodes[target_nodes[t]].first_edge; e >= 0 && n < MAX_DIRECT;
+    for (int32_t e = s->nodes[target_nodes[t]].first_edge;
+         e >= 0 && n < TARGET_PARENTS + ROOTS_PAST_CAP;
          e = s->edges[e].next, n++) {
       path p;
       best_path(s, e, target_nodes[t], &p);
@@ -641,6 +657,10 @@ static void write_step(scan *s, ch_json *json, const edge *e) {
       ch_json_string(json, name.captures[i], name.capture_lengths[i]);
     }
     ch_json_raw(json, "]");
+    if (name.more_captures > 0) {
+      ch_json_raw(json, ",\"more_captures\":");
+      ch_json_int(json, name.more_captures);
+    }
   }
   ch_json_raw(json, "}");
 }
@@ -729,43 +749,53 @@ static size_t drop_surplus(scan *s, int32_t target, int32_t *directs, size_t *di
   return dropped;
 }
 
+/// `paths` has room for TARGET_PARENTS + ROOTS_PAST_CAP paths.
 static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
                          int caller_references, uint64_t scan_us, path *paths) {
-  int32_t directs[MAX_DIRECT];
-  size_t direct_count = 0, beyond = 0;
+  // Every distinct direct word the level kept (TARGET_PARENTS, plus the roots past it).
+  static int32_t candidates[TARGET_PARENTS + ROOTS_PAST_CAP];  // under scan_lock
+  static uint32_t order[TARGET_PARENTS + ROOTS_PAST_CAP];
+  size_t candidate_count = 0, beyond = 0;
   for (int32_t e = s->nodes[target].first_edge; e >= 0; e = s->edges[e].next) {
     int duplicate = 0;
-    for (size_t k = 0; k < direct_count && !duplicate; k++) {
-      duplicate = same_holder(s, &s->edges[directs[k]], &s->edges[e]);
+    for (size_t k = 0; k < candidate_count && !duplicate; k++) {
+      duplicate = same_holder(s, &s->edges[candidates[k]], &s->edges[e]);
     }
     if (duplicate) continue;
-    if (direct_count < MAX_DIRECT) {
-      directs[direct_count++] = e;
+    if (candidate_count < TARGET_PARENTS + ROOTS_PAST_CAP) {
+      candidates[candidate_count++] = e;
     } else {
       beyond++;
     }
   }
   beyond += s->nodes[target].skipped;
-  size_t surplus = drop_surplus(s, target, directs, &direct_count, caller_references);
-  for (size_t k = 0; k < direct_count; k++) best_path(s, directs[k], target, &paths[k]);
-  // Edges were linked newest first: restore scan order, then a stable insertion sort by
-  // category and length.
-  for (size_t a = 0, b = direct_count ? direct_count - 1 : 0; a < b; a++, b--) {
-    path t = paths[a];
-    paths[a] = paths[b];
-    paths[b] = t;
+  size_t surplus = drop_surplus(s, target, candidates, &candidate_count, caller_references);
+  // Edges were linked newest first: scan order is the reverse. Each gets its best path;
+  // the MAX_DIRECT best (rooted first, then cycles, then the rest; shorter first; scan
+  // order between equals) are the direct holders given paths, the rest are counted.
+  for (size_t a = 0, b = candidate_count ? candidate_count - 1 : 0; a < b; a++, b--) {
+    int32_t t = candidates[a];
+    candidates[a] = candidates[b];
+    candidates[b] = t;
   }
-  for (size_t i = 1; i < direct_count; i++) {
-    path current = paths[i];
+  for (size_t k = 0; k < candidate_count; k++) {
+    best_path(s, candidates[k], target, &paths[k]);
+    order[k] = (uint32_t)k;
+  }
+  for (size_t i = 1; i < candidate_count; i++) {  // stable insertion sort of indexes
+    uint32_t current = order[i];
+    const path *c = &paths[current];
     size_t j = i;
-    while (j > 0 && (paths[j - 1].category > current.category ||
-                     (paths[j - 1].category == current.category &&
-                      paths[j - 1].length > current.length))) {
-      paths[j] = paths[j - 1];
+    while (j > 0 && (paths[order[j - 1]].category > c->category ||
+                     (paths[order[j - 1]].category == c->category &&
+                      paths[order[j - 1]].length > c->length))) {
+      order[j] = order[j - 1];
       j--;
     }
-    paths[j] = current;
+    order[j] = current;
   }
+  size_t direct_count = candidate_count < MAX_DIRECT ? candidate_count : MAX_DIRECT;
+  beyond += candidate_count - direct_count;
   size_t shown = max_paths < 0 ? 0 : (size_t)max_paths;
   if (shown > direct_count) shown = direct_count;
   ch_json_raw(json, "{\"direct\":");
@@ -775,7 +805,7 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
   ch_json_raw(json, ",\"paths\":[");
   for (size_t k = 0; k < shown; k++) {
     if (k) ch_json_raw(json, ",");
-    write_path(s, json, &paths[k]);
+    write_path(s, json, &paths[order[k]]);
   }
   ch_json_raw(json, "]");
   if (surplus > 0) {
@@ -806,14 +836,16 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   // Once per process, here rather than in the load-time constructor: it mallocs, and the
   // key only matters to scans.
   ch_malloc_learn_key();
+  ch_naming_begin_scan();
 
   s.skip_start = (uintptr_t)targets;
   s.skip_end = (uintptr_t)(targets + count);
   cholders_scan_stats stats;
   memset(&stats, 0, sizeof stats);
-  s.row_count = ch_registry_snapshot(&s.bump, &s.rows);
+  ch_snapshot_status snapshot;
+  s.row_count = ch_registry_snapshot_status(&s.bump, &s.rows, &snapshot);
   stats.objects = s.row_count;
-  stats.spans_walked = ch_registry_spans_unlisted();
+  stats.spans_walked = snapshot.spans_walked;
   stats.snapshot_us = now_us() - started;
   s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
   s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));
@@ -825,15 +857,19 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   hit *hits = ch_bump_alloc(&s.bump, MAX_HITS_PER_LEVEL * sizeof(hit));
   int32_t *level_ids = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(int32_t));
   target_nodes = ch_bump_alloc(&s.bump, (count + 1) * sizeof(int32_t));
-  path *paths = ch_bump_alloc(&s.bump, MAX_DIRECT * sizeof(path));
-  if (!s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer || !hits || !level_ids ||
-      !target_nodes || !paths) {
-    goto done_empty;
+  path *paths = ch_bump_alloc(&s.bump, (TARGET_PARENTS + ROOTS_PAST_CAP) * sizeof(path));
+  // Out of memory (a snapshot that left registered objects out would call them dead):
+  // no answer rather than a wrong one.
+  if (snapshot.incomplete || !s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer ||
+      !hits || !level_ids || !target_nodes || !paths) {
+    goto failed;
   }
   memset(s.valid, 0, s.row_count + 1);
   memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
   uint64_t regions_started = now_us();
-  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker);
+  int regions_incomplete = 0;
+  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker, &regions_incomplete);
+  if (regions_incomplete) goto failed;
   make_registry_filter(&s);
   stats.regions = s.region_count;
   for (size_t r = 0; r < s.region_count; r++) stats.bytes += s.regions[r].end - s.regions[r].start;
@@ -877,6 +913,7 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   stats.free_walk_us = s.free_walk_us;
   stats.free_ranges = s.free_count;
   stats.free_walk = s.free_state;
+  stats.proc_mem = ch_read_through_proc_mem();
   last_stats = stats;
 
   ch_json_raw(&json, "[");
@@ -889,12 +926,13 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
     }
   }
   ch_json_raw(&json, "]");
+  if (json.failed) last_stats.failed = 1;
   goto done;
 
-done_empty:
-  ch_json_raw(&json, "[");
-  for (size_t t = 0; t < count; t++) ch_json_raw(&json, t ? ",null" : "null");
-  ch_json_raw(&json, "]");
+failed:
+  stats.failed = 1;
+  last_stats = stats;
+  json.failed = 1;
 done:
   ch_bump_reset(&s.bump);
   ch_in_tool = guard;

@@ -12,6 +12,9 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
   case alreadyRecording(path: String)
   /// A setting in the environment is not usable.
   case badSetting(name: String, value: String, expected: String)
+  /// A setting in the environment is not usable, and `instead` applies (say which: a reader
+  /// of the line must not have to guess what the recorder does without it).
+  case ignoredSetting(name: String, value: String, expected: String, instead: String)
   /// libunwind could not be loaded; the session records without backtraces.
   case noUnwinder(reason: String)
   /// The path names an existing file that is not a log of this user (another user's, one
@@ -21,6 +24,8 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
   case heldByThisProcess(path: String)
   /// The log's directory did not exist and could not be created.
   case cannotCreateDirectory(path: String, errno: Int32)
+  /// The writer's thread could not be started (out of memory or threads).
+  case cannotStartWriter(errno: Int32)
 
   public var description: String {
     switch self {
@@ -35,6 +40,8 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
       return "dealloctrace: already recording to \(escaped: path); call finish() first"
     case .badSetting(let name, let value, let expected):
       return "dealloctrace: \(name)=\(escaped: value) is not \(expected)"
+    case .ignoredSetting(let name, let value, let expected, let instead):
+      return "dealloctrace: \(name)=\(escaped: value) is not \(expected); \(instead) applies"
     case .noUnwinder(let reason):
       return "dealloctrace: cannot load libunwind (\(reason)); recording without backtraces"
     case .notOwnLog(let path, let reason):
@@ -47,6 +54,9 @@ public enum DeallocTraceError: Error, CustomStringConvertible, Equatable, Sendab
       return
         "dealloctrace: cannot create log directory \(escaped: path): \(Self.reason(code));"
         + " tracing is off"
+    case .cannotStartWriter(let code):
+      return
+        "dealloctrace: cannot start the log writer's thread: \(Self.reason(code)); tracing is off"
     }
   }
 

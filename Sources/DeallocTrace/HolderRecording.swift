@@ -33,6 +33,7 @@ final class HolderBudget: @unchecked Sendable {
   private struct State {
     var scans = 0
     var skipped = 0
+    var failed = 0
     var perSignature: [Signature: Int] = [:]
     /// The enqueue stack id of every traced object not known to be freed, filled in by the
     /// writer as it interns stacks (the recording threads never see stack ids).
@@ -72,9 +73,14 @@ final class HolderBudget: @unchecked Sendable {
     }
   }
 
-  /// Scans run and scans skipped so far.
-  func counts() -> (scans: Int, skipped: Int) {
-    state.withLock { ($0.scans, $0.skipped) }
+  /// `count` objects whose scan ran and failed (the scanner ran out of memory).
+  func noteFailed(_ count: Int) {
+    state.withLock { $0.failed += count }
+  }
+
+  /// Scans run, scans skipped and objects whose scan failed so far.
+  func counts() -> (scans: Int, skipped: Int, failed: Int) {
+    state.withLock { ($0.scans, $0.skipped, $0.failed) }
   }
 }
 
@@ -201,7 +207,13 @@ extension Tracer {
           buffer[slot] = HiddenAddress.reveal(target.hiddenAddress)
         }
       }
-      guard let values else { return }
+      guard let values else {
+        // Out of memory (or an answer that did not parse): counted in `end` and said once,
+        // never a silent gap in the records.
+        session.holderBudget?.noteFailed(chunk.count)
+        Holders.reportFailureOnce()
+        return
+      }
       for (target, value) in zip(chunk, values) {
         guard let value else { continue }
         let scan = TraceEvent.HolderScan(

@@ -26,6 +26,17 @@ enum Holders {
 
   /// Set once the refusal has been said on stderr: one line per process, not per session.
   private static let refusalReported = Atomic<Bool>(false)
+  /// Set once a failed scan has been said on stderr: one line per process.
+  private static let failureReported = Atomic<Bool>(false)
+
+  /// Says once per process that a scan failed (the scanner ran out of memory); each
+  /// session counts its objects in `end`'s `holder_scans_failed`.
+  static func reportFailureOnce() {
+    guard !failureReported.exchange(true, ordering: .relaxed) else { return }
+    StandardError.write(
+      "dealloctrace: a holder scan ran out of memory; objects it looked for have no holders"
+        + " record (counted in the log's end record, holder_scans_failed)")
+  }
 
   /// Whether the registry and the hooks are on in this process.
   static var isOn: Bool {

@@ -47,12 +47,17 @@ final class LogWriter: @unchecked Sendable {
     self.clock = clock
   }
 
-  /// Starts the writer on a thread of its own (not a dispatch worker: it blocks).
-  static func spawn(for session: TraceSession, clock: WriterClock = .real) {
+  /// The writer thread's stack: it formats lines and demangles names, never deep recursion,
+  /// and the default (8 MiB, RLIMIT_STACK) counts against an address-space limit that the
+  /// host's own threads need (`ulimit -v`: libdispatch then could not start a worker, and
+  /// queues never drained).
+  static let threadStackBytes = 1 << 20
+
+  /// Starts the writer on a thread of its own (not a dispatch worker: it blocks). Returns
+  /// the error of `pthread_create` (0: started); the session cannot record without it.
+  static func spawn(for session: TraceSession, clock: WriterClock = .real) -> Int32 {
     let writer = Unmanaged.passRetained(LogWriter(session: session, clock: clock))
-    var thread = pthread_t()
-    let status = pthread_create(
-      &thread, nil,
+    let status = ctrace_start_thread(
       { context in
         let writer = Unmanaged<LogWriter>.fromOpaque(context!).takeRetainedValue()
         // On this thread only: a write past a file size limit or into a pipe nobody reads
@@ -61,12 +66,9 @@ final class LogWriter: @unchecked Sendable {
         ctrace_block_write_signals()
         writer.run()
         return nil
-      }, writer.toOpaque())
-    if status == 0 {
-      pthread_detach(thread)
-    } else {
-      writer.takeRetainedValue().run()
-    }
+      }, writer.toOpaque(), threadStackBytes)
+    if status != 0 { writer.release() }
+    return status
   }
 
   private func run() {
@@ -207,6 +209,7 @@ final class LogWriter: @unchecked Sendable {
       let counts = budget.counts()
       line.field("holder_scans", counts.scans)
       line.field("holder_scans_skipped", counts.skipped)
+      if counts.failed > 0 { line.field("holder_scans_failed", counts.failed) }
     }
     line.end()
   }

@@ -91,9 +91,10 @@ struct TraceConfiguration: Equatable, Sendable {
     guard let text = environment["DEALLOCTRACE_MAX_SIZE"] else { return defaultMaxSize }
     guard let size = parseSize(String(text.trimmingSpaces)) else {
       warn(
-        .badSetting(
+        .ignoredSetting(
           name: "DEALLOCTRACE_MAX_SIZE", value: text,
-          expected: "a size (bytes, or with a unit: 500MB, 1GiB; 0 or unlimited for none)"))
+          expected: "a size (bytes, or with a unit: 500MB, 1GiB; 0 or unlimited for none)",
+          instead: "the default cap, \(defaultMaxSize >> 30) GiB (\(defaultMaxSize) bytes),"))
       return defaultMaxSize
     }
     return size == 0 ? nil : size

@@ -58,10 +58,12 @@ final class TraceSession: @unchecked Sendable {
   /// How many events wait for the writer before recording threads wait for it instead:
   /// the most a backlog holds, and the memory a session keeps for events.
   static let bufferCapacity = 8192
+  /// The buffer of a session that starts in a tight address space (`AddressSpaceRoom`).
+  static let tightBufferCapacity = 1024
 
   init(
     file: LogFile, frames: Int, pid: Int32, generation: UInt64, firstID: UInt64,
-    maxSize: UInt64? = nil, holders: Bool = false
+    maxSize: UInt64? = nil, holders: Bool = false, bufferCapacity: Int = bufferCapacity
   ) {
     self.file = file
     self.maxSize = maxSize
@@ -71,7 +73,7 @@ final class TraceSession: @unchecked Sendable {
     self.firstID = firstID
     self.holderBudget = holders ? HolderBudget() : nil
     self.startNanoseconds = ctrace_monotonic_ns()
-    self.buffer = EventBuffer(capacity: Self.bufferCapacity, maxFrames: frames)
+    self.buffer = EventBuffer(capacity: bufferCapacity, maxFrames: frames)
   }
 
   /// Nanoseconds since the session started.

@@ -102,20 +102,29 @@ enum Tracer {
         frames = 0
       }
       state.generation += 1
+      let room = AddressSpaceRoom.now()
+      let capacity =
+        room.isTight ? TraceSession.tightBufferCapacity : TraceSession.bufferCapacity
       let session = TraceSession(
         file: file, frames: frames, pid: pid, generation: state.generation,
         firstID: ctrace_peek_next_object_id(), maxSize: maxSize,
-        holders: holders && Holders.enable())
+        holders: holders && Holders.enable(), bufferCapacity: capacity)
       do throws(DeallocTraceError) {
         try file.write(
           session.headerLine(
             frames: session.frames,
             delayMilliseconds: QueueTracing.sharedQueueDelay.wholeNanoseconds / 1_000_000))
+        if room.isTight {
+          try file.write(room.recordLine(bufferCapacity: capacity))
+          StandardError.write(room.notice(bufferCapacity: capacity))
+        }
+        // Never the caller's thread instead: it would never return.
+        let status = LogWriter.spawn(for: session)
+        if status != 0 { throw DeallocTraceError.cannotStartWriter(errno: status) }
       } catch {
         file.close()
         throw error
       }
-      LogWriter.spawn(for: session)
       ctrace_install_fork_handler()
       if !state.exitHandlerInstalled {
         state.exitHandlerInstalled = true

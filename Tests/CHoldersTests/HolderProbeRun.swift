@@ -58,6 +58,15 @@ extension ChildRun {
     }
   }
 
+  /// The integer that follows `prefix` at the start of an output line (or of its text).
+  func number(after prefix: String) -> Int? {
+    for line in standardOutput.split(separator: "\n") {
+      guard let range = line.range(of: prefix) else { continue }
+      return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+    return nil
+  }
+
   /// The only value of the only scan.
   func onlyValue() throws -> HoldersValue {
     let scans = try scans()

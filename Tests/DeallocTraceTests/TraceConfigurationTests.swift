@@ -142,6 +142,20 @@ final class TraceConfigurationTests: XCTestCase {
       try ParsedLog(contentsOf: log).kind("session").map { $0["frames"] as? Int }, [32, 4])
   }
 
+  func testABadMaxSizeWarnsOnceSayingWhichCapApplies() throws {
+    let log = directory.appendingPathComponent("badmaxsize.jsonl")
+    let run = try ProbeRun.run(
+      environment: ["DEALLOCTRACE_LOG": log.path, "DEALLOCTRACE_MAX_SIZE": "lots"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.errorLines,
+      [
+        "dealloctrace: DEALLOCTRACE_MAX_SIZE=lots is not a size (bytes, or with a unit: 500MB, 1GiB;"
+          + " 0 or unlimited for none); the default cap, 1 GiB (1073741824 bytes), applies"
+      ])
+    XCTAssertEqual(try ParsedLog(contentsOf: log).kind("session").count, 1)
+  }
+
   func testABadFramesValueWarnsOnceAndUsesTheDefault() throws {
     let log = directory.appendingPathComponent("badframes.jsonl")
     let run = try ProbeRun.run(

@@ -28,7 +28,7 @@ final class WriterFlushTests: XCTestCase {
       file: try LogFile.claim(path, pid: getpid()), frames: 64, pid: getpid(),
       generation: .max, firstID: 1)
     let clock = SimulatedClock(path: path, step: Self.step)
-    LogWriter.spawn(for: session, clock: clock.writerClock)
+    XCTAssertEqual(LogWriter.spawn(for: session, clock: clock.writerClock), 0)
     // The records arrive just after the writer began to wait: they wait the longest.
     XCTAssertEqual(clock.waiting.wait(timeout: .now() + .seconds(30)), .success)
     let arrival = clock.time

@@ -30,7 +30,8 @@ uint64_t cholders_live_count(void);
 /// Returns a malloc'ed NUL-terminated JSON array, one element per target in order, each
 /// element exactly the HOLDERS-VALUE below (or `null` for a target that is not a live
 /// registered object). The caller frees it with cholders_free. The calling thread's own
-/// stack is not scanned (documented limit). NULL when holders are not on.
+/// stack is not scanned (documented limit). NULL when holders are not on, or when memory
+/// ran out (a scan never answers from a partial snapshot of the registry).
 ///
 /// `caller_references` is how many strong references to each target the caller holds where
 /// the scan cannot see them (its own stack, hidden words). With it, a target's strong count

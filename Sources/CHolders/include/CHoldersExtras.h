@@ -42,6 +42,8 @@ typedef struct {
   uint64_t free_ranges;  // free ranges those walks found
   int64_t free_walk;  // 0 no walk, -1 [heap] did not read as glibc's (its words kept), else 1
   int64_t spans_walked;  // 1 when the snapshot walked every span (more than it lists)
+  int64_t failed;  // 1 when memory ran out and the scan returned NULL
+  int64_t proc_mem;  // 1 when memory was read through /proc/self/mem (the fallback)
 } cholders_scan_stats;
 void cholders_last_scan_stats(cholders_scan_stats *out);
 

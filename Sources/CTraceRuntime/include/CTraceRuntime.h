@@ -136,6 +136,18 @@ int ctrace_write_log(int fd, const void *bytes, size_t length);
 /// killing the host. The corresponding C function is `pthread_sigmask`.
 void ctrace_block_write_signals(void);
 
+// MARK: Address space
+
+/// The address-space limit (`RLIMIT_AS`, `ulimit -v`) in bytes; 0 when there is none.
+uint64_t ctrace_address_space_limit(void);
+
+/// The bytes of address space the process has mapped now (`/proc/self/statm`); 0 unknown.
+uint64_t ctrace_address_space_used(void);
+
+/// Starts `body(context)` on a detached thread whose stack is `stack_size` bytes (0: the
+/// default, RLIMIT_STACK's 8 MiB as a rule). Returns 0 or the error of `pthread_create`.
+int ctrace_start_thread(void *(*body)(void *), void *context, size_t stack_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,45 @@
+// Holders across fork(): a child forked while another thread of its parent held one of the
+// tool's locks (a scan holds the scan lock for milliseconds) would wait for it forever at
+// its first scan, since that thread does not exist in the child.
+//
+// Why handlers rather than a fork generation checked at each lock: the hooks run on every
+// allocation and release, and a generation check there costs every one of them; handlers
+// cost only forks. What the prepare handler takes: the short locks only (the registry's
+// slab lock and the tool-memory list's lock, so that the child's tables are consistent,
+// and the naming lock, so that no fork lands inside the Swift runtime's own locks through
+// a scan's naming); never the scan lock, which would hold up a fork for a whole scan.
+// The trade-off: a child forked mid-scan gets the scan lock reset and whatever that scan
+// left half-written in its statistics, which the child's next scan overwrites.
+#define _GNU_SOURCE
+
+#include <pthread.h>
+
+#include "internal.h"
+
+static void prepare(void) {
+  // Lock order as elsewhere: naming is never held while taking the others, and the
+  // registry's slab lock is held while it maps memory (the ranges lock).
+  ch_naming_fork_prepare();
+  ch_registry_fork_prepare();
+  ch_arena_fork_prepare();
+}
+
+static void parent(void) {
+  ch_arena_fork_parent();
+  ch_registry_fork_parent();
+  ch_naming_fork_parent();
+}
+
+static void child(void) {
+  ch_arena_fork_child();
+  ch_registry_fork_child();
+  ch_naming_fork_child();
+  ch_scan_fork_child();
+  ch_hooks_fork_child();
+  ch_elf_fork_child();
+  ch_maps_fork_child();
+}
+
+static pthread_once_t installed = PTHREAD_ONCE_INIT;
+static void install(void) { pthread_atfork(prepare, parent, child); }
+void ch_fork_handlers_install(void) { pthread_once(&installed, install); }
