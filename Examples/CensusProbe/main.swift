@@ -231,6 +231,15 @@ func dispatchTimer() {
   timer = source
 }
 
+nonisolated(unsafe) var table: [String: Int] = [:]
+
+/// A global Dictionary: its storage keeps a seed derived from its own address in `_seed`,
+/// an Int that must not read as a reference to itself.
+@inline(never)
+func dictionary() {
+  for index in 0..<8 { table["key \(index)"] = index }
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -255,6 +264,7 @@ for scenario in arguments {
   case "enum": multiPayloadEnum()
   case "blocked-thread": blockedThread()
   case "timer": dispatchTimer()
+  case "dictionary": dictionary()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"
@@ -271,5 +281,5 @@ if printJSON {
   cholders_free(text)
 }
 if let checkpointLabel {
-  _ = checkpointLabel
+  DeallocTrace.checkpoint(checkpointLabel)
 }

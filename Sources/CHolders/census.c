@@ -65,6 +65,19 @@ static uint64_t monotonic_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+// ---- edges --------------------------------------------------------------------------------
+
+/// Edges are stored as the target's row when the metadata vouches for the word as a
+/// reference (a declared field's first word, a closure capture, an element of an array of
+/// class references): subtracted from the target's count. A word that may only look like
+/// one (inside a struct or enum payload, where a case's unused bytes keep an old value, or
+/// in tail-allocated storage) is stored as -(row + 2): followed when marking and grouping,
+/// never subtracted, so a stale copy cannot make a held object look like garbage.
+#define EDGE_DROPPED (-1)
+static inline int32_t edge_target(int32_t e) {
+  return e >= 0 ? e : e == EDGE_DROPPED ? -1 : -e - 2;
+}
+
 // ---- what each type's words mean ---------------------------------------------------------
 
 enum { WORDS_OWNING = 0, WORDS_CLASS = 1, WORDS_ARRAY = 2 };
@@ -75,7 +88,9 @@ typedef struct {
   uintptr_t metadata;
   uint8_t kind;
   uint64_t stale;  // WORDS_CLASS: bit i set when the word at 16 + 8 i owns nothing
+  uint32_t field_words;  // WORDS_CLASS: words of stored properties (past them: tail storage)
   uint32_t element_start, element_stride;  // WORDS_ARRAY
+  int certain_elements;  // WORDS_ARRAY: elements are class references
 } word_rule;
 
 typedef struct {
@@ -94,7 +109,7 @@ static word_rule *rule_slot(rules *r, uintptr_t metadata) {
 }
 
 static const word_rule *rule_of(rules *r, uintptr_t metadata) {
-  static const word_rule owning = {0, WORDS_OWNING, 0, 0, 0};
+  static const word_rule owning = {0, WORDS_OWNING, 0, 0, 0, 0, 0};
   word_rule *rule = rule_slot(r, metadata);
   if (rule == NULL) return &owning;
   if (rule->metadata == metadata) return rule;
@@ -122,6 +137,8 @@ static const word_rule *rule_of(rules *r, uintptr_t metadata) {
         break;
       }
     }
+    rule->certain_elements =
+        rule->element_stride == 8 && ch_census_array_of_references(metadata);
     return rule;
   }
   uint32_t instance_size;
@@ -130,24 +147,31 @@ static const word_rule *rule_of(rules *r, uintptr_t metadata) {
   for (uint32_t i = 0; i < STALE_WORDS && 16 + 8 * i < instance_size; i++) {
     ch_describe(metadata, header, 16 + 8 * i, &name);
     if (name.edge == CH_EDGE_STALE) rule->stale |= 1ull << i;
+    rule->field_words = i + 1;
   }
+  rule->stale |= ch_census_plain_fields(metadata, STALE_WORDS);
   return rule;
 }
 
-/// Whether the word at `offset` of an object (its first words in `header`) owns.
-static int owns(const word_rule *rule, const uint64_t *header, uint64_t size, uint64_t offset) {
-  (void)size;
+enum { WORD_NONE = 0, WORD_CERTAIN = 1, WORD_MAYBE = 2 };
+
+/// What the word at `offset` of an object (its first words in `header`) is: no reference, a
+/// reference the metadata vouches for, or a word that may be one (see edge_target).
+static int owns(const word_rule *rule, const uint64_t *header, uint64_t offset) {
   if (rule->kind == WORDS_CLASS) {
     uint64_t i = (offset - 16) / 8;
-    return i >= STALE_WORDS || !((rule->stale >> i) & 1);
+    if (i >= STALE_WORDS) return WORD_MAYBE;
+    if ((rule->stale >> i) & 1) return WORD_NONE;
+    return i < rule->field_words ? WORD_CERTAIN : WORD_MAYBE;
   }
   if (rule->kind == WORDS_ARRAY) {
-    if (offset < rule->element_start) return 0;  // count and capacity
+    if (offset < rule->element_start) return WORD_NONE;  // count and capacity
     int64_t count = (int64_t)header[2];
     uint64_t index = (offset - rule->element_start) / rule->element_stride;
-    return count >= 0 && index < (uint64_t)count;
+    if (count < 0 || index >= (uint64_t)count) return WORD_NONE;
+    return rule->certain_elements ? WORD_CERTAIN : WORD_MAYBE;
   }
-  return 1;
+  return WORD_CERTAIN;
 }
 
 // ---- rows --------------------------------------------------------------------------------
@@ -273,9 +297,10 @@ static int object_pass(ch_census *c, finder *f, rules *r, window *w, size_t edge
       uintptr_t key = words[k] & SPARE_BITS_STRIPPED;
       int32_t target = exact(f, key);
       if (target < 0) continue;
-      if (!owns(rule, words, row->size, k * 8)) continue;
+      int kind = owns(rule, words, k * 8);
+      if (kind == WORD_NONE) continue;
       if (edges == edge_capacity) return 0;
-      c->edges[edges++] = target;
+      c->edges[edges++] = kind == WORD_CERTAIN ? target : -target - 2;
     }
   }
   c->edge_start[c->row_count] = (uint32_t)edges;
@@ -288,12 +313,12 @@ static void subtract_internal(ch_census *c) {
   for (size_t i = 0; i < c->row_count; i++) {
     if (!(c->flags[i] & CF_VALID)) continue;
     for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
-      int32_t t = c->edges[e];
+      int32_t t = edge_target(c->edges[e]);
       if (!(c->flags[t] & CF_VALID)) {
-        c->edges[e] = -1;
+        c->edges[e] = EDGE_DROPPED;
         continue;
       }
-      c->refs[t]--;
+      if (c->edges[e] >= 0) c->refs[t]--;
     }
   }
 }
@@ -383,12 +408,19 @@ static void root_pass(ch_census *c, const ch_region *regions, size_t region_coun
 
 /// Marks from `stack[0..count)` through owning edges, setting `flag`; rows with `barrier`
 /// are neither marked nor followed.
+///
+/// A word that may only look like a reference (edge_target) is followed only into an
+/// object whose count is not made up by the references vouched for: a legitimate reference
+/// inside a struct is then part of that count, while a stale copy (an enum case's unused
+/// payload bytes hold whatever the stack had, and the recorder's event buffer copies such
+/// values) cannot keep a garbage cycle, whose count its own references make up.
 static void mark(ch_census *c, int32_t *stack, size_t count, uint8_t flag, uint8_t barrier) {
   while (count > 0) {
     int32_t x = stack[--count];
     for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
-      int32_t t = c->edges[e];
+      int32_t t = edge_target(c->edges[e]);
       if (t < 0 || (c->flags[t] & (CF_MARKED | CF_DELAYED | barrier))) continue;
+      if (c->edges[e] < 0 && c->refs[t] <= 0 && !(c->flags[t] & CF_RC_UNKNOWN)) continue;
       c->flags[t] |= flag;
       stack[count++] = t;
     }
@@ -425,7 +457,7 @@ static int32_t components(ch_census *c, int32_t *component, int32_t *index, int3
       uint32_t *e = &call_edge[depth - 1];
       int descended = 0;
       while (*e < c->edge_start[v + 1]) {
-        int32_t w = c->edges[(*e)++];
+        int32_t w = edge_target(c->edges[(*e)++]);
         if (w < 0 || !is_unreachable(c, w)) continue;
         if (index[w] < 0) {
           index[w] = low[w] = next_index++;
@@ -486,7 +518,7 @@ static void find_cycle(ch_census *c, ch_group *g, const int32_t *component, int3
   while (head < tail && closing < 0) {
     int32_t x = queue[head++];
     for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
-      int32_t t = c->edges[e];
+      int32_t t = edge_target(c->edges[e]);
       if (t < 0 || component[t] != comp) continue;
       if (t == root) {
         closing = x;
@@ -532,7 +564,7 @@ static void build_tree(ch_census *c, ch_group *g, const int32_t *group_of, int32
     int32_t x = g->tree[f->line].object;
     int descended = 0;
     while (f->edge < c->edge_start[x + 1] && g->tree_count < CH_TREE_LINES) {
-      int32_t t = c->edges[f->edge++];
+      int32_t t = edge_target(c->edges[f->edge++]);
       if (t < 0 || group_of[t] != group) continue;
       ch_tree_line line = {t, f->line, g->tree[f->line].depth + 1, 0,
                            ch_census_edge_offset(c, x, t), 1, c->rows[t].size};
@@ -685,7 +717,7 @@ static int group(ch_census *c) {
     group_of[i] = -1;
     if (component[i] < 0) continue;
     for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
-      int32_t t = c->edges[e];
+      int32_t t = edge_target(c->edges[e]);
       if (t < 0 || component[t] < 0) continue;
       if (component[t] != component[i]) referenced[component[t]] = 1;
       if (t == (int32_t)i) self_edge[component[i]] = 1;
@@ -734,7 +766,7 @@ static int group(ch_census *c) {
     while (head < tail) {
       int32_t x = queue[head++];
       for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
-        int32_t t = c->edges[e];
+        int32_t t = edge_target(c->edges[e]);
         if (t < 0 || component[t] < 0 || group_of[t] >= 0) continue;
         group_of[t] = id;
         queue[tail++] = t;

@@ -103,6 +103,14 @@ const char *ch_census_edge_name(ch_census *c, int32_t row, uint32_t offset, char
 /// The offset of the first owning word in `holder` that points at `target`, or 0.
 uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target);
 
+// ---- census_fields.c ---------------------------------------------------------------------
+/// Bit i set when the word at 16 + 8 i of an instance of the class with `metadata` is a
+/// stored property of a plain number or identity type (owns nothing); i < `words` (≤ 64).
+uint64_t ch_census_plain_fields(uintptr_t metadata, unsigned words);
+/// Whether the `_ContiguousArrayStorage<Element>` with `metadata` holds class references
+/// (a class, or a class-bound existential such as AnyObject).
+int ch_census_array_of_references(uintptr_t metadata);
+
 // ---- census_output.c ---------------------------------------------------------------------
 /// The census record's members as JSON, and (when `text` is not NULL) the leaks-style text.
 char *ch_census_render(ch_census *c, char **text);

@@ -42,7 +42,7 @@ enum CensusProbeRun {
           scratch.path,
         ],
         environment: [:], leaks: false, directory: packageRoot, timeout: .seconds(1800))
-      XCTAssertEqual(build.status, 0, build.standardError)
+      XCTAssertEqual(build.status, 0, build.standardOutput + build.standardError)
     }
     return url
   }

@@ -100,6 +100,16 @@ final class CensusScenarioTests: XCTestCase {
     try checkReachable(.release, "timer", ["CensusProbe.Ticker"])
   }
 
+  /// A Dictionary's `_seed` (an Int derived from its storage's address) is no reference:
+  /// read as one, every dictionary was a one-object ROOT CYCLE.
+  func testDictionaryHeldByAGlobalDebug() throws {
+    try checkReachable(.debug, "dictionary", ["Swift._DictionaryStorage<Swift.String, Swift.Int>"])
+  }
+  func testDictionaryHeldByAGlobalRelease() throws {
+    try checkReachable(
+      .release, "dictionary", ["Swift._DictionaryStorage<Swift.String, Swift.Int>"])
+  }
+
   func testCleanProgramDebug() throws {
     let value = try census(.debug, "clean")
     XCTAssertEqual(value.shapes, [])
