@@ -84,6 +84,12 @@ let package = Package(
       dependencies: ["CHolders"],
       path: "Examples/HolderProbe"
     ),
+    // The child of the census tests: one leak (or non-leak) scenario per argument.
+    .executableTarget(
+      name: "CensusProbe",
+      dependencies: ["DeallocQueue", "DeallocTrace", "CHolders"],
+      path: "Examples/CensusProbe"
+    ),
     // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
     .executableTarget(
       name: "BaselineDemo",
@@ -142,6 +148,8 @@ let package = Package(
     ),
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
     .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe", "TestSupport"]),
+    // The whole-process leak census of CensusProbe scenarios, as child processes.
+    .testTarget(name: "CensusTests", dependencies: ["CensusProbe", "TestSupport"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

@@ -75,6 +75,7 @@ public final class DeallocQueue: Sendable {
     }
     // The recorder scans for holders only of objects that no queue holds; it asks here.
     QueueTracing.registerPendingLookup(DeallocQueue.isPendingInAnyQueue(address:))
+    QueueTracing.registerCensusLookup(DeallocQueue.pendingForCensus(hiddenWith:drainWait:))
     // `DEALLOCTRACE_LOG` / `DEALLOCTRACE` turn tracing on with no code change: every
     // enqueue needs a queue, so checking once at the first queue's creation covers them all.
     QueueTracing.bootstrapFromEnvironment()
@@ -182,6 +183,14 @@ public final class DeallocQueue: Sendable {
   package func isPending(address: UInt) -> Bool {
     state.withLock { state in
       state.entries.contains { UInt(bitPattern: ObjectIdentifier($0.object)) == address }
+    }
+  }
+
+  /// The addresses of the objects waiting now, each XOR-ed with `key`, for the leak census
+  /// (which must not find the addresses themselves as references in this array).
+  package func pendingAddresses(hiddenWith key: UInt) -> [UInt] {
+    state.withLock { state in
+      state.entries.map { UInt(bitPattern: ObjectIdentifier($0.object)) ^ key }
     }
   }
 

@@ -249,6 +249,12 @@ final class LogWriter: @unchecked Sendable {
       formatCheck(check, of: event)
     case .holders(let scan):
       formatHolders(scan, at: event.time)
+    case .census(let members):
+      line.begin("census")
+      line.field("t", event.time)
+      line.field("tid", event.threadID)
+      line.members(ofObject: "{" + members + "}")
+      line.end()
     }
   }
 

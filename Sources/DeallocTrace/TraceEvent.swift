@@ -33,6 +33,8 @@ struct TraceEvent: @unchecked Sendable {
     case mark(label: String)
     case check(Check)
     case holders(HolderScan)
+    /// A leak census: the `census` record's members, as the census wrote them (JSON).
+    case census(members: String)
   }
 
   /// An object handed to a queue.

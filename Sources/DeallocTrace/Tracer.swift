@@ -162,6 +162,9 @@ enum Tracer {
   /// Ends the current session: `end` is written, the file closed, the writer waited for at
   /// most `writerWait`.
   static func finish(why: TraceSession.EndReason) {
+    if why == .exit, let session = Current.load(), session.pid == getpid() {
+      Census.recordAtExit(session)
+    }
     let session = control.withLock { _ -> TraceSession? in
       guard let session = Current.load() else {
         return nil

@@ -5,7 +5,7 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, holders, report, shapes,
+//                                                      memory, holders, census, report, shapes,
 //                                                      report-large), e.g. to profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
@@ -13,6 +13,7 @@ let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("tracing", tracingFigures(into:)),
   ("memory", recorderMemoryFigures(into:)),
   ("holders", holderFigures(into:)),
+  ("census", censusFigures(into:)),
   ("report", reportFigures(into:)),
   ("shapes", shapeFigures(into:)),
   ("report-large", largeReportFigures(into:)),
@@ -40,6 +41,12 @@ if CommandLine.arguments.dropFirst().first == reportChildArgument,
   CommandLine.arguments.count == 3
 {
   reportChild(CommandLine.arguments[2])  // a child of `reportFigures` and `largeReportFigures`
+  exit(0)
+}
+if CommandLine.arguments.dropFirst().first == censusChildArgument,
+  let objects = CommandLine.arguments.dropFirst(2).first.flatMap({ Int($0) })
+{
+  censusChild(objects)  // a child of `censusFigures`
   exit(0)
 }
 if CommandLine.arguments.dropFirst().first == holderChildArgument {

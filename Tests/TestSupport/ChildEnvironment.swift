@@ -11,6 +11,7 @@ public enum ChildEnvironment {
     "DEALLOCTRACE_FRAMES",
     "DEALLOCTRACE_HOLDERS",
     "DEALLOCTRACE_MAX_SIZE",
+    "DEALLOCTRACE_LEAKS",
   ]
 
   /// This process's environment without `tracingVariables` and `clearing`, plus `adding`.

@@ -1,0 +1,285 @@
+// The child of the census tests: builds one leak scenario per argument, then either runs a
+// census at once and prints its JSON (`json`, one line `CENSUS <json>`), or lets the
+// census that DEALLOCTRACE_LEAKS=1 runs at exit report it.
+//
+// Usage: DEALLOCTRACE_LEAKS=1 CensusProbe SCENARIO... [json | checkpoint LABEL]
+//
+// Every scenario builds its objects in @inline(never) functions, so that -O keeps them on
+// the heap and no frame of main holds them; the over-retain is a separate function from
+// the construction (a Swift 6.3.1 -O crash, see docs/notes on the census).
+
+import CHolders
+import DeallocQueue
+import DeallocTrace
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// MARK: - Leaks
+
+final class Order {
+  var payment: Payment?
+  let number = 1
+}
+
+final class Payment {
+  var order: Order?
+  let amount = 2
+}
+
+nonisolated(unsafe) var sink: AnyObject?
+
+/// Makes `object` escape, so that -O cannot promote it to the stack (an object on the
+/// stack never reaches the registry, and its cycle dies with the frame).
+@_optimize(none)
+func escape(_ object: AnyObject) {
+  sink = object
+  sink = nil
+}
+
+/// Order.payment → Payment.order → Order, dropped.
+@inline(never)
+func plainCycle() {
+  let order = Order()
+  let payment = Payment()
+  order.payment = payment
+  payment.order = order
+  escape(order)
+}
+
+final class ViewModel {
+  var onChange: (() -> Void)?
+  var count = 0
+
+  @inline(never)
+  func bind() {
+    onChange = { self.count += 1 }
+  }
+}
+
+/// A closure that captures self, stored in self.
+@inline(never)
+func closureSelf() {
+  let model = ViewModel()
+  model.bind()
+  escape(model)
+}
+
+final class Link {
+  var items: [AnyObject] = []
+}
+
+/// Three objects in a cycle through arrays: a.items[0] → b, b.items[0] → c, c.items[0] → a.
+@inline(never)
+func arrayCycle() {
+  let a = Link()
+  let b = Link()
+  let c = Link()
+  a.items.append(b)
+  b.items.append(c)
+  c.items.append(a)
+  escape(a)
+}
+
+final class Parent {
+  var children: [Child] = []
+}
+
+final class Child {
+  var name = "child"
+}
+
+@inline(never)
+func makeParent() -> Parent {
+  let parent = Parent()
+  for _ in 0..<3 { parent.children.append(Child()) }
+  return parent
+}
+
+@inline(never)
+func overRetain(_ parent: Parent) {
+  _ = Unmanaged.passRetained(parent)
+}
+
+/// An over-retained Parent whose three Children it alone keeps.
+@inline(never)
+func overRetained() {
+  overRetain(makeParent())
+}
+
+// MARK: - Not leaks
+
+final class Slow {
+  var child = Child()
+}
+
+/// A Slow waiting in a queue whose drain is an hour away: delayed, not leaked.
+let slowQueue = DeallocQueue(label: "slow-queue", delay: .seconds(3600))
+
+@inline(never)
+func queued() {
+  var slow: Slow? = Slow()
+  slowQueue.releaseInBackground(&slow)
+}
+
+final class Kept {
+  var value = 7
+}
+
+nonisolated(unsafe) var mallocBlock: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+
+/// A Kept whose only reference is an Unmanaged retain stored in malloc'ed memory.
+@inline(never)
+func unmanagedInMalloc() {
+  let block = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 4)
+  block.initialize(repeating: nil, count: 4)
+  block[2] = Unmanaged.passRetained(Kept()).toOpaque()
+  mallocBlock = block
+}
+
+final class Bar {
+  var value = 1
+}
+
+final class Baz {
+  var value = 2
+}
+
+enum Slot {
+  case none
+  case bar(Bar)
+  case baz(Baz)
+}
+
+final class SlotHolder {
+  var first: Slot = .none
+  var second: Slot = .none
+}
+
+nonisolated(unsafe) var slotHolder: SlotHolder?
+nonisolated(unsafe) var globalSlot: Slot = .none
+
+/// Objects whose only references are multi-payload enum payloads (tag in the spare bits),
+/// in a class's fields and in a global.
+@inline(never)
+func multiPayloadEnum() {
+  let holder = SlotHolder()
+  holder.first = .bar(Bar())
+  holder.second = .baz(Baz())
+  slotHolder = holder
+  globalSlot = .baz(Baz())
+}
+
+final class Local {
+  var value = 3
+}
+
+nonisolated(unsafe) var blockedPipe: [Int32] = [0, 0]
+let threadReady = DispatchSemaphore(value: 0)
+
+@inline(never)
+func readWith(_ local: Local) {
+  var byte: UInt8 = 0
+  threadReady.signal()
+  _ = read(blockedPipe[0], &byte, 1)
+  escape(local)
+}
+
+/// A thread blocked in read(2) whose local is a Local: not a leak.
+@inline(never)
+func blockedThread() {
+  blockedPipe.withUnsafeMutableBufferPointer { _ = pipe($0.baseAddress!) }
+  let thread = Thread { readWith(Local()) }
+  thread.start()
+  threadReady.wait()
+  usleep(20_000)  // into read(2); the census reads /proc for it either way
+}
+
+/// A minimal thread (no Foundation): runs `body` on a pthread.
+final class Thread {
+  let body: () -> Void
+  init(_ body: @escaping () -> Void) { self.body = body }
+  func start() {
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(self).toOpaque()
+    pthread_create(
+      &thread, nil,
+      { context in
+        let me = Unmanaged<Thread>.fromOpaque(context!).takeRetainedValue()
+        me.body()
+        return nil
+      }, context)
+  }
+}
+
+final class Ticker {
+  var ticks = 0
+}
+
+nonisolated(unsafe) var timer: DispatchSourceTimer?
+
+/// A Ticker captured by a dispatch timer's handler: not a leak.
+@inline(never)
+func dispatchTimer() {
+  let ticker = Ticker()
+  let source = DispatchSource.makeTimerSource(queue: .global())
+  source.setEventHandler { ticker.ticks += 1 }
+  source.schedule(deadline: .now() + .seconds(3600))
+  source.resume()
+  timer = source
+}
+
+nonisolated(unsafe) var table: [String: Int] = [:]
+
+/// A global Dictionary: its storage keeps a seed derived from its own address in `_seed`,
+/// an Int that must not read as a reference to itself.
+@inline(never)
+func dictionary() {
+  for index in 0..<8 { table["key \(index)"] = index }
+}
+
+// MARK: - Main
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var printJSON = false
+var checkpointLabel: String?
+if let index = arguments.firstIndex(of: "json") {
+  printJSON = true
+  arguments.remove(at: index)
+}
+if let index = arguments.firstIndex(of: "checkpoint"), index + 1 < arguments.count {
+  checkpointLabel = arguments[index + 1]
+  arguments.removeSubrange(index...index + 1)
+}
+for scenario in arguments {
+  switch scenario {
+  case "cycle": plainCycle()
+  case "closure-self": closureSelf()
+  case "array-cycle": arrayCycle()
+  case "over-retained": overRetained()
+  case "queued": queued()
+  case "unmanaged-malloc": unmanagedInMalloc()
+  case "enum": multiPayloadEnum()
+  case "blocked-thread": blockedThread()
+  case "timer": dispatchTimer()
+  case "dictionary": dictionary()
+  case "clean": break
+  default:
+    let message = "CensusProbe: unknown scenario \(scenario)\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+  }
+}
+if printJSON {
+  var text: UnsafeMutablePointer<CChar>?
+  if let json = cholders_census_json(nil, "probe", &text) {
+    print("CENSUS {\(String(cString: json))}")
+    cholders_free(json)
+  }
+  cholders_free(text)
+}
+if let checkpointLabel {
+  DeallocTrace.checkpoint(checkpointLabel)
+}

@@ -1,0 +1,137 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The census of each CensusProbe scenario, run at once in the child (`json`), in debug and
+/// release builds: the exact groups for leaks, no group for what is still reachable.
+final class CensusScenarioTests: XCTestCase {
+  private func census(
+    _ build: CensusProbeRun.Build, _ scenario: String, environment: [String: String] = [:]
+  ) throws -> CensusValue {
+    let run = try CensusProbeRun.run(build, [scenario, "json"], environment: environment)
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let value = try CensusValue(printedBy: run)
+    XCTAssertNil(value.error, "\(value.raw)")
+    return value
+  }
+
+  private func checkPlainCycle(_ build: CensusProbeRun.Build) throws {
+    let value = try census(build, "cycle")
+    XCTAssertEqual(value.shapes, ["cycle: CensusProbe.Order×1, CensusProbe.Payment×1"])
+    XCTAssertEqual(value.cycles, ["CensusProbe.Order.payment → CensusProbe.Payment.order"])
+    XCTAssertEqual(value.leaked, 2)
+  }
+
+  func testPlainCycleDebug() throws { try checkPlainCycle(.debug) }
+  func testPlainCycleRelease() throws { try checkPlainCycle(.release) }
+
+  private func checkClosureSelf(_ build: CensusProbeRun.Build) throws {
+    let value = try census(build, "closure-self")
+    // A closure that captures only self uses the object itself as its context.
+    XCTAssertEqual(value.shapes, ["cycle: CensusProbe.ViewModel×1"])
+    XCTAssertEqual(value.cycles, ["CensusProbe.ViewModel.onChange"])
+  }
+
+  func testClosureSelfDebug() throws { try checkClosureSelf(.debug) }
+  func testClosureSelfRelease() throws { try checkClosureSelf(.release) }
+
+  private func checkArrayCycle(_ build: CensusProbeRun.Build) throws {
+    let value = try census(build, "array-cycle")
+    XCTAssertEqual(
+      value.shapes, ["cycle: CensusProbe.Link×3, Swift._ContiguousArrayStorage<Swift.AnyObject>×3"])
+    let link = "CensusProbe.Link.items → Swift._ContiguousArrayStorage<Swift.AnyObject>[0]"
+    XCTAssertEqual(value.cycles, [[link, link, link].joined(separator: " → ")])
+  }
+
+  func testArrayCycleDebug() throws { try checkArrayCycle(.debug) }
+  func testArrayCycleRelease() throws { try checkArrayCycle(.release) }
+
+  private func checkOverRetained(_ build: CensusProbeRun.Build) throws {
+    let value = try census(build, "over-retained")
+    XCTAssertEqual(
+      value.shapes,
+      [
+        "leak: CensusProbe.Child×3, CensusProbe.Parent×1, "
+          + "Swift._ContiguousArrayStorage<Swift.AnyObject>×1"
+      ])
+    XCTAssertEqual(value.cycles, [""])
+  }
+
+  func testOverRetainedDebug() throws { try checkOverRetained(.debug) }
+  func testOverRetainedRelease() throws { try checkOverRetained(.release) }
+
+  /// A scenario whose object is alive and reachable only in the way the scenario tests:
+  /// counted live, in no group.
+  private func checkReachable(_ build: CensusProbeRun.Build, _ scenario: String, _ types: [String])
+    throws
+  {
+    let value = try census(build, scenario)
+    XCTAssertEqual(value.shapes, [], "\(value.raw)")
+    for type in types {
+      XCTAssertGreaterThan(value.liveCount(of: type), 0, "\(type) not live: \(value.raw)")
+    }
+  }
+
+  func testUnmanagedInMallocDebug() throws {
+    try checkReachable(.debug, "unmanaged-malloc", ["CensusProbe.Kept"])
+  }
+  func testUnmanagedInMallocRelease() throws {
+    try checkReachable(.release, "unmanaged-malloc", ["CensusProbe.Kept"])
+  }
+
+  func testMultiPayloadEnumDebug() throws {
+    try checkReachable(.debug, "enum", ["CensusProbe.Bar", "CensusProbe.Baz"])
+  }
+  func testMultiPayloadEnumRelease() throws {
+    try checkReachable(.release, "enum", ["CensusProbe.Bar", "CensusProbe.Baz"])
+  }
+
+  func testBlockedThreadLocalDebug() throws {
+    try checkReachable(.debug, "blocked-thread", ["CensusProbe.Local"])
+  }
+  func testBlockedThreadLocalRelease() throws {
+    try checkReachable(.release, "blocked-thread", ["CensusProbe.Local"])
+  }
+
+  func testDispatchTimerClosureDebug() throws {
+    try checkReachable(.debug, "timer", ["CensusProbe.Ticker"])
+  }
+  func testDispatchTimerClosureRelease() throws {
+    try checkReachable(.release, "timer", ["CensusProbe.Ticker"])
+  }
+
+  /// A Dictionary's `_seed` (an Int derived from its storage's address) is no reference:
+  /// read as one, every dictionary was a one-object ROOT CYCLE.
+  func testDictionaryHeldByAGlobalDebug() throws {
+    try checkReachable(.debug, "dictionary", ["Swift._DictionaryStorage<Swift.String, Swift.Int>"])
+  }
+  func testDictionaryHeldByAGlobalRelease() throws {
+    try checkReachable(
+      .release, "dictionary", ["Swift._DictionaryStorage<Swift.String, Swift.Int>"])
+  }
+
+  func testCleanProgramDebug() throws {
+    let value = try census(.debug, "clean")
+    XCTAssertEqual(value.shapes, [])
+    XCTAssertEqual(value.leaked, 0)
+  }
+  func testCleanProgramRelease() throws {
+    let value = try census(.release, "clean")
+    XCTAssertEqual(value.shapes, [])
+  }
+
+  /// Several leaks in one process: each its own group, the same shape twice one finding.
+  func testSeveralLeaksDebug() throws {
+    let run = try CensusProbeRun.run(.debug, ["cycle", "cycle", "over-retained", "json"])
+    let value = try CensusValue(printedBy: run)
+    XCTAssertEqual(
+      value.shapes,
+      [
+        "leak: CensusProbe.Child×3, CensusProbe.Parent×1, "
+          + "Swift._ContiguousArrayStorage<Swift.AnyObject>×1",
+        "cycle: CensusProbe.Order×1, CensusProbe.Payment×1",
+      ])
+    XCTAssertEqual(value.groups.last?["instances"] as? Int, 2)
+    XCTAssertEqual(value.leaked, 9)
+  }
+}

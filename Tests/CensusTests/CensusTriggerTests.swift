@@ -1,0 +1,85 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// How a census is asked for and where it goes: DEALLOCTRACE_LEAKS=1 at exit (stderr
+/// without a log, a `census` record with one), `DeallocTrace.checkpoint`, and the queues'
+/// objects counted as delayed.
+final class CensusTriggerTests: XCTestCase {
+  /// Without a log, the exit census prints the `leaks` text on stderr; the exit status is
+  /// the program's.
+  func testExitCensusPrintsLeaksTextOnStderr() throws {
+    let run = try CensusProbeRun.run(.debug, ["cycle"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let lines = run.standardError.split(separator: "\n").map(String.init)
+    XCTAssertEqual(
+      lines.first, "Process \(run.pid): 2 leaks for 80 total leaked bytes. (census \"exit\")")
+    let tree = lines.filter { $0.contains("-->") || $0.contains("ROOT") }.map {
+      $0.replacing(/0x[0-9a-f]+/, with: "ADDR")
+    }
+    XCTAssertEqual(
+      tree,
+      [
+        "    2 (80 bytes) ROOT CYCLE: <CensusProbe.Order ADDR> [40]",
+        "       1 (40 bytes) payment --> <CensusProbe.Payment ADDR> [40]",
+        "          order --> CYCLE BACK TO <CensusProbe.Order ADDR> [40]",
+      ])
+    XCTAssertTrue(
+      lines.contains {
+        $0.hasPrefix("    cycle: CensusProbe.Order.payment → CensusProbe.Payment.order → ")
+      }, run.standardError)
+  }
+
+  /// A queued object is delayed, with its queue's label, never a leak; a checkpoint says so.
+  func testQueuedObjectIsDelayedAtACheckpoint() throws {
+    let directory = try ScratchDirectory("census-queued")
+    defer { directory.remove() }
+    let log = directory.file("log.jsonl")
+    let run = try CensusProbeRun.run(
+      .debug, ["queued", "checkpoint", "after-queue"], environment: ["DEALLOCTRACE_LOG": log])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let censuses = try ParsedLog(path: log).kind("census")
+    XCTAssertEqual(censuses.map { $0["label"] as? String }, ["after-queue", "exit"])
+    for record in censuses {
+      let value = CensusValue(record)
+      XCTAssertEqual(value.shapes, [], "\(record)")
+      XCTAssertEqual(value.delayedByQueue, ["slow-queue": 1], "\(record)")
+      XCTAssertEqual(value.liveCount(of: "CensusProbe.Slow"), 1)
+    }
+  }
+
+  /// With a log, the exit census is a `census` record before `end`, which the contract's
+  /// validator accepts, and nothing is printed on stderr.
+  func testExitCensusIsARecordBeforeEnd() throws {
+    let directory = try ScratchDirectory("census-log")
+    defer { directory.remove() }
+    let log = directory.file("log.jsonl")
+    let run = try CensusProbeRun.run(
+      .debug, ["queued", "cycle", "closure-self"], environment: ["DEALLOCTRACE_LOG": log])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertFalse(run.standardError.contains("ROOT CYCLE"), run.standardError)
+    let records = try ParsedLog(path: log).records
+    let kinds = records.compactMap { $0["ev"] as? String }
+    XCTAssertEqual(kinds.suffix(2), ["census", "end"])
+    let value = CensusValue(try XCTUnwrap(records.first { $0["ev"] as? String == "census" }))
+    XCTAssertEqual(
+      value.shapes,
+      ["cycle: CensusProbe.Order×1, CensusProbe.Payment×1", "cycle: CensusProbe.ViewModel×1"])
+    XCTAssertNotNil(value.raw["census_us"] as? Int)
+    if let verdict = ContractValidator.verdict(for: URL(fileURLWithPath: log)) {
+      XCTAssertEqual(verdict.status, 0, verdict.output)
+    }
+  }
+
+  /// A checkpoint in a process without the registry says in one line why it cannot run,
+  /// and the program goes on.
+  func testCheckpointWithoutTheRegistrySaysWhy() throws {
+    let run = try CensusProbeRun.run(
+      CensusProbeRun.debugURL, ["cycle", "checkpoint", "now"], environment: [:], leaks: false)
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: the leak census could not run: the live-object registry is not on "
+        + "(set DEALLOCTRACE_LEAKS=1 before the process starts)\n")
+  }
+}
