@@ -894,6 +894,11 @@ static char *run(ch_census *c, char **text) {
   // ch_regions; a parked thread holding such a lock makes that wait, bounded by the park.
   ch_park_threads(&c->park);
   c->row_count = ch_registry_snapshot(&c->bump, &c->rows);
+  if (c->rows == NULL) {
+    // A snapshot short of registered objects would call the missing ones' referents leaked.
+    ch_unpark_threads(&c->park);
+    return failure(c, "out of memory for the registry's snapshot");
+  }
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
   c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
@@ -918,7 +923,13 @@ static char *run(ch_census *c, char **text) {
     f.filter[bit >> 6] |= 1ull << (bit & 63);
   }
   ch_region *regions = NULL;
-  size_t region_count = ch_regions(&c->bump, &regions, 0);
+  int regions_incomplete = 0;
+  size_t region_count = ch_regions(&c->bump, &regions, 0, &regions_incomplete);
+  if (regions_incomplete) {
+    // A root left unread would make what only it holds a leak: no census rather than a wrong one.
+    ch_unpark_threads(&c->park);
+    return failure(c, "could not list every memory region to read for roots");
+  }
   if (!object_pass(c, &f, &r, &w, edge_capacity)) {
     ch_unpark_threads(&c->park);
     return failure(c, "too many references between objects for the census's edge table");
