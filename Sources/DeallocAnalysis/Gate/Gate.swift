@@ -44,6 +44,7 @@ public struct Gate: Sendable {
       report: report, thresholds: results, findings: findings, unusedSuppressions: unused)
     result.baseline = baseline
     result.fixedBaselineEntries = fixed
+    result.processLeaks = ProcessLeakResult(report, limit: thresholds.maxProcessLeaks)
     return result
   }
 

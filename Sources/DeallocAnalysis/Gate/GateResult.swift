@@ -105,7 +105,12 @@ public struct GateResult: Sendable, Equatable {
   public var fixedBaselineEntries: [FindingDigest] = []
 
   /// Whether every threshold held.
-  public var passed: Bool { thresholds.allSatisfy(\.passed) }
+  public var passed: Bool {
+    thresholds.allSatisfy(\.passed) && (processLeaks?.passed ?? true)
+  }
+
+  /// The whole-process census's judgement; nil when the log held no census.
+  public var processLeaks: ProcessLeakResult? = nil
 
   /// The thresholds that were exceeded.
   public var failedThresholds: [ThresholdResult] { thresholds.filter { !$0.passed } }

@@ -27,6 +27,10 @@ enum CheckCommand: Command {
                                 (default: 0)
       --max-never-released N    objects still queued when their session ended
                                 (default: unlimited)
+      --max-process-leaks N     leak groups (ROOT CYCLE, ROOT LEAK) of the program in the
+                                log's last whole-process census (DEALLOCTRACE_LEAKS=1);
+                                library leaks never count (default: 0; judged only when the
+                                log holds a census)
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
     BASELINE (adopting the gate where findings already exist):
@@ -85,7 +89,7 @@ enum CheckCommand: Command {
       "--max-true-leaks": "max-true-leaks", "--max-never-released": "max-never-released",
       "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
       "--format": "format", "-o": "output", "--output": "output", "--baseline": "baseline",
-      "--write-baseline": "write-baseline",
+      "--write-baseline": "write-baseline", "--max-process-leaks": "max-process-leaks",
     ],
     flags: ["--github": "github", "--symbolize": "symbolize"])
 
@@ -171,6 +175,9 @@ enum CheckCommand: Command {
       if let text = parsed.value(threshold.optionName) {
         thresholds[threshold] = try limit(text, option: threshold.optionName)
       }
+    }
+    if let text = parsed.value(ProcessLeakResult.optionName) {
+      thresholds.maxProcessLeaks = try limit(text, option: ProcessLeakResult.optionName)
     }
     return thresholds
   }
