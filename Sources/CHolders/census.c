@@ -607,8 +607,10 @@ static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t length) {
   return hash;
 }
 
-/// Library modules: a group whose every named type comes from one of these is the
-/// toolchain's leak, not the program's (issue 36).
+/// Library modules: a group whose every named type comes from one of these (or is a test
+/// case XCTest made, xctest_case) is the toolchain's leak, not the program's (issue 36). A
+/// program object that such a leak keeps makes the whole group the program's, shown with the
+/// library's cycle as its holder.
 static int library_module(const char *name, size_t length) {
   static const char *const modules[] = {
       "Swift",       "Foundation", "FoundationEssentials", "FoundationInternationalization",
@@ -622,6 +624,22 @@ static int library_module(const char *name, size_t length) {
     if (strlen(modules[i]) == module_length && memcmp(modules[i], name, module_length) == 0) {
       return 1;
     }
+  }
+  return 0;
+}
+
+/// Whether the class with `metadata` inherits from XCTest's XCTestCase: XCTest makes, runs
+/// and keeps those instances (on Linux it keeps every test case in a cycle with its run), so
+/// a test case is the library's object even though its class is the program's.
+static int xctest_case(uintptr_t metadata) {
+  uintptr_t m = metadata;
+  for (int depth = 0; m && depth < 32; depth++) {
+    uintptr_t kind = *(const uintptr_t *)m;
+    if (kind != 0 && kind <= 0x7ff) return 0;  // not a class
+    size_t length;
+    const char *name = ch_type_name(m, &length);
+    if (length == 17 && memcmp(name, "XCTest.XCTestCase", 17) == 0) return 1;
+    m = *(const uintptr_t *)(m + 8);
   }
   return 0;
 }
@@ -651,6 +669,7 @@ static void finish_group(ch_census *c, ch_group *g) {
     int n = snprintf(count, sizeof count, "#%llu;", (unsigned long long)g->types[i].count);
     hash = hash_bytes(hash, count, (size_t)n);
     int from_library = library_module(name, length);
+    if (from_library == 0 && xctest_case(g->types[i].metadata)) from_library = 1;
     if (from_library == 0) library = 0;
     if (from_library == 1 && library == -1) library = 1;
   }
