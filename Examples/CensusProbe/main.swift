@@ -240,6 +240,43 @@ func dictionary() {
   for index in 0..<8 { table["key \(index)"] = index }
 }
 
+final class Node {
+  var next: Node?
+  var payload = [UInt8](repeating: 1, count: 48)
+}
+
+nonisolated(unsafe) var bigHeap: [Node] = []
+
+/// About 450,000 live objects (150,000 nodes, each with its array storage, in chains), for
+/// the census's cost (`big json`, then the census_us it prints).
+@inline(never)
+func bigHeapScenario(_ count: Int) {
+  bigHeap.reserveCapacity(count)
+  var previous: Node?
+  for index in 0..<count {
+    let node = Node()
+    if index % 3 != 0 { node.next = previous }
+    previous = node
+    bigHeap.append(node)
+  }
+}
+
+final class Ring<T> {
+  var next: AnyObject?
+}
+
+enum Tag<T> {}
+
+/// `depth + 1` self-cycles, each of a type of its own (`Ring<Int>`, `Ring<Tag<Int>>`, ...):
+/// more findings than a census record writes in full.
+@inline(never)
+func ringShapes<T>(_ depth: Int, _ type: T.Type) {
+  let ring = Ring<T>()
+  ring.next = ring
+  escape(ring)
+  if depth > 0 { ringShapes(depth - 1, Tag<T>.self) }
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -265,6 +302,9 @@ for scenario in arguments {
   case "blocked-thread": blockedThread()
   case "timer": dispatchTimer()
   case "dictionary": dictionary()
+  case "big": bigHeapScenario(225_000)
+  case "many-cycles": for _ in 0..<5_000 { plainCycle() }
+  case "many-shapes": ringShapes(59, Int.self)
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"
@@ -278,6 +318,11 @@ if printJSON {
     print("CENSUS {\(String(cString: json))}")
     cholders_free(json)
   }
+  var stats = cholders_census_stats()
+  cholders_last_census_stats(&stats)
+  print(
+    "STATS objects \(stats.objects) edges \(stats.edges) unreachable \(stats.unreachable)"
+      + " extra_bytes \(stats.extra_bytes) total_us \(stats.total_us)")
   cholders_free(text)
 }
 if let checkpointLabel {

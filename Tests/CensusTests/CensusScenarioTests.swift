@@ -120,6 +120,26 @@ final class CensusScenarioTests: XCTestCase {
     XCTAssertEqual(value.shapes, [])
   }
 
+  /// 5,000 cycles of one shape are one finding ×5,000.
+  func testManyCyclesOfOneShapeAreOneFindingDebug() throws {
+    let value = try census(.debug, "many-cycles")
+    XCTAssertEqual(value.shapes, ["cycle: CensusProbe.Order×1, CensusProbe.Payment×1"])
+    XCTAssertEqual(value.groups.first?["instances"] as? Int, 5_000)
+    XCTAssertEqual(value.groups.first?["count"] as? Int, 10_000)
+    XCTAssertEqual(value.leaked, 10_000)
+  }
+
+  /// 60 findings: the record writes 50 in full and sums the rest by type.
+  func testFindingsPastTheCapAreSummedByTypeDebug() throws {
+    let value = try census(.debug, "many-shapes")
+    XCTAssertEqual(value.groups.count, 50)
+    let more = try XCTUnwrap(value.raw["more"] as? [String: Any], "\(value.raw)")
+    XCTAssertEqual(more["findings"] as? Int, 10)
+    XCTAssertEqual(more["count"] as? Int, 10)
+    XCTAssertEqual((more["types"] as? [Any])?.count, 10)
+    XCTAssertEqual(value.leaked, 60)
+  }
+
   /// Several leaks in one process: each its own group, the same shape twice one finding.
   func testSeveralLeaksDebug() throws {
     let run = try CensusProbeRun.run(.debug, ["cycle", "cycle", "over-retained", "json"])
