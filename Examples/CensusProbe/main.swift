@@ -277,6 +277,50 @@ func ringShapes<T>(_ depth: Int, _ type: T.Type) {
   if depth > 0 { ringShapes(depth - 1, Tag<T>.self) }
 }
 
+/// Forks from a second thread while the main thread runs censuses; each child runs a census
+/// of its own and exits 0 when it worked. Prints `FORKS ok N hung N failed N` (a child that
+/// has not exited after 10 s is killed and counted as hung).
+@inline(never)
+func forkDuringCensus() {
+  let done = DispatchSemaphore(value: 0)
+  nonisolated(unsafe) var ok = 0
+  nonisolated(unsafe) var hung = 0
+  nonisolated(unsafe) var failed = 0
+  Thread {
+    for _ in 0..<20 {
+      let pid = fork()
+      if pid == 0 {
+        guard let json = cholders_census_json(nil, "child", nil) else { _exit(3) }
+        _exit(strstr(json, "\"error\"") == nil ? 0 : 4)
+      }
+      var status: Int32 = 0
+      var waited = 0
+      while waitpid(pid, &status, WNOHANG) == 0 {
+        if waited >= 10_000 {
+          kill(pid, SIGKILL)
+          waitpid(pid, &status, 0)
+          break
+        }
+        usleep(1_000)
+        waited += 1
+      }
+      if waited >= 10_000 {
+        hung += 1
+      } else if status == 0 {
+        ok += 1
+      } else {
+        failed += 1
+      }
+    }
+    done.signal()
+  }.start()
+  for round in 0..<20 {
+    if let json = cholders_census_json(nil, "round \(round)", nil) { cholders_free(json) }
+  }
+  done.wait()
+  print("FORKS ok \(ok) hung \(hung) failed \(failed)")
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -305,6 +349,7 @@ for scenario in arguments {
   case "big": bigHeapScenario(225_000)
   case "many-cycles": for _ in 0..<5_000 { plainCycle() }
   case "many-shapes": ringShapes(59, Int.self)
+  case "fork-census": forkDuringCensus()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"

@@ -71,6 +71,29 @@ final class CensusTriggerTests: XCTestCase {
     }
   }
 
+  /// Forks while censuses run on another thread leave working children: each child's own
+  /// census runs (the fork waited for the parent's census to finish; without the fork
+  /// handlers a child could inherit its lock taken, and hang).
+  func testAForkDuringACensusLeavesAWorkingChild() throws {
+    let run = try CensusProbeRun.run(.debug, ["fork-census"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(
+      run.standardOutput.contains("FORKS ok 20 hung 0 failed 0"),
+      run.standardOutput + run.standardError)
+  }
+
+  /// When holders are refused, the census says why in one line and the program goes on.
+  func testARefusedRegistryIsOneLineAtExit() throws {
+    let run = try CensusProbeRun.run(
+      .debug, ["cycle"], environment: ["CHOLDERS_TEST_NO_SYMTAB": "1"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: the leak census could not run: holders off: cannot find "
+        + "_swift_retain_adapter in libswiftCore's symbol table, so the Swift 6.3 "
+        + "retain-adapter crash (swiftlang/swift#88924) cannot be fixed here\n")
+  }
+
   /// A checkpoint in a process without the registry says in one line why it cannot run,
   /// and the program goes on.
   func testCheckpointWithoutTheRegistrySaysWhy() throws {
