@@ -321,6 +321,22 @@ func forkDuringCensus() {
   print("FORKS ok \(ok) hung \(hung) failed \(failed)")
 }
 
+final class CacheEntry {
+  var value = 0
+}
+
+nonisolated(unsafe) var growingCache: [CacheEntry] = []
+
+/// A cache that only grows: four iterations add ten entries each, with a checkpoint after
+/// each ("iteration"). Reachable all along: no leak, but growth across checkpoints.
+@inline(never)
+func growingCacheScenario() {
+  for _ in 0..<4 {
+    for _ in 0..<10 { growingCache.append(CacheEntry()) }
+    DeallocTrace.checkpoint("iteration")
+  }
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -350,6 +366,7 @@ for scenario in arguments {
   case "many-cycles": for _ in 0..<5_000 { plainCycle() }
   case "many-shapes": ringShapes(59, Int.self)
   case "fork-census": forkDuringCensus()
+  case "growth": growingCacheScenario()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"

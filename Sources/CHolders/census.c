@@ -922,13 +922,40 @@ const char *ch_census_type_name(uintptr_t metadata, size_t *length) {
 
 static const char *census_type_name(uintptr_t metadata, size_t *length) {
   uintptr_t kind = *(const uintptr_t *)metadata;
-  if (kind == 0x400) {
-    *length = 15;
-    return "closure context";
-  }
-  if (kind == 0x500) {
-    *length = 3;
-    return "box";
+  if (kind == 0x400 || kind == 0x500) {
+    // Named by what it captures, so that contexts of different closures stay apart in the
+    // per-type counts: "closure context (Shop.Cart, Swift.String)". Kept for the process's
+    // life, once per context type (the name cache's slot may forget it; then it is made
+    // again, a few bytes more).
+    uint64_t header[4] = {metadata, 0, 0, 0};
+    ch_name name;
+    ch_describe(metadata, header, 16, &name);
+    char text[512];
+    size_t used = (size_t)snprintf(text, sizeof text, "%s (", kind == 0x400 ? "closure context" : "box");
+    for (int i = 0; i < name.capture_count && used < sizeof text - 8; i++) {
+      size_t room = sizeof text - 8 - used;
+      size_t n = name.capture_lengths[i] < room ? name.capture_lengths[i] : room;
+      if (i) {
+        memcpy(text + used, ", ", 2);
+        used += 2;
+      }
+      memcpy(text + used, name.captures[i], n);
+      used += n;
+    }
+    if (name.capture_count == 0) {
+      *length = kind == 0x400 ? 15 : 3;
+      return kind == 0x400 ? "closure context" : "box";
+    }
+    text[used++] = ')';
+    char *kept = malloc(used + 1);
+    if (kept == NULL) {
+      *length = kind == 0x400 ? 15 : 3;
+      return kind == 0x400 ? "closure context" : "box";
+    }
+    memcpy(kept, text, used);
+    kept[used] = 0;
+    *length = used;
+    return kept;
   }
   if (kind != 0 && kind <= 0x7ff) {
     *length = 11;

@@ -48,6 +48,20 @@ final class CensusTriggerTests: XCTestCase {
     }
   }
 
+  /// Checkpoints of one label count the live objects of every type: a cache that only
+  /// grows shows in each (what `check --max-growing-types` compares).
+  func testCheckpointsCountLiveObjectsPerType() throws {
+    let directory = try ScratchDirectory("census-growth")
+    defer { directory.remove() }
+    let log = directory.file("log.jsonl")
+    let run = try CensusProbeRun.run(.debug, ["growth"], environment: ["DEALLOCTRACE_LOG": log])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let censuses = try ParsedLog(path: log).kind("census").map(CensusValue.init)
+    let iterations = censuses.filter { $0.raw["label"] as? String == "iteration" }
+    XCTAssertEqual(iterations.map { $0.liveCount(of: "CensusProbe.CacheEntry") }, [10, 20, 30, 40])
+    XCTAssertEqual(iterations.map(\.shapes), [[], [], [], []])
+  }
+
   /// With a log, the exit census is a `census` record before `end`, which the contract's
   /// validator accepts, and nothing is printed on stderr.
   func testExitCensusIsARecordBeforeEnd() throws {

@@ -114,6 +114,48 @@ import Testing
     #expect(Gate().evaluate(try self.report([Self.session, Self.end])).processLeaks == nil)
   }
 
+  /// A census labelled `label` whose live counts are `live` (type, count).
+  static func census(_ label: String, _ t: Int, _ live: [(String, Int)]) -> String {
+    let entries = live.map { #"{"type":"\#($0.0)","count":\#($0.1),"bytes":\#($0.1 * 16)}"# }
+    return
+      #"{"ev":"census","t":\#(t),"label":"\#(label)","objects":10,"groups":[],"delayed":[],"live":[\#(entries.joined(separator: ","))]}"#
+  }
+
+  @Test func typesGrowingAtEveryCheckpointFailTheGate() throws {
+    let report = try report([
+      Self.session,
+      Self.census(
+        "iteration", 1, [("Shop.Cache", 10), ("Swift.__StringStorage", 1), ("Shop.Flat", 3)]),
+      Self.census(
+        "iteration", 2, [("Shop.Cache", 20), ("Swift.__StringStorage", 2), ("Shop.Flat", 3)]),
+      Self.census("other", 3, [("Shop.Flat", 99)]),
+      Self.census(
+        "iteration", 4, [("Shop.Cache", 35), ("Swift.__StringStorage", 3), ("Shop.Flat", 4)]),
+      Self.end,
+    ])
+    #expect(
+      report.census.growing.map(\.text) == [
+        "Shop.Cache: 10 → 20 → 35 (+12.5 per \"iteration\")",
+        "Swift.__StringStorage: 1 → 2 → 3 (+1 per \"iteration\")",
+      ])
+    let result = Gate().evaluate(report)
+    #expect(!result.passed)
+    #expect(result.growingTypes?.types.map(\.type) == ["Shop.Cache"])
+    var thresholds = GateThresholds()
+    thresholds.maxGrowingTypes = 1
+    #expect(Gate(thresholds: thresholds).evaluate(report).passed)
+    #expect(
+      TextRenderer().render(report).contains(
+        "    Shop.Cache: 10 → 20 → 35 (+12.5 per \"iteration\")"))
+    // Two checkpoints are not enough to call anything growing.
+    let two = try self.report([
+      Self.session, Self.census("iteration", 1, [("Shop.Cache", 1)]),
+      Self.census("iteration", 2, [("Shop.Cache", 2)]), Self.end,
+    ])
+    #expect(two.census.growing.isEmpty)
+    #expect(Gate().evaluate(two).growingTypes == nil)
+  }
+
   @Test func aMalformedCensusIsAWarningNotACrash() throws {
     let report = try report([
       Self.session, #"{"ev":"census","t":5,"label":"x","groups":[{"kind":"leak"}]}"#, Self.end,

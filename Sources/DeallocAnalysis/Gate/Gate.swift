@@ -45,6 +45,7 @@ public struct Gate: Sendable {
     result.baseline = baseline
     result.fixedBaselineEntries = fixed
     result.processLeaks = ProcessLeakResult(report, limit: thresholds.maxProcessLeaks)
+    result.growingTypes = GrowingTypesResult(report, limit: thresholds.maxGrowingTypes)
     return result
   }
 

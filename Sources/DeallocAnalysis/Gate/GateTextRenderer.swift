@@ -35,6 +35,7 @@ public struct GateTextRenderer: Sendable {
     let summary = result.report.summary
     var failed = result.failedThresholds.map { "--\($0.threshold.optionName)" }
     if result.processLeaks?.passed == false { failed.append("--" + ProcessLeakResult.optionName) }
+    if result.growingTypes?.passed == false { failed.append("--" + GrowingTypesResult.optionName) }
     let verdict =
       result.passed
       ? "passed"
@@ -56,6 +57,11 @@ public struct GateTextRenderer: Sendable {
       out.append(
         "  \(S.pad(process.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + ProcessLeakResult.optionName, 21))"
           + process.sentence)
+    }
+    if let growing = result.growingTypes {
+      out.append(
+        "  \(S.pad(growing.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + GrowingTypesResult.optionName, 21))"
+          + growing.sentence)
     }
     return out
   }

@@ -57,6 +57,11 @@ public struct GateThresholds: Sendable, Equatable {
   /// log holds a census.
   public var maxProcessLeaks: Int? = 0
 
+  /// The most program types that may grow at every checkpoint of a label
+  /// (`--max-growing-types`, ``GrowingTypesResult``): 0 by default, judged only when a label
+  /// has enough censuses.
+  public var maxGrowingTypes: Int? = 0
+
   /// The documented defaults: 0 leaked, 0 stuck, 0 true leaks, never-released unlimited.
   public init(
     maxLeaked: Int? = 0, maxStuck: Int? = 0, maxTrueLeaks: Int? = 0, maxNeverReleased: Int? = nil

@@ -32,6 +32,36 @@ public struct CensusSection: Sendable, Equatable {
     final = census
   }
 
+  /// The types whose live count rose at every census of one label, for each label with at
+  /// least ``minimumCheckpoints`` censuses: memory a program still reaches but only ever adds
+  /// to (a cache, an observer list). Only types in every census's `live` list (the 200 most
+  /// numerous) are compared.
+  public var growing: [GrowingType] {
+    var byLabel: [String: [CensusRecord]] = [:]
+    var labels: [String] = []
+    for census in censuses where census.error == nil {
+      if byLabel[census.label] == nil { labels.append(census.label) }
+      byLabel[census.label, default: []].append(census)
+    }
+    var result: [GrowingType] = []
+    for label in labels {
+      guard let series = byLabel[label], series.count >= Self.minimumCheckpoints,
+        let last = series.last
+      else { continue }
+      for entry in last.live {
+        let counts = series.map { census in
+          census.live.first { $0.type == entry.type }?.count ?? 0
+        }
+        guard zip(counts, counts.dropFirst()).allSatisfy({ $0 < $1 }) else { continue }
+        result.append(GrowingType(label: label, type: entry.type, counts: counts))
+      }
+    }
+    return result.sorted { ($0.growthPerCheckpoint, $1.type) > ($1.growthPerCheckpoint, $0.type) }
+  }
+
+  /// How many censuses of one label it takes to call a type growing.
+  public static let minimumCheckpoints = 3
+
   /// The program's leak groups in the final census (every instance of each finding), plus
   /// the findings it summed without listing when its listed ones are all the program's:
   /// what `--max-process-leaks` counts. Library leaks never count.
@@ -40,5 +70,27 @@ public struct CensusSection: Sendable, Equatable {
     let listed = final.programGroups.reduce(0) { $0 + $1.instances }
     let unlisted = final.groups.last?.library == true ? 0 : final.moreFindings
     return listed + unlisted
+  }
+}
+
+/// A type whose live count rose at every census of one label.
+public struct GrowingType: Sendable, Equatable {
+  public var label: String
+  public var type: String
+  /// Its live count at each census of the label, in order.
+  public var counts: [Int]
+
+  /// The average growth from one census of the label to the next.
+  public var growthPerCheckpoint: Double {
+    guard let first = counts.first, let last = counts.last, counts.count > 1 else { return 0 }
+    return Double(last - first) / Double(counts.count - 1)
+  }
+
+  /// `CacheEntry: 10 → 20 → 30 → 40 (+10 per "iteration")`.
+  public var text: String {
+    let growth = growthPerCheckpoint
+    let step = growth == growth.rounded() ? String(Int(growth)) : String(growth)
+    return "\(type): " + counts.map(String.init).joined(separator: " → ")
+      + " (+\(step) per \"\(label)\")"
   }
 }

@@ -48,6 +48,16 @@ enum CensusJSON {
         }
       }
       o.field("omittedCheckpoints", section.omitted)
+      o.key("growing")
+      o.array(section.growing) { o, type in
+        o.object { o in
+          o.field("label", type.label)
+          o.field("type", type.type)
+          o.key("counts")
+          o.array(type.counts) { $0.int($1) }
+          o.field("growthPerCheckpoint", Int(type.growthPerCheckpoint.rounded()))
+        }
+      }
     }
   }
 

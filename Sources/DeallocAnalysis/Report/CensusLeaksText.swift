@@ -47,7 +47,16 @@ enum CensusLeaksText {
           + " were not seen.")
     }
     lines += checkpoints(section)
+    lines += growing(section)
     return lines
+  }
+
+  /// The types that grew at every checkpoint of a label.
+  private static func growing(_ section: CensusSection) -> [String] {
+    let growing = section.growing
+    guard !growing.isEmpty else { return [] }
+    return ["  Growing at every checkpoint (still reachable, only ever added to):"]
+      + growing.prefix(20).map { "    " + $0.text }
   }
 
   /// One finding: its first instance's tree, then its cycle, id and instances.

@@ -31,6 +31,9 @@ enum CheckCommand: Command {
                                 log's last whole-process census (DEALLOCTRACE_LEAKS=1);
                                 library leaks never count (default: 0; judged only when the
                                 log holds a census)
+      --max-growing-types N     types of the program whose live count rose at every one
+                                of 3 or more censuses of one checkpoint label
+                                (DeallocTrace.checkpoint) (default: 0)
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
     BASELINE (adopting the gate where findings already exist):
@@ -90,6 +93,7 @@ enum CheckCommand: Command {
       "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
       "--format": "format", "-o": "output", "--output": "output", "--baseline": "baseline",
       "--write-baseline": "write-baseline", "--max-process-leaks": "max-process-leaks",
+      "--max-growing-types": "max-growing-types",
     ],
     flags: ["--github": "github", "--symbolize": "symbolize"])
 
@@ -178,6 +182,9 @@ enum CheckCommand: Command {
     }
     if let text = parsed.value(ProcessLeakResult.optionName) {
       thresholds.maxProcessLeaks = try limit(text, option: ProcessLeakResult.optionName)
+    }
+    if let text = parsed.value(GrowingTypesResult.optionName) {
+      thresholds.maxGrowingTypes = try limit(text, option: GrowingTypesResult.optionName)
     }
     return thresholds
   }
