@@ -82,7 +82,7 @@ static void json_counts(ch_json *json, uint64_t count, uint64_t bytes) {
 }
 
 static void finding_id(const ch_group *g, char *id, size_t capacity) {
-  snprintf(id, capacity, "L%012llx", (unsigned long long)(g->hash & 0xffffffffffffull));
+  snprintf(id, capacity, "%012llx", (unsigned long long)(g->hash & 0xffffffffffffull));
 }
 
 /// `Type.field → Type.field → Type`, the cycle as the holder paths name its references.

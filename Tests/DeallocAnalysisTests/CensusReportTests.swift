@@ -13,9 +13,9 @@ import Testing
   /// A checkpoint with one leak, then the exit census: one program cycle, one library
   /// cycle, one delayed object.
   static let checkpoint =
-    #"{"ev":"census","t":10,"tid":7,"label":"mid","objects":20,"bytes":900,"leaked":1,"leaked_bytes":32,"library_leaked":0,"library_leaked_bytes":0,"delayed_objects":0,"groups":[{"id":"L000000000001","kind":"leak","instances":1,"count":1,"bytes":32,"members":[{"type":"Shop.Lone","count":1,"bytes":32}],"edges":[],"tree":[{"depth":0,"type":"Shop.Lone","obj":"0x1000","size":32,"count":1,"bytes":32}]}],"delayed":[],"live":[{"type":"Shop.Lone","count":1,"bytes":32}],"threads_stopped":1,"threads_unstopped":0,"census_us":900}"#
+    #"{"ev":"census","t":10,"tid":7,"label":"mid","objects":20,"bytes":900,"leaked":1,"leaked_bytes":32,"library_leaked":0,"library_leaked_bytes":0,"delayed_objects":0,"groups":[{"id":"000000000001","kind":"leak","instances":1,"count":1,"bytes":32,"members":[{"type":"Shop.Lone","count":1,"bytes":32}],"edges":[],"tree":[{"depth":0,"type":"Shop.Lone","obj":"0x1000","size":32,"count":1,"bytes":32}]}],"delayed":[],"live":[{"type":"Shop.Lone","count":1,"bytes":32}],"threads_stopped":1,"threads_unstopped":0,"census_us":900}"#
   static let exit =
-    #"{"ev":"census","t":20,"tid":7,"label":"exit","objects":30,"bytes":1200,"leaked":2,"leaked_bytes":80,"library_leaked":1,"library_leaked_bytes":136,"delayed_objects":1,"groups":[{"id":"Lfb73afc9ad01","kind":"cycle","instances":1,"count":2,"bytes":80,"members":[{"type":"Shop.Order","count":1,"bytes":40},{"type":"Shop.Payment","count":1,"bytes":40}],"edges":[{"type":"Shop.Order","field":"payment"},{"type":"Shop.Payment","field":"order"}],"tree":[{"depth":0,"type":"Shop.Order","obj":"0x2000","size":40,"count":2,"bytes":80},{"depth":1,"type":"Shop.Payment","obj":"0x2100","size":40,"via":"payment","count":1,"bytes":40},{"depth":2,"type":"Shop.Order","obj":"0x2000","size":40,"via":"order","back":true}]},{"id":"L0000000000ab","kind":"cycle","instances":1,"count":1,"bytes":136,"library":true,"members":[{"type":"XCTest.XCTestCaseRun","count":1,"bytes":136}],"edges":[{"type":"XCTest.XCTestCaseRun","field":"test"}],"tree":[{"depth":0,"type":"XCTest.XCTestCaseRun","obj":"0x3000","size":136,"count":1,"bytes":136},{"depth":1,"type":"XCTest.XCTestCaseRun","obj":"0x3000","size":136,"via":"test","back":true}]}],"delayed":[{"q":"shared","count":1,"bytes":24,"types":[{"type":"Shop.Slow","count":1,"bytes":24}]}],"live":[{"type":"Shop.Order","count":1,"bytes":40}],"threads_stopped":2,"threads_unstopped":1,"census_us":1500}"#
+    #"{"ev":"census","t":20,"tid":7,"label":"exit","objects":30,"bytes":1200,"leaked":2,"leaked_bytes":80,"library_leaked":1,"library_leaked_bytes":136,"delayed_objects":1,"groups":[{"id":"fb73afc9ad01","kind":"cycle","instances":1,"count":2,"bytes":80,"members":[{"type":"Shop.Order","count":1,"bytes":40},{"type":"Shop.Payment","count":1,"bytes":40}],"edges":[{"type":"Shop.Order","field":"payment"},{"type":"Shop.Payment","field":"order"}],"tree":[{"depth":0,"type":"Shop.Order","obj":"0x2000","size":40,"count":2,"bytes":80},{"depth":1,"type":"Shop.Payment","obj":"0x2100","size":40,"via":"payment","count":1,"bytes":40},{"depth":2,"type":"Shop.Order","obj":"0x2000","size":40,"via":"order","back":true}]},{"id":"0000000000ab","kind":"cycle","instances":1,"count":1,"bytes":136,"library":true,"members":[{"type":"XCTest.XCTestCaseRun","count":1,"bytes":136}],"edges":[{"type":"XCTest.XCTestCaseRun","field":"test"}],"tree":[{"depth":0,"type":"XCTest.XCTestCaseRun","obj":"0x3000","size":136,"count":1,"bytes":136},{"depth":1,"type":"XCTest.XCTestCaseRun","obj":"0x3000","size":136,"via":"test","back":true}]}],"delayed":[{"q":"shared","count":1,"bytes":24,"types":[{"type":"Shop.Slow","count":1,"bytes":24}]}],"live":[{"type":"Shop.Order","count":1,"bytes":40}],"threads_stopped":2,"threads_unstopped":1,"census_us":1500}"#
   static let end = #"{"ev":"end","t":30,"why":"exit","pending":0,"lost":0}"#
 
   private func report(_ lines: [String]) throws -> Report {
@@ -30,7 +30,7 @@ import Testing
     let report = try report([Self.session, Self.checkpoint, Self.exit, Self.end])
     #expect(report.census.censuses.map(\.label) == ["mid", "exit"])
     let final = try #require(report.census.final)
-    #expect(final.groups.map(\.id) == ["Lfb73afc9ad01", "L0000000000ab"])
+    #expect(final.groups.map(\.id) == ["fb73afc9ad01", "0000000000ab"])
     #expect(
       final.programGroups.first?.cycleText == "Shop.Order.payment → Shop.Payment.order → Shop.Order"
     )
@@ -57,11 +57,11 @@ import Testing
         "    2 (80 bytes) ROOT CYCLE: <Shop.Order 0x2000> [40]",
         "       1 (40 bytes) payment --> <Shop.Payment 0x2100> [40]",
         "          order --> CYCLE BACK TO <Shop.Order 0x2000> [40]",
-        "    cycle: Shop.Order.payment → Shop.Payment.order → Shop.Order; id Lfb73afc9ad01",
+        "    cycle: Shop.Order.payment → Shop.Payment.order → Shop.Order; id fb73afc9ad01",
         "  Library leaks (the toolchain's own, never counted by the gate): 1 object, 136 bytes.",
         "    1 (136 bytes) ROOT CYCLE: <XCTest.XCTestCaseRun 0x3000> [136]",
         "       test --> CYCLE BACK TO <XCTest.XCTestCaseRun 0x3000> [136]",
-        "    cycle: XCTest.XCTestCaseRun.test → XCTest.XCTestCaseRun; id L0000000000ab",
+        "    cycle: XCTest.XCTestCaseRun.test → XCTest.XCTestCaseRun; id 0000000000ab",
         "  Delayed, not leaked: 1 object waiting in queue 'shared' (Shop.Slow ×1).",
       ])
     #expect(text.contains("  Checkpoints: \"mid\" 1 leak (32 bytes, 20 live)."))
@@ -78,7 +78,7 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     let census = try #require(document["census"] as? [String: Any])
     let leaks = try #require(census["leaks"] as? [[String: Any]])
-    #expect(leaks.map { $0["id"] as? String } == ["Lfb73afc9ad01"])
+    #expect(leaks.map { $0["id"] as? String } == ["fb73afc9ad01"])
     #expect(leaks.first?["kind"] as? String == "cycle")
     let members = leaks.first?["members"] as? [[String: Any]] ?? []
     #expect(members.map { $0["type"] as? String } == ["Shop.Order", "Shop.Payment"])
@@ -112,6 +112,16 @@ import Testing
     #expect(Gate().evaluate(try self.report([Self.session, libraryOnly, Self.end])).passed)
     // No census, no judgement.
     #expect(Gate().evaluate(try self.report([Self.session, Self.end])).processLeaks == nil)
+    // Suppressed by id, or by its root's type glob: set aside, and the suppression is used.
+    for line in ["id:fb73afc9ad01 known", "type:Shop.Ord* known"] {
+      let list = try SuppressionList.parse(line, file: "s.txt")
+      let result = Gate(suppressions: list).evaluate(report)
+      #expect(result.passed, "\(line)")
+      #expect(result.processLeaks?.suppressed.map(\.id) == ["fb73afc9ad01"])
+      #expect(result.unusedSuppressions.isEmpty)
+    }
+    let unrelated = try SuppressionList.parse("type:Shop.Payment", file: "s.txt")
+    #expect(!Gate(suppressions: unrelated).evaluate(report).passed)
   }
 
   /// A census labelled `label` whose live counts are `live` (type, count).

@@ -73,7 +73,7 @@ public struct CensusGroup: Sendable, Equatable {
     case cycle, leak
   }
 
-  /// The finding id (`L` and 12 hex digits): same shape of types and fields, same id.
+  /// The finding id (12 hex digits): same shape of types and fields, same id.
   public var id: String
   public var kind: Kind
   /// Groups of this shape.
