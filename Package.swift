@@ -149,7 +149,8 @@ let package = Package(
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
     .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe", "TestSupport"]),
     // The whole-process leak census of CensusProbe scenarios, as child processes.
-    .testTarget(name: "CensusTests", dependencies: ["CensusProbe", "TestSupport"]),
+    .testTarget(
+      name: "CensusTests", dependencies: ["CensusProbe", "DeallocTesting", "TestSupport"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

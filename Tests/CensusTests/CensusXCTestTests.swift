@@ -1,3 +1,5 @@
+import DeallocQueue
+import DeallocTesting
 import Foundation
 import TestSupport
 import XCTest
@@ -45,6 +47,66 @@ final class CensusXCTestTests: XCTestCase {
     XCTAssertTrue(program.contains("ROOT CYCLE: <XCTest."), run.standardError)
     XCTAssertTrue(program.contains("kept --> <CensusTests.KeptByTestCase"), run.standardError)
     XCTAssertFalse(header(run).hasPrefix(": 0 leaks"), run.standardError)
+  }
+}
+
+/// `assertNoLeakedObjects(since:)` in a child run with DEALLOCTRACE_LEAKS=1: it fails with
+/// the `leaks` tree of the cycle a test leaked, and passes for a test whose objects all go
+/// (one of them through a queue, drained first).
+final class NoLeakedObjectsTests: XCTestCase {
+  private func runChild(_ test: String) throws -> ChildRun {
+    let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return try CensusProbeRun.run(
+      bundle, ["CensusTests.\(test)"], environment: [CensusXCTestChild.variable: "1"])
+  }
+
+  func testALeakedCycleFailsWithItsTree() throws {
+    let run = try runChild("CensusAssertionChild/testLeaksACycle")
+    XCTAssertEqual(run.status, 1, run.standardOutput + run.standardError)
+    let output = run.standardOutput + run.standardError
+    XCTAssertTrue(output.contains("2 leaked objects in the whole process:"), output)
+    XCTAssertTrue(output.contains("ROOT CYCLE: <CensusTests.ChildCycleEnd"), output)
+    XCTAssertTrue(output.contains("other --> <CensusTests.ChildCycleOther"), output)
+  }
+
+  func testNothingLeakedPasses() throws {
+    let run = try runChild("CensusAssertionChild/testLeaksNothing")
+    XCTAssertEqual(run.status, 0, run.standardOutput + run.standardError)
+    XCTAssertTrue(
+      run.standardOutput.contains("Executed 1 test, with 0 failures"), run.standardOutput)
+  }
+}
+
+/// The child side of NoLeakedObjectsTests.
+final class CensusAssertionChild: XCTestCase {
+  private func skipUnlessChild() throws {
+    try XCTSkipUnless(
+      ProcessInfo.processInfo.environment[CensusXCTestChild.variable] == "1", "child only")
+  }
+
+  func testLeaksACycle() throws {
+    try skipUnlessChild()
+    let mark = markLeakCensus()
+    makeACycle()
+    assertNoLeakedObjects(since: mark)
+  }
+
+  func testLeaksNothing() throws {
+    try skipUnlessChild()
+    let mark = markLeakCensus()
+    let queue = DeallocQueue(label: "assertion-child", delay: .seconds(3600))
+    var object: KeptByTestCase? = KeptByTestCase()
+    queue.releaseInBackground(&object)
+    XCTAssertEqual([KeptByTestCase(), KeptByTestCase()].count, 2)
+    assertNoLeakedObjects(since: mark)
+  }
+
+  @inline(never)
+  private func makeACycle() {
+    let end = ChildCycleEnd()
+    let other = ChildCycleOther()
+    end.other = other
+    other.end = end
   }
 }
 

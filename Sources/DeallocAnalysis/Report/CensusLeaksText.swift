@@ -61,28 +61,7 @@ enum CensusLeaksText {
 
   /// One finding: its first instance's tree, then its cycle, id and instances.
   static func group(_ group: CensusGroup) -> [String] {
-    var lines: [String] = []
-    for (index, line) in group.tree.enumerated() {
-      var text = "    " + String(repeating: "   ", count: line.depth)
-      if !line.back {
-        let count = index == 0 ? group.count / max(1, group.instances) : line.count
-        let bytes = index == 0 ? group.bytes / max(1, group.instances) : line.bytes
-        text += "\(count) (\(bytes) bytes) "
-      }
-      if let via = line.via { text += "\(via) --> " }
-      if index == 0 { text += group.kind == .cycle ? "ROOT CYCLE: " : "ROOT LEAK: " }
-      if line.back { text += "CYCLE BACK TO " }
-      text += "<\(line.type)\(line.object.map { " \($0)" } ?? "")> [\(line.size)]"
-      lines.append(text)
-    }
-    var footer = "    "
-    if !group.edges.isEmpty { footer += "cycle: \(group.cycleText); " }
-    footer += "id \(group.id)"
-    if group.instances > 1 {
-      footer += " ×\(group.instances) (\(group.count) objects, \(group.bytes) bytes in all)"
-    }
-    lines.append(footer)
-    return lines
+    CensusTreeText.lines(group)
   }
 
   /// The censuses before the final one, by label, with their leak counts.
