@@ -9,6 +9,7 @@
 // the construction (a Swift 6.3.1 -O crash, see docs/notes on the census).
 
 import CHolders
+import CensusProbeSupport
 import DeallocQueue
 import DeallocTrace
 import Dispatch
@@ -337,6 +338,34 @@ func growingCacheScenario() {
   }
 }
 
+/// The key that hides the register-held object's address while it travels.
+let registerKey: UInt = 0x3c3c_3c3c_3c3c_3c3c
+
+/// A retained Local whose address comes back hidden: the only reference is the retain.
+@inline(never)
+func hiddenRetainedLocal() -> UInt {
+  UInt(bitPattern: Unmanaged.passRetained(Local()).toOpaque()) ^ registerKey
+}
+
+/// A thread blocked in read(2) whose only reference to a Local is in a callee-saved
+/// register (CensusProbeSupport): the census sees it only through the signal that makes the
+/// kernel save the thread's registers on its stack.
+@inline(never)
+func registerHeldLocal() {
+  blockedPipe.withUnsafeMutableBufferPointer { _ = pipe($0.baseAddress!) }
+  let fd = blockedPipe[0]
+  let thread = Thread {
+    let hidden = hiddenRetainedLocal()
+    census_probe_scrub_stack()
+    threadReady.signal()
+    _ = census_probe_read_holding_in_register(hidden, registerKey, fd)
+  }
+  thread.start()
+  threadReady.wait()
+  // Into read(2): the census below reads /proc for its stack pointer either way.
+  usleep(20_000)
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -367,6 +396,7 @@ for scenario in arguments {
   case "many-shapes": ringShapes(59, Int.self)
   case "fork-census": forkDuringCensus()
   case "growth": growingCacheScenario()
+  case "register-held": registerHeldLocal()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"

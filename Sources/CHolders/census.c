@@ -214,13 +214,15 @@ static inline int32_t exact(const finder *f, uintptr_t key) {
   return count > 0 && f->c->rows[count - 1].address == key ? (int32_t)(count - 1) : -1;
 }
 
-/// The valid row whose object encloses `address`, or -1.
+/// The valid row whose object encloses `address`, or -1. The chunk's last word is left out:
+/// it is the next chunk's `prev_size`, and the address right after a chunk is what glibc's
+/// arena keeps as its `top` (or a free chunk's address in a bin): no reference to this one.
 static int32_t enclosing(const ch_census *c, uintptr_t address) {
   size_t count = rows_at_or_below(c, address);
   if (count == 0) return -1;
   const ch_entry *row = &c->rows[count - 1];
   if (!(c->flags[count - 1] & CF_VALID)) return -1;
-  return address < row->address + row->size ? (int32_t)(count - 1) : -1;
+  return address < row->address + row->size - 8 ? (int32_t)(count - 1) : -1;
 }
 
 /// Validates a row from its first two words and the chunk size word before it; fills in

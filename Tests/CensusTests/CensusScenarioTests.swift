@@ -93,6 +93,22 @@ final class CensusScenarioTests: XCTestCase {
     try checkReachable(.release, "blocked-thread", ["CensusProbe.Local"])
   }
 
+  /// A blocked thread whose only reference is in a callee-saved register: seen through the
+  /// signal that parks the thread (the kernel saves its registers on its stack).
+  func testRegisterOfABlockedThreadDebug() throws {
+    try checkReachable(.debug, "register-held", ["CensusProbe.Local"])
+  }
+  func testRegisterOfABlockedThreadRelease() throws {
+    try checkReachable(.release, "register-held", ["CensusProbe.Local"])
+  }
+
+  /// The same without parking threads: the register is unseen and the Local reads as an
+  /// over-retained leak, which is what the park is for.
+  func testRegisterOfABlockedThreadIsUnseenWithoutThePark() throws {
+    let value = try census(.debug, "register-held", environment: ["CHOLDERS_CENSUS_NO_STOP": "1"])
+    XCTAssertEqual(value.shapes, ["leak: CensusProbe.Local×1"])
+  }
+
   func testDispatchTimerClosureDebug() throws {
     try checkReachable(.debug, "timer", ["CensusProbe.Ticker"])
   }
