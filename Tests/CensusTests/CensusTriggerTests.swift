@@ -60,6 +60,14 @@ final class CensusTriggerTests: XCTestCase {
     let iterations = censuses.filter { $0.raw["label"] as? String == "iteration" }
     XCTAssertEqual(iterations.map { $0.liveCount(of: "CensusProbe.CacheEntry") }, [10, 20, 30, 40])
     XCTAssertEqual(iterations.map(\.shapes), [[], [], [], []])
+    // Nothing else grows per checkpoint: the census's own queue lookup once kept two
+    // closure contexts per call (a function value stored in the generic mutex).
+    let live = iterations.map { census in
+      (census.raw["live"] as? [[String: Any]] ?? []).filter {
+        ($0["type"] as? String ?? "").hasPrefix("closure context")
+      }.map { $0["count"] as? Int ?? -1 }
+    }
+    XCTAssertEqual(Set(live.map { $0.description }).count, 1, "\(live)")
   }
 
   /// With a log, the exit census is a `census` record before `end`, which the contract's
