@@ -87,9 +87,11 @@ let package = Package(
     // The child of the census tests: one leak (or non-leak) scenario per argument.
     .executableTarget(
       name: "CensusProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace", "CHolders"],
+      dependencies: ["DeallocQueue", "DeallocTrace", "CHolders", "CensusProbeSupport"],
       path: "Examples/CensusProbe"
     ),
+    // The census child's C: a thread whose only reference is in a register while it blocks.
+    .target(name: "CensusProbeSupport", path: "Examples/CensusProbeSupport"),
     // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
     .executableTarget(
       name: "BaselineDemo",
@@ -149,7 +151,8 @@ let package = Package(
     // Holder scans of HolderProbe scenarios, as child processes (debug and release).
     .testTarget(name: "CHoldersTests", dependencies: ["HolderProbe", "TestSupport"]),
     // The whole-process leak census of CensusProbe scenarios, as child processes.
-    .testTarget(name: "CensusTests", dependencies: ["CensusProbe", "TestSupport"]),
+    .testTarget(
+      name: "CensusTests", dependencies: ["CensusProbe", "DeallocTesting", "TestSupport"]),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

@@ -9,6 +9,7 @@
 // the construction (a Swift 6.3.1 -O crash, see docs/notes on the census).
 
 import CHolders
+import CensusProbeSupport
 import DeallocQueue
 import DeallocTrace
 import Dispatch
@@ -240,6 +241,131 @@ func dictionary() {
   for index in 0..<8 { table["key \(index)"] = index }
 }
 
+final class Node {
+  var next: Node?
+  var payload = [UInt8](repeating: 1, count: 48)
+}
+
+nonisolated(unsafe) var bigHeap: [Node] = []
+
+/// About 450,000 live objects (150,000 nodes, each with its array storage, in chains), for
+/// the census's cost (`big json`, then the census_us it prints).
+@inline(never)
+func bigHeapScenario(_ count: Int) {
+  bigHeap.reserveCapacity(count)
+  var previous: Node?
+  for index in 0..<count {
+    let node = Node()
+    if index % 3 != 0 { node.next = previous }
+    previous = node
+    bigHeap.append(node)
+  }
+}
+
+final class Ring<T> {
+  var next: AnyObject?
+}
+
+enum Tag<T> {}
+
+/// `depth + 1` self-cycles, each of a type of its own (`Ring<Int>`, `Ring<Tag<Int>>`, ...):
+/// more findings than a census record writes in full.
+@inline(never)
+func ringShapes<T>(_ depth: Int, _ type: T.Type) {
+  let ring = Ring<T>()
+  ring.next = ring
+  escape(ring)
+  if depth > 0 { ringShapes(depth - 1, Tag<T>.self) }
+}
+
+/// Forks from a second thread while the main thread runs censuses; each child runs a census
+/// of its own and exits 0 when it worked. Prints `FORKS ok N hung N failed N` (a child that
+/// has not exited after 10 s is killed and counted as hung).
+@inline(never)
+func forkDuringCensus() {
+  let done = DispatchSemaphore(value: 0)
+  nonisolated(unsafe) var ok = 0
+  nonisolated(unsafe) var hung = 0
+  nonisolated(unsafe) var failed = 0
+  Thread {
+    for _ in 0..<20 {
+      let pid = fork()
+      if pid == 0 {
+        guard let json = cholders_census_json(nil, "child", nil) else { _exit(3) }
+        _exit(strstr(json, "\"error\"") == nil ? 0 : 4)
+      }
+      var status: Int32 = 0
+      var waited = 0
+      while waitpid(pid, &status, WNOHANG) == 0 {
+        if waited >= 10_000 {
+          kill(pid, SIGKILL)
+          waitpid(pid, &status, 0)
+          break
+        }
+        usleep(1_000)
+        waited += 1
+      }
+      if waited >= 10_000 {
+        hung += 1
+      } else if status == 0 {
+        ok += 1
+      } else {
+        failed += 1
+      }
+    }
+    done.signal()
+  }.start()
+  for round in 0..<20 {
+    if let json = cholders_census_json(nil, "round \(round)", nil) { cholders_free(json) }
+  }
+  done.wait()
+  print("FORKS ok \(ok) hung \(hung) failed \(failed)")
+}
+
+final class CacheEntry {
+  var value = 0
+}
+
+nonisolated(unsafe) var growingCache: [CacheEntry] = []
+
+/// A cache that only grows: four iterations add ten entries each, with a checkpoint after
+/// each ("iteration"). Reachable all along: no leak, but growth across checkpoints.
+@inline(never)
+func growingCacheScenario() {
+  for _ in 0..<4 {
+    for _ in 0..<10 { growingCache.append(CacheEntry()) }
+    DeallocTrace.checkpoint("iteration")
+  }
+}
+
+/// The key that hides the register-held object's address while it travels.
+let registerKey: UInt = 0x3c3c_3c3c_3c3c_3c3c
+
+/// A retained Local whose address comes back hidden: the only reference is the retain.
+@inline(never)
+func hiddenRetainedLocal() -> UInt {
+  UInt(bitPattern: Unmanaged.passRetained(Local()).toOpaque()) ^ registerKey
+}
+
+/// A thread blocked in read(2) whose only reference to a Local is in a callee-saved
+/// register (CensusProbeSupport): the census sees it only through the signal that makes the
+/// kernel save the thread's registers on its stack.
+@inline(never)
+func registerHeldLocal() {
+  blockedPipe.withUnsafeMutableBufferPointer { _ = pipe($0.baseAddress!) }
+  let fd = blockedPipe[0]
+  let thread = Thread {
+    let hidden = hiddenRetainedLocal()
+    census_probe_scrub_stack()
+    threadReady.signal()
+    _ = census_probe_read_holding_in_register(hidden, registerKey, fd)
+  }
+  thread.start()
+  threadReady.wait()
+  // Into read(2): the census below reads /proc for its stack pointer either way.
+  usleep(20_000)
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -265,6 +391,12 @@ for scenario in arguments {
   case "blocked-thread": blockedThread()
   case "timer": dispatchTimer()
   case "dictionary": dictionary()
+  case "big": bigHeapScenario(225_000)
+  case "many-cycles": for _ in 0..<5_000 { plainCycle() }
+  case "many-shapes": ringShapes(59, Int.self)
+  case "fork-census": forkDuringCensus()
+  case "growth": growingCacheScenario()
+  case "register-held": registerHeldLocal()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"
@@ -278,6 +410,11 @@ if printJSON {
     print("CENSUS {\(String(cString: json))}")
     cholders_free(json)
   }
+  var stats = cholders_census_stats()
+  cholders_last_census_stats(&stats)
+  print(
+    "STATS objects \(stats.objects) edges \(stats.edges) unreachable \(stats.unreachable)"
+      + " extra_bytes \(stats.extra_bytes) total_us \(stats.total_us)")
   cholders_free(text)
 }
 if let checkpointLabel {

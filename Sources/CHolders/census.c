@@ -52,6 +52,16 @@
 
 static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
 static cholders_census_stats last_stats;
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+// A fork waits for a census under way (prepare takes its lock; a forking thread the census
+// parked runs on once it is let go), so the child never inherits a census half done: its
+// lock is free and no thread of its own is parked.
+static void census_before_fork(void) { pthread_mutex_lock(&census_lock); }
+static void census_after_fork(void) { pthread_mutex_unlock(&census_lock); }
+static void install_fork_handlers(void) {
+  pthread_atfork(census_before_fork, census_after_fork, census_after_fork);
+}
 
 void cholders_last_census_stats(cholders_census_stats *out) {
   pthread_mutex_lock(&census_lock);
@@ -204,13 +214,15 @@ static inline int32_t exact(const finder *f, uintptr_t key) {
   return count > 0 && f->c->rows[count - 1].address == key ? (int32_t)(count - 1) : -1;
 }
 
-/// The valid row whose object encloses `address`, or -1.
+/// The valid row whose object encloses `address`, or -1. The chunk's last word is left out:
+/// it is the next chunk's `prev_size`, and the address right after a chunk is what glibc's
+/// arena keeps as its `top` (or a free chunk's address in a bin): no reference to this one.
 static int32_t enclosing(const ch_census *c, uintptr_t address) {
   size_t count = rows_at_or_below(c, address);
   if (count == 0) return -1;
   const ch_entry *row = &c->rows[count - 1];
   if (!(c->flags[count - 1] & CF_VALID)) return -1;
-  return address < row->address + row->size ? (int32_t)(count - 1) : -1;
+  return address < row->address + row->size - 8 ? (int32_t)(count - 1) : -1;
 }
 
 /// Validates a row from its first two words and the chunk size word before it; fills in
@@ -427,44 +439,62 @@ static void mark(ch_census *c, int32_t *stack, size_t count, uint8_t flag, uint8
   }
 }
 
-static int is_unreachable(const ch_census *c, int32_t row) {
-  return (c->flags[row] & (CF_VALID | CF_MARKED | CF_DELAYED)) == CF_VALID;
+// ---- grouping ----------------------------------------------------------------------------
+//
+// Only the unreachable objects take part, renumbered densely (`unit` numbers): the arrays
+// below are sized by how many there are, not by the heap, so a census of a large heap with
+// few leaks costs no more memory than its marks.
+
+typedef struct {
+  ch_census *c;
+  const int32_t *unit_of;  // per row: its unit, or -1 (reachable or not an object)
+  int32_t *row_of;  // per unit
+  int32_t count;
+} units;
+
+/// The unit an edge leads to, or -1 when it leads to no unreachable object.
+static inline int32_t unit_target(const units *u, uint32_t e) {
+  int32_t t = edge_target(u->c->edges[e]);
+  return t < 0 ? -1 : u->unit_of[t];
 }
 
-// ---- grouping ----------------------------------------------------------------------------
+static inline uint32_t first_edge(const units *u, int32_t unit) {
+  return u->c->edge_start[u->row_of[unit]];
+}
 
-/// Tarjan's strongly connected components over the unreachable objects, iteratively.
-/// `component[row]` receives a component number (or -1 for reachable rows); returns how many.
-static int32_t components(ch_census *c, int32_t *component, int32_t *index, int32_t *low,
-                          int32_t *stack, int32_t *call_row, uint32_t *call_edge,
+static inline uint32_t end_edge(const units *u, int32_t unit) {
+  return u->c->edge_start[u->row_of[unit] + 1];
+}
+
+/// Tarjan's strongly connected components, iteratively. `component[unit]` receives a
+/// component number; returns how many.
+static int32_t components(const units *u, int32_t *component, int32_t *index, int32_t *low,
+                          int32_t *stack, int32_t *call_unit, uint32_t *call_edge,
                           uint8_t *on_stack) {
   int32_t next_index = 0, count = 0;
   size_t depth = 0, top = 0;
-  for (size_t i = 0; i < c->row_count; i++) {
-    component[i] = -1;
-    index[i] = -1;
-  }
-  for (size_t start = 0; start < c->row_count; start++) {
-    if (!is_unreachable(c, (int32_t)start) || index[start] >= 0) continue;
-    call_row[0] = (int32_t)start;
-    call_edge[0] = c->edge_start[start];
+  for (int32_t i = 0; i < u->count; i++) index[i] = -1;
+  for (int32_t start = 0; start < u->count; start++) {
+    if (index[start] >= 0) continue;
+    call_unit[0] = start;
+    call_edge[0] = first_edge(u, start);
     index[start] = low[start] = next_index++;
-    stack[top++] = (int32_t)start;
+    stack[top++] = start;
     on_stack[start] = 1;
     depth = 1;
     while (depth > 0) {
-      int32_t v = call_row[depth - 1];
+      int32_t v = call_unit[depth - 1];
       uint32_t *e = &call_edge[depth - 1];
       int descended = 0;
-      while (*e < c->edge_start[v + 1]) {
-        int32_t w = edge_target(c->edges[(*e)++]);
-        if (w < 0 || !is_unreachable(c, w)) continue;
+      while (*e < end_edge(u, v)) {
+        int32_t w = unit_target(u, (*e)++);
+        if (w < 0) continue;
         if (index[w] < 0) {
           index[w] = low[w] = next_index++;
           stack[top++] = w;
           on_stack[w] = 1;
-          call_row[depth] = w;
-          call_edge[depth] = c->edge_start[w];
+          call_unit[depth] = w;
+          call_edge[depth] = first_edge(u, w);
           depth++;
           descended = 1;
           break;
@@ -483,12 +513,112 @@ static int32_t components(ch_census *c, int32_t *component, int32_t *index, int3
       }
       depth--;
       if (depth > 0) {
-        int32_t parent = call_row[depth - 1];
+        int32_t parent = call_unit[depth - 1];
         if (low[v] < low[parent]) low[parent] = low[v];
       }
     }
   }
   return count;
+}
+
+/// The shortest cycle through the group's root inside its component, by breadth-first
+/// search (`via` all -1 on entry and on return).
+static void find_cycle(const units *u, ch_group *g, int32_t root, const int32_t *component,
+                       int32_t *queue, int32_t *via) {
+  int32_t comp = component[root];
+  size_t head = 0, tail = 0;
+  queue[tail++] = root;
+  via[root] = -2;
+  int32_t closing = -1;
+  while (head < tail && closing < 0) {
+    int32_t x = queue[head++];
+    for (uint32_t e = first_edge(u, x); e < end_edge(u, x); e++) {
+      int32_t t = unit_target(u, e);
+      if (t < 0 || component[t] != comp) continue;
+      if (t == root) {
+        closing = x;
+        break;
+      }
+      if (via[t] != -1) continue;
+      via[t] = x;
+      queue[tail++] = t;
+    }
+  }
+  // Walk back from the unit that closes the cycle, then reverse.
+  int32_t path[CH_CYCLE_EDGES];
+  size_t n = 0;
+  for (int32_t x = closing; x >= 0 && n < CH_CYCLE_EDGES; x = via[x] == -2 ? -1 : via[x]) {
+    path[n++] = x;
+  }
+  for (size_t i = 0; i < tail; i++) via[queue[i]] = -1;
+  g->cycle_length = n;
+  for (size_t i = 0; i < n; i++) {
+    g->cycle_rows[i] = u->row_of[path[n - 1 - i]];
+    int32_t to = i + 1 < n ? u->row_of[path[n - 2 - i]] : u->row_of[root];
+    g->cycle_offsets[i] = ch_census_edge_offset(u->c, g->cycle_rows[i], to);
+  }
+}
+
+/// The group's tree: depth first from the root over edges into the group's objects, with
+/// an edge back into the cycle as a CYCLE BACK TO line; retained sizes bottom-up.
+static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t *group_of,
+                       int32_t group, uint8_t *shown, int32_t *shown_list, size_t *shown_count) {
+  ch_census *c = u->c;
+  typedef struct {
+    int32_t line;
+    uint32_t edge;
+  } frame;
+  frame frames[CH_TREE_LINES];
+  int32_t line_unit[CH_TREE_LINES];
+  size_t depth = 0;
+  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, c->rows[g->root].size};
+  line_unit[0] = root;
+  g->tree_count = 1;
+  shown[root] = 1;
+  shown_list[(*shown_count)++] = root;
+  frames[depth++] = (frame){0, first_edge(u, root)};
+  while (depth > 0) {
+    frame *f = &frames[depth - 1];
+    int32_t x = line_unit[f->line];
+    int descended = 0;
+    while (f->edge < end_edge(u, x) && g->tree_count < CH_TREE_LINES) {
+      uint32_t e = f->edge++;
+      int32_t t = unit_target(u, e);
+      if (t < 0 || group_of[t] != group) continue;
+      int32_t row = u->row_of[t];
+      ch_tree_line line = {row, f->line, g->tree[f->line].depth + 1, 0,
+                           ch_census_edge_offset(c, u->row_of[x], row), 1, c->rows[row].size};
+      if (shown[t]) {
+        // Only edges back into the cycle are worth a line; a second path to a subtree
+        // object would repeat it.
+        int in_cycle = 0;
+        for (size_t k = 0; k < g->cycle_length; k++) in_cycle |= g->cycle_rows[k] == row;
+        if (!in_cycle && t != root) continue;
+        line.back = 1;
+        line.retained_count = 0;
+        line.retained_bytes = 0;
+        line_unit[g->tree_count] = t;
+        g->tree[g->tree_count++] = line;
+        continue;
+      }
+      shown[t] = 1;
+      shown_list[(*shown_count)++] = t;
+      line_unit[g->tree_count] = t;
+      g->tree[g->tree_count++] = line;
+      if (depth < CH_TREE_LINES) {
+        frames[depth++] = (frame){(int32_t)g->tree_count - 1, first_edge(u, t)};
+        descended = 1;
+        break;
+      }
+    }
+    if (!descended) depth--;
+  }
+  for (size_t i = g->tree_count; i-- > 1;) {
+    ch_tree_line *line = &g->tree[i];
+    if (line->back) continue;
+    g->tree[line->parent].retained_count += line->retained_count;
+    g->tree[line->parent].retained_bytes += line->retained_bytes;
+  }
 }
 
 static void add_type(ch_group *g, uintptr_t metadata, uint64_t bytes) {
@@ -507,98 +637,6 @@ static void add_type(ch_group *g, uintptr_t metadata, uint64_t bytes) {
   }
 }
 
-/// The shortest cycle through `root` inside its component, by breadth-first search.
-static void find_cycle(ch_census *c, ch_group *g, const int32_t *component, int32_t *queue,
-                       int32_t *via) {
-  int32_t root = g->root, comp = component[root];
-  size_t head = 0, tail = 0;
-  queue[tail++] = root;
-  via[root] = -2;
-  int32_t closing = -1;
-  while (head < tail && closing < 0) {
-    int32_t x = queue[head++];
-    for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
-      int32_t t = edge_target(c->edges[e]);
-      if (t < 0 || component[t] != comp) continue;
-      if (t == root) {
-        closing = x;
-        break;
-      }
-      if (via[t] != -1) continue;
-      via[t] = x;
-      queue[tail++] = t;
-    }
-  }
-  // Walk back from the node that closes the cycle, then reverse.
-  int32_t path[CH_CYCLE_EDGES];
-  size_t n = 0;
-  for (int32_t x = closing; x >= 0 && n < CH_CYCLE_EDGES; x = via[x] == -2 ? -1 : via[x]) {
-    path[n++] = x;
-  }
-  for (size_t i = 0; i < tail; i++) via[queue[i]] = -1;
-  g->cycle_length = n;
-  for (size_t i = 0; i < n; i++) {
-    g->cycle_rows[i] = path[n - 1 - i];
-    int32_t to = i + 1 < n ? path[n - 2 - i] : root;
-    g->cycle_offsets[i] = ch_census_edge_offset(c, g->cycle_rows[i], to);
-  }
-}
-
-/// The group's tree: depth first from the root over edges into the group's objects, with
-/// an edge to an object already shown as a CYCLE BACK TO line; retained sizes bottom-up.
-static void build_tree(ch_census *c, ch_group *g, const int32_t *group_of, int32_t group,
-                       uint8_t *shown, int32_t *shown_list, size_t *shown_count) {
-  typedef struct {
-    int32_t line;
-    uint32_t edge;
-  } frame;
-  frame frames[CH_TREE_LINES];
-  size_t depth = 0;
-  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, c->rows[g->root].size};
-  g->tree_count = 1;
-  shown[g->root] = 1;
-  shown_list[(*shown_count)++] = g->root;
-  frames[depth++] = (frame){0, c->edge_start[g->root]};
-  while (depth > 0) {
-    frame *f = &frames[depth - 1];
-    int32_t x = g->tree[f->line].object;
-    int descended = 0;
-    while (f->edge < c->edge_start[x + 1] && g->tree_count < CH_TREE_LINES) {
-      int32_t t = edge_target(c->edges[f->edge++]);
-      if (t < 0 || group_of[t] != group) continue;
-      ch_tree_line line = {t, f->line, g->tree[f->line].depth + 1, 0,
-                           ch_census_edge_offset(c, x, t), 1, c->rows[t].size};
-      if (shown[t]) {
-        // Only edges back into the cycle are worth a line; a second path to a subtree
-        // object would repeat it.
-        int in_cycle = 0;
-        for (size_t k = 0; k < g->cycle_length; k++) in_cycle |= g->cycle_rows[k] == t;
-        if (!in_cycle && t != g->root) continue;
-        line.back = 1;
-        line.retained_count = 0;
-        line.retained_bytes = 0;
-        g->tree[g->tree_count++] = line;
-        continue;
-      }
-      shown[t] = 1;
-      shown_list[(*shown_count)++] = t;
-      g->tree[g->tree_count++] = line;
-      if (depth < CH_TREE_LINES) {
-        frames[depth++] = (frame){(int32_t)g->tree_count - 1, c->edge_start[t]};
-        descended = 1;
-        break;
-      }
-    }
-    if (!descended) depth--;
-  }
-  for (size_t i = g->tree_count; i-- > 1;) {
-    ch_tree_line *line = &g->tree[i];
-    if (line->back) continue;
-    g->tree[line->parent].retained_count += line->retained_count;
-    g->tree[line->parent].retained_bytes += line->retained_bytes;
-  }
-}
-
 static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t length) {
   for (size_t i = 0; i < length; i++) {
     hash ^= (unsigned char)bytes[i];
@@ -607,8 +645,10 @@ static uint64_t hash_bytes(uint64_t hash, const char *bytes, size_t length) {
   return hash;
 }
 
-/// Library modules: a group whose every named type comes from one of these is the
-/// toolchain's leak, not the program's (issue 36).
+/// Library modules: a group whose every named type comes from one of these (or is a test
+/// case XCTest made, xctest_case) is the toolchain's leak, not the program's (issue 36). A
+/// program object that such a leak keeps makes the whole group the program's, shown with the
+/// library's cycle as its holder.
 static int library_module(const char *name, size_t length) {
   static const char *const modules[] = {
       "Swift",       "Foundation", "FoundationEssentials", "FoundationInternationalization",
@@ -622,6 +662,22 @@ static int library_module(const char *name, size_t length) {
     if (strlen(modules[i]) == module_length && memcmp(modules[i], name, module_length) == 0) {
       return 1;
     }
+  }
+  return 0;
+}
+
+/// Whether the class with `metadata` inherits from XCTest's XCTestCase: XCTest makes, runs
+/// and keeps those instances (on Linux it keeps every test case in a cycle with its run), so
+/// a test case is the library's object even though its class is the program's.
+static int xctest_case(uintptr_t metadata) {
+  uintptr_t m = metadata;
+  for (int depth = 0; m && depth < 32; depth++) {
+    uintptr_t kind = *(const uintptr_t *)m;
+    if (kind != 0 && kind <= 0x7ff) return 0;  // not a class
+    size_t length;
+    const char *name = ch_type_name(m, &length);
+    if (length == 17 && memcmp(name, "XCTest.XCTestCase", 17) == 0) return 1;
+    m = *(const uintptr_t *)(m + 8);
   }
   return 0;
 }
@@ -651,174 +707,257 @@ static void finish_group(ch_census *c, ch_group *g) {
     int n = snprintf(count, sizeof count, "#%llu;", (unsigned long long)g->types[i].count);
     hash = hash_bytes(hash, count, (size_t)n);
     int from_library = library_module(name, length);
+    if (from_library == 0 && xctest_case(g->types[i].metadata)) from_library = 1;
     if (from_library == 0) library = 0;
     if (from_library == 1 && library == -1) library = 1;
   }
   if (g->other_count > 0) library = 0;
   g->library = library == 1;
+  // A field is its offset within its type (the same in every instance of one build), so
+  // the offsets stand for the field names without reading the objects again.
   for (size_t i = 0; i < g->cycle_length; i++) {
     size_t length;
     const char *name = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &length);
     hash = hash_bytes(hash, name, length);
-    char field[128];
-    const char *edge =
-        ch_census_edge_name(c, g->cycle_rows[i], g->cycle_offsets[i], field, sizeof field);
-    if (edge) hash = hash_bytes(hash, edge, strlen(edge));
-    hash = hash_bytes(hash, ">", 1);
+    char field[24];
+    int n = snprintf(field, sizeof field, "+%u>", g->cycle_offsets[i]);
+    hash = hash_bytes(hash, field, (size_t)n);
   }
   g->hash = hash;
 }
 
-/// Rotates the cycle so that it starts at the member whose type name sorts first (then the
-/// lowest address): the same cycle found from another member reads the same.
-static void canonical_root(ch_census *c, ch_group *g, const int32_t *component,
-                           const int32_t *members, size_t member_count) {
-  int32_t best = g->root;
+/// The unit of the component's member whose type name sorts first (then the lowest
+/// address): the same cycle found from another member reads the same.
+static int32_t canonical_root(const units *u, const int32_t *members, uint32_t from,
+                              uint32_t to) {
+  ch_census *c = u->c;
+  int32_t best = members[from];
   size_t best_length;
-  const char *best_name = ch_census_type_name(c->rows[best].metadata, &best_length);
-  for (size_t i = 0; i < member_count; i++) {
+  const char *best_name = ch_census_type_name(c->rows[u->row_of[best]].metadata, &best_length);
+  for (uint32_t i = from + 1; i < to; i++) {
     int32_t m = members[i];
-    if (component[m] != component[g->root]) continue;
     size_t length;
-    const char *name = ch_census_type_name(c->rows[m].metadata, &length);
+    const char *name = ch_census_type_name(c->rows[u->row_of[m]].metadata, &length);
     size_t shorter = length < best_length ? length : best_length;
     int order = memcmp(name, best_name, shorter);
     if (order == 0) order = length < best_length ? -1 : length > best_length;
-    if (order < 0 || (order == 0 && c->rows[m].address < c->rows[best].address)) {
+    if (order < 0 ||
+        (order == 0 && c->rows[u->row_of[m]].address < c->rows[u->row_of[best]].address)) {
       best = m;
       best_name = name;
       best_length = length;
     }
   }
-  g->root = best;
+  return best;
 }
 
-/// Groups the unreachable objects (see the file comment). Runs after the threads go on.
+/// Groups the unreachable objects (see the file comment). Runs after the threads go on;
+/// reuses `refs` (no longer needed once marking is done) as each row's unit.
 static int group(ch_census *c) {
   size_t n = c->row_count;
-  int32_t *component = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  int32_t *index = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  int32_t *low = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  int32_t *stack = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  int32_t *call_row = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  uint32_t *call_edge = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint32_t));
-  uint8_t *on_stack = ch_bump_alloc(&c->bump, n + 1);
-  if (!component || !index || !low || !stack || !call_row || !call_edge || !on_stack) return 0;
-  memset(on_stack, 0, n + 1);
-  int32_t count = components(c, component, index, low, stack, call_row, call_edge, on_stack);
-  // Reuse: index -> referenced (per component), low -> group_of (per row).
-  int32_t *referenced = index, *group_of = low;
+  units u = {c, c->refs, NULL, 0};
+  int32_t *unit_of = c->refs;
+  for (size_t i = 0; i < n; i++) {
+    int unreachable = (c->flags[i] & (CF_VALID | CF_MARKED | CF_DELAYED)) == CF_VALID;
+    unit_of[i] = unreachable ? u.count++ : -1;
+  }
+  size_t m = (size_t)u.count + 1;
+  u.row_of = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  int32_t *component = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  int32_t *index = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  int32_t *low = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  int32_t *stack = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  int32_t *call_unit = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  uint32_t *call_edge = ch_bump_alloc(&c->bump, m * sizeof(uint32_t));
+  uint8_t *on_stack = ch_bump_alloc(&c->bump, m);
+  int32_t *members = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
+  if (!u.row_of || !component || !index || !low || !stack || !call_unit || !call_edge ||
+      !on_stack || !members) {
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (unit_of[i] >= 0) u.row_of[unit_of[i]] = (int32_t)i;
+  }
+  memset(on_stack, 0, m);
+  int32_t count = components(&u, component, index, low, stack, call_unit, call_edge, on_stack);
+  uint32_t *component_start = ch_bump_alloc(&c->bump, ((size_t)count + 2) * sizeof(uint32_t));
+  if (!component_start) return 0;
+  // Reuse: index -> referenced (per component), low -> group_of (per unit), on_stack ->
+  // self edge (per component), call_unit -> sizes then the shown list.
+  int32_t *referenced = index, *group_of = low, *size = call_unit;
   uint8_t *self_edge = on_stack;
   for (int32_t k = 0; k < count; k++) {
     referenced[k] = 0;
     self_edge[k] = 0;
+    size[k] = 0;
   }
-  for (size_t i = 0; i < n; i++) {
-    group_of[i] = -1;
-    if (component[i] < 0) continue;
-    for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
-      int32_t t = edge_target(c->edges[e]);
-      if (t < 0 || component[t] < 0) continue;
-      if (component[t] != component[i]) referenced[component[t]] = 1;
-      if (t == (int32_t)i) self_edge[component[i]] = 1;
+  for (int32_t x = 0; x < u.count; x++) {
+    group_of[x] = -1;
+    size[component[x]]++;
+    for (uint32_t e = first_edge(&u, x); e < end_edge(&u, x); e++) {
+      int32_t t = unit_target(&u, e);
+      if (t < 0) continue;
+      if (component[t] != component[x]) referenced[component[t]] = 1;
+      if (t == x) self_edge[component[x]] = 1;
     }
   }
-  // Component sizes (for the kind) into `call_row`, indexed by component.
-  int32_t *size = call_row;
-  for (int32_t k = 0; k < count; k++) size[k] = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (component[i] >= 0) size[component[i]]++;
-  }
   // Each component's members, contiguous (a counting sort by component).
-  uint32_t *component_start = ch_bump_alloc(&c->bump, ((size_t)count + 2) * sizeof(uint32_t));
-  int32_t *members = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  if (!component_start || !members) return 0;
   component_start[0] = 0;
-  for (int32_t k = 0; k < count; k++) component_start[k + 1] = component_start[k] + (uint32_t)size[k];
-  for (int32_t k = 0; k < count; k++) size[k] = 0;
-  for (size_t i = 0; i < n; i++) {
-    int32_t k = component[i];
-    if (k >= 0) members[component_start[k] + (uint32_t)size[k]++] = (int32_t)i;
+  for (int32_t k = 0; k < count; k++) {
+    component_start[k + 1] = component_start[k] + (uint32_t)size[k];
+    size[k] = 0;
   }
-  // Roots in row order (ascending addresses: the order the heap allocated them, roughly).
+  for (int32_t x = 0; x < u.count; x++) {
+    int32_t k = component[x];
+    members[component_start[k] + (uint32_t)size[k]++] = x;
+  }
   c->group_capacity = 0;
   for (int32_t k = 0; k < count; k++) c->group_capacity += !referenced[k];
   c->groups = ch_bump_alloc(&c->bump, (c->group_capacity + 1) * sizeof(ch_group));
-  if (c->groups == NULL) return 0;
+  int32_t *roots = ch_bump_alloc(&c->bump, (c->group_capacity + 1) * sizeof(int32_t));
+  if (c->groups == NULL || roots == NULL) return 0;
   int32_t *queue = stack;
   int32_t *via = (int32_t *)call_edge;
-  for (size_t i = 0; i < n; i++) via[i] = -1;
-  for (size_t i = 0; i < n; i++) {
-    int32_t k = component[i];
-    if (k < 0 || referenced[k] || group_of[i] >= 0) continue;
+  for (int32_t x = 0; x < u.count; x++) via[x] = -1;
+  // Roots in address order (the order the heap allocated them, roughly).
+  for (int32_t x = 0; x < u.count; x++) {
+    int32_t k = component[x];
+    if (referenced[k] || group_of[x] >= 0) continue;
     int32_t id = (int32_t)c->group_count++;
     ch_group *g = &c->groups[id];
     memset(g, 0, sizeof *g);
-    g->cycle = component_start[k + 1] - component_start[k] > 1 || self_edge[k];
-    g->root = (int32_t)i;
+    uint32_t from = component_start[k], to = component_start[k + 1];
+    g->cycle = to - from > 1 || self_edge[k];
+    roots[id] = g->cycle ? canonical_root(&u, members, from, to) : x;
+    g->root = u.row_of[roots[id]];
     g->same_as = -1;
     // Breadth first from the component: every unassigned unreachable object it reaches.
     size_t head = 0, tail = 0;
-    for (uint32_t m = component_start[k]; m < component_start[k + 1]; m++) {
-      group_of[members[m]] = id;
-      queue[tail++] = members[m];
+    for (uint32_t i = from; i < to; i++) {
+      group_of[members[i]] = id;
+      queue[tail++] = members[i];
     }
     while (head < tail) {
-      int32_t x = queue[head++];
-      for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
-        int32_t t = edge_target(c->edges[e]);
-        if (t < 0 || component[t] < 0 || group_of[t] >= 0) continue;
+      int32_t y = queue[head++];
+      for (uint32_t e = first_edge(&u, y); e < end_edge(&u, y); e++) {
+        int32_t t = unit_target(&u, e);
+        if (t < 0 || group_of[t] >= 0) continue;
         group_of[t] = id;
         queue[tail++] = t;
       }
     }
-    for (size_t m = 0; m < tail; m++) {
-      const ch_entry *row = &c->rows[queue[m]];
+    for (size_t i = 0; i < tail; i++) {
+      const ch_entry *row = &c->rows[u.row_of[queue[i]]];
       g->count++;
       g->bytes += row->size;
       add_type(g, row->metadata, row->size);
     }
     c->unreachable += g->count;
     c->unreachable_bytes += g->bytes;
-    if (g->cycle) canonical_root(c, g, component, queue, tail);
   }
-  // Cycles and trees, with `index` as the "shown" marks and `size` as their list.
-  uint8_t *shown = (uint8_t *)index;
-  memset(shown, 0, n + 1);
   for (size_t id = 0; id < c->group_count; id++) {
     ch_group *g = &c->groups[id];
-    if (g->cycle) find_cycle(c, g, component, queue, via);
-    size_t shown_count = 0;
-    build_tree(c, g, group_of, (int32_t)id, shown, size, &shown_count);
-    for (size_t k = 0; k < shown_count; k++) shown[size[k]] = 0;
+    if (g->cycle) find_cycle(&u, g, roots[id], component, queue, via);
     finish_group(c, g);
   }
-  // Same shape, same finding: the first group of each id counts the others.
+  // Same shape, same finding: the first group of each id counts the others (a table of
+  // first groups by hash, open addressing).
+  size_t slots = 16;
+  while (slots < c->group_count * 2) slots *= 2;
+  int32_t *first = ch_bump_alloc(&c->bump, slots * sizeof(int32_t));
+  if (first == NULL) return 0;
+  memset(first, 0xff, slots * sizeof(int32_t));
   for (size_t id = 0; id < c->group_count; id++) {
     ch_group *g = &c->groups[id];
     g->instances = 1;
-    for (size_t k = 0; k < id; k++) {
-      if (c->groups[k].same_as < 0 && c->groups[k].hash == g->hash) {
-        g->same_as = (int32_t)k;
-        c->groups[k].instances++;
-        break;
-      }
+    size_t slot = (size_t)(g->hash * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
+    while (first[slot] >= 0 && c->groups[first[slot]].hash != g->hash) {
+      slot = (slot + 1) & (slots - 1);
     }
+    if (first[slot] < 0) {
+      first[slot] = (int32_t)id;
+    } else {
+      g->same_as = first[slot];
+      c->groups[first[slot]].instances++;
+    }
+  }
+  // Trees for the first group of each finding (the only ones written), with `index` as the
+  // "shown" marks and `call_unit` as their list.
+  uint8_t *shown = (uint8_t *)index;
+  int32_t *shown_list = call_unit;
+  memset(shown, 0, m);
+  for (size_t id = 0; id < c->group_count; id++) {
+    ch_group *g = &c->groups[id];
+    if (g->same_as >= 0) continue;
+    size_t shown_count = 0;
+    build_tree(&u, g, roots[id], group_of, (int32_t)id, shown, shown_list, &shown_count);
+    for (size_t k = 0; k < shown_count; k++) shown[shown_list[k]] = 0;
   }
   return 1;
 }
 
 // ---- names -------------------------------------------------------------------------------
 
+/// Names asked for by metadata, cached: a census of many groups asks for the same few
+/// types again and again, and the runtime's lookup takes its lock each time. Names are the
+/// runtime's, never freed; the table is used under the census lock only.
+static const char *census_type_name(uintptr_t metadata, size_t *length);
+#define NAME_CACHE 4096
+static struct {
+  uintptr_t metadata;
+  const char *name;
+  size_t length;
+} name_cache[NAME_CACHE];
+
 const char *ch_census_type_name(uintptr_t metadata, size_t *length) {
-  uintptr_t kind = *(const uintptr_t *)metadata;
-  if (kind == 0x400) {
-    *length = 15;
-    return "closure context";
+  size_t slot = (size_t)((metadata >> 3) * 0x9E3779B97F4A7C15ull >> 52) & (NAME_CACHE - 1);
+  if (name_cache[slot].metadata == metadata) {
+    *length = name_cache[slot].length;
+    return name_cache[slot].name;
   }
-  if (kind == 0x500) {
-    *length = 3;
-    return "box";
+  const char *name = census_type_name(metadata, length);
+  name_cache[slot].metadata = metadata;
+  name_cache[slot].name = name;
+  name_cache[slot].length = *length;
+  return name;
+}
+
+static const char *census_type_name(uintptr_t metadata, size_t *length) {
+  uintptr_t kind = *(const uintptr_t *)metadata;
+  if (kind == 0x400 || kind == 0x500) {
+    // Named by what it captures, so that contexts of different closures stay apart in the
+    // per-type counts: "closure context (Shop.Cart, Swift.String)". Kept for the process's
+    // life, once per context type (the name cache's slot may forget it; then it is made
+    // again, a few bytes more).
+    uint64_t header[4] = {metadata, 0, 0, 0};
+    ch_name name;
+    ch_describe(metadata, header, 16, &name);
+    char text[512];
+    size_t used = (size_t)snprintf(text, sizeof text, "%s (", kind == 0x400 ? "closure context" : "box");
+    for (int i = 0; i < name.capture_count && used < sizeof text - 8; i++) {
+      size_t room = sizeof text - 8 - used;
+      size_t n = name.capture_lengths[i] < room ? name.capture_lengths[i] : room;
+      if (i) {
+        memcpy(text + used, ", ", 2);
+        used += 2;
+      }
+      memcpy(text + used, name.captures[i], n);
+      used += n;
+    }
+    if (name.capture_count == 0) {
+      *length = kind == 0x400 ? 15 : 3;
+      return kind == 0x400 ? "closure context" : "box";
+    }
+    text[used++] = ')';
+    char *kept = malloc(used + 1);
+    if (kept == NULL) {
+      *length = kind == 0x400 ? 15 : 3;
+      return kind == 0x400 ? "closure context" : "box";
+    }
+    memcpy(kept, text, used);
+    kept[used] = 0;
+    *length = used;
+    return kept;
   }
   if (kind != 0 && kind <= 0x7ff) {
     *length = 11;
@@ -829,15 +968,16 @@ const char *ch_census_type_name(uintptr_t metadata, size_t *length) {
 
 uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target) {
   const ch_entry *row = &c->rows[holder];
-  uint64_t header[4] = {0, 0, 0, 0};
-  ch_read(header, row->address, sizeof header);
   uint64_t words[512];
+  uint64_t header[4] = {0, 0, 0, 0};
   uintptr_t wanted = c->rows[target].address;
-  for (uint64_t at = 16; at < row->size;) {
+  // One read from the object's start: its header comes with its first words.
+  for (uint64_t at = 0; at < row->size;) {
     size_t chunk = row->size - at < sizeof words ? row->size - at : sizeof words;
     size_t got = ch_read(words, row->address + at, chunk) & ~(size_t)7;
     if (got == 0) break;
-    for (size_t k = 0; k < got / 8; k++) {
+    if (at == 0) memcpy(header, words, got < sizeof header ? got : sizeof header);
+    for (size_t k = at == 0 ? 2 : 0; k < got / 8; k++) {
       if ((words[k] & SPARE_BITS_STRIPPED) != wanted) continue;
       ch_name name;
       ch_describe(row->metadata, header, at + k * 8, &name);
@@ -978,6 +1118,7 @@ static char *run(ch_census *c, char **text) {
 char *cholders_census_json(const cholders_census_pending *pending, const char *label,
                            char **text) {
   if (text) *text = NULL;
+  pthread_once(&fork_handlers_once, install_fork_handlers);
   pthread_mutex_lock(&census_lock);
   int guard = ch_in_tool;
   ch_in_tool = 1;
@@ -1008,7 +1149,9 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
   stats.threads_stopped = c.park.stopped;
   stats.threads_unstopped = c.park.unstopped;
   stats.total_us = c.total_us;
-  stats.extra_bytes = c.row_count * (1 + 4 + 4 + 4 * 3) + c.edge_count * 4;
+  // Per live object a flag byte, its count, its first edge and a work-stack slot; per
+  // reference 4 bytes; per unreachable object the grouping's nine arrays (37 bytes).
+  stats.extra_bytes = c.row_count * (1 + 4 + 4 + 4) + c.edge_count * 4 + c.unreachable * 37;
   last_stats = stats;
   ch_bump_reset(&c.bump);
   ch_in_tool = guard;

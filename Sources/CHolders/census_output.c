@@ -82,7 +82,7 @@ static void json_counts(ch_json *json, uint64_t count, uint64_t bytes) {
 }
 
 static void finding_id(const ch_group *g, char *id, size_t capacity) {
-  snprintf(id, capacity, "L%012llx", (unsigned long long)(g->hash & 0xffffffffffffull));
+  snprintf(id, capacity, "%012llx", (unsigned long long)(g->hash & 0xffffffffffffull));
 }
 
 /// `Type.field → Type.field → Type`, the cycle as the holder paths name its references.
@@ -345,15 +345,19 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
   if (findings > full) {
     memset(table, 0, TALLY_SLOTS * sizeof *table);
     uint64_t count = 0, bytes = 0;
-    for (size_t k = full; k < findings; k++) {
-      for (size_t i = 0; i < c->group_count; i++) {
-        const ch_group *g = &c->groups[i];
-        if ((int32_t)i != order[k] && g->same_as != order[k]) continue;
-        count += g->count;
-        bytes += g->bytes;
-        for (size_t t = 0; t < g->type_count; t++) {
-          tally(table, TALLY_SLOTS, g->types[t].metadata, g->types[t].count, g->types[t].bytes);
-        }
+    // One pass over the groups: those whose finding was not written in full.
+    uint8_t *written = ch_bump_alloc(&c->bump, c->group_count + 1);
+    if (written) {
+      memset(written, 0, c->group_count + 1);
+      for (size_t k = 0; k < full; k++) written[order[k]] = 1;
+    }
+    for (size_t i = 0; i < c->group_count && written; i++) {
+      const ch_group *g = &c->groups[i];
+      if (written[g->same_as >= 0 ? (size_t)g->same_as : i]) continue;
+      count += g->count;
+      bytes += g->bytes;
+      for (size_t t = 0; t < g->type_count; t++) {
+        tally(table, TALLY_SLOTS, g->types[t].metadata, g->types[t].count, g->types[t].bytes);
       }
     }
     ch_json_raw(&json, ",\"more\":{\"findings\":");

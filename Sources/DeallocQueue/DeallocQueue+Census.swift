@@ -1,6 +1,10 @@
 import DeallocHooks
 
 extension DeallocQueue {
+  /// The census's lookup, made once.
+  static let censusLookup = QueueTracing.CensusLookup(
+    DeallocQueue.pendingForCensus(hiddenWith:drainWaitNanoseconds:))
+
   /// What every live queue holds for the leak census (`QueueTracing.pendingForCensus`):
   /// first the drains another thread is running finish (each waited for at most
   /// `drainWait`, never from inside a drain of the same queue), so that their objects are
@@ -10,10 +14,11 @@ extension DeallocQueue {
   /// caller's thread (their `deinit`s would run inside a checkpoint); an object whose drain
   /// is due but not begun is still delayed, and counted so.
   @Sendable
-  package static func pendingForCensus(hiddenWith key: UInt, drainWait: Duration)
+  package static func pendingForCensus(hiddenWith key: UInt, drainWaitNanoseconds: Int64)
     -> [QueueTracing.PendingQueue]
   {
-    liveQueues.map { queue in
+    let drainWait = Duration.nanoseconds(drainWaitNanoseconds)
+    return liveQueues.map { queue in
       if !queue.isDrainingOnCallingThread {
         queue.waitForDrainsInFlight(timeout: drainWait)
       }

@@ -75,7 +75,7 @@ public final class DeallocQueue: Sendable {
     }
     // The recorder scans for holders only of objects that no queue holds; it asks here.
     QueueTracing.registerPendingLookup(DeallocQueue.isPendingInAnyQueue(address:))
-    QueueTracing.registerCensusLookup(DeallocQueue.pendingForCensus(hiddenWith:drainWait:))
+    QueueTracing.registerCensusLookup(DeallocQueue.censusLookup)
     // `DEALLOCTRACE_LOG` / `DEALLOCTRACE` turn tracing on with no code change: every
     // enqueue needs a queue, so checking once at the first queue's creation covers them all.
     QueueTracing.bootstrapFromEnvironment()

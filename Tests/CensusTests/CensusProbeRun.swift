@@ -54,7 +54,7 @@ enum CensusProbeRun {
     else { return true }
     for folder in [
       "Sources/CHolders", "Sources/DeallocTrace", "Sources/DeallocQueue", "Sources/DeallocHooks",
-      "Examples/CensusProbe",
+      "Examples/CensusProbe", "Examples/CensusProbeSupport",
     ] {
       let root = packageRoot.appendingPathComponent(folder)
       let enumerator = files.enumerator(

@@ -93,6 +93,22 @@ final class CensusScenarioTests: XCTestCase {
     try checkReachable(.release, "blocked-thread", ["CensusProbe.Local"])
   }
 
+  /// A blocked thread whose only reference is in a callee-saved register: seen through the
+  /// signal that parks the thread (the kernel saves its registers on its stack).
+  func testRegisterOfABlockedThreadDebug() throws {
+    try checkReachable(.debug, "register-held", ["CensusProbe.Local"])
+  }
+  func testRegisterOfABlockedThreadRelease() throws {
+    try checkReachable(.release, "register-held", ["CensusProbe.Local"])
+  }
+
+  /// The same without parking threads: the register is unseen and the Local reads as an
+  /// over-retained leak, which is what the park is for.
+  func testRegisterOfABlockedThreadIsUnseenWithoutThePark() throws {
+    let value = try census(.debug, "register-held", environment: ["CHOLDERS_CENSUS_NO_STOP": "1"])
+    XCTAssertEqual(value.shapes, ["leak: CensusProbe.Local×1"])
+  }
+
   func testDispatchTimerClosureDebug() throws {
     try checkReachable(.debug, "timer", ["CensusProbe.Ticker"])
   }
@@ -118,6 +134,26 @@ final class CensusScenarioTests: XCTestCase {
   func testCleanProgramRelease() throws {
     let value = try census(.release, "clean")
     XCTAssertEqual(value.shapes, [])
+  }
+
+  /// 5,000 cycles of one shape are one finding ×5,000.
+  func testManyCyclesOfOneShapeAreOneFindingDebug() throws {
+    let value = try census(.debug, "many-cycles")
+    XCTAssertEqual(value.shapes, ["cycle: CensusProbe.Order×1, CensusProbe.Payment×1"])
+    XCTAssertEqual(value.groups.first?["instances"] as? Int, 5_000)
+    XCTAssertEqual(value.groups.first?["count"] as? Int, 10_000)
+    XCTAssertEqual(value.leaked, 10_000)
+  }
+
+  /// 60 findings: the record writes 50 in full and sums the rest by type.
+  func testFindingsPastTheCapAreSummedByTypeDebug() throws {
+    let value = try census(.debug, "many-shapes")
+    XCTAssertEqual(value.groups.count, 50)
+    let more = try XCTUnwrap(value.raw["more"] as? [String: Any], "\(value.raw)")
+    XCTAssertEqual(more["findings"] as? Int, 10)
+    XCTAssertEqual(more["count"] as? Int, 10)
+    XCTAssertEqual((more["types"] as? [Any])?.count, 10)
+    XCTAssertEqual(value.leaked, 60)
   }
 
   /// Several leaks in one process: each its own group, the same shape twice one finding.

@@ -48,6 +48,28 @@ final class CensusTriggerTests: XCTestCase {
     }
   }
 
+  /// Checkpoints of one label count the live objects of every type: a cache that only
+  /// grows shows in each (what `check --max-growing-types` compares).
+  func testCheckpointsCountLiveObjectsPerType() throws {
+    let directory = try ScratchDirectory("census-growth")
+    defer { directory.remove() }
+    let log = directory.file("log.jsonl")
+    let run = try CensusProbeRun.run(.debug, ["growth"], environment: ["DEALLOCTRACE_LOG": log])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let censuses = try ParsedLog(path: log).kind("census").map(CensusValue.init)
+    let iterations = censuses.filter { $0.raw["label"] as? String == "iteration" }
+    XCTAssertEqual(iterations.map { $0.liveCount(of: "CensusProbe.CacheEntry") }, [10, 20, 30, 40])
+    XCTAssertEqual(iterations.map(\.shapes), [[], [], [], []])
+    // Nothing else grows per checkpoint: the census's own queue lookup once kept two
+    // closure contexts per call (a function value stored in the generic mutex).
+    let live = iterations.map { census in
+      (census.raw["live"] as? [[String: Any]] ?? []).filter {
+        ($0["type"] as? String ?? "").hasPrefix("closure context")
+      }.map { $0["count"] as? Int ?? -1 }
+    }
+    XCTAssertEqual(Set(live.map { $0.description }).count, 1, "\(live)")
+  }
+
   /// With a log, the exit census is a `census` record before `end`, which the contract's
   /// validator accepts, and nothing is printed on stderr.
   func testExitCensusIsARecordBeforeEnd() throws {
@@ -69,6 +91,29 @@ final class CensusTriggerTests: XCTestCase {
     if let verdict = ContractValidator.verdict(for: URL(fileURLWithPath: log)) {
       XCTAssertEqual(verdict.status, 0, verdict.output)
     }
+  }
+
+  /// Forks while censuses run on another thread leave working children: each child's own
+  /// census runs (the fork waited for the parent's census to finish; without the fork
+  /// handlers a child could inherit its lock taken, and hang).
+  func testAForkDuringACensusLeavesAWorkingChild() throws {
+    let run = try CensusProbeRun.run(.debug, ["fork-census"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(
+      run.standardOutput.contains("FORKS ok 20 hung 0 failed 0"),
+      run.standardOutput + run.standardError)
+  }
+
+  /// When holders are refused, the census says why in one line and the program goes on.
+  func testARefusedRegistryIsOneLineAtExit() throws {
+    let run = try CensusProbeRun.run(
+      .debug, ["cycle"], environment: ["CHOLDERS_TEST_NO_SYMTAB": "1"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(
+      run.standardError,
+      "dealloctrace: the leak census could not run: holders off: cannot find "
+        + "_swift_retain_adapter in libswiftCore's symbol table, so the Swift 6.3 "
+        + "retain-adapter crash (swiftlang/swift#88924) cannot be fixed here\n")
   }
 
   /// A checkpoint in a process without the registry says in one line why it cannot run,

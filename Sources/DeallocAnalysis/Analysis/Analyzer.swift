@@ -32,6 +32,8 @@ public struct Analyzer: LogVisitor {
   private var warnings: CappedWarnings
   private var holders = HolderSummary()
   private var lateHeld = LateHeldCollector()
+  /// The `census` records read (the whole-process leak censuses).
+  private var censuses = CensusSection()
 
   public init(
     options: AnalysisOptions = AnalysisOptions(), symbolizer: (any FrameSymbolizer)? = nil
@@ -132,12 +134,14 @@ public struct Analyzer: LogVisitor {
     }
     let rows = types.sorted { ($0.enqueued, $1.type) > ($1.enqueued, $0.type) }
     let sortedFindings = FindingCollector.sorted(findings.explained())
-    return Report(
+    var report = Report(
       inputs: inputs, options: options, summary: summary, sessions: sessions,
       omittedSessions: omittedSessions, findings: sortedFindings, checks: checks,
       latency: latency, types: rows, warnings: warnings.kept, omittedWarnings: warnings.omitted,
       peak: peak, hasIncompleteSession: hasIncompleteSession, holders: holders,
       lateHeld: lateHeld.sorted(), omittedLateHeld: lateHeld.omitted)
+    report.census = censuses
+    return report
   }
 
   /// Objects the analyzer holds now (in a queue, or survivors of their release): the state
@@ -206,6 +210,8 @@ public struct Analyzer: LogVisitor {
       }
     case .holders(let scan):
       applyHolders(scan)
+    case .census(let census):
+      censuses.add(census)
     case .end, .session, .cut, .unknown:
       break
     }

@@ -219,7 +219,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       if index == nil && r.id == nil { index = byAddress[r.object] ?? checkedOnly[r.object] }
       guard let index else { return }
       append(.init(record: record, location: location), to: index)
-    case .session, .mark, .end, .cut, .unknown:
+    case .session, .mark, .end, .cut, .census, .unknown:
       break
     }
   }

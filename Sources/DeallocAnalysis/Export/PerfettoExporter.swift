@@ -170,7 +170,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       writer.end()
     case .check(let r):
       check(r)
-    case .session, .stack, .end, .cut, .holders, .unknown:
+    case .session, .stack, .end, .cut, .holders, .census, .unknown:
       break
     }
     let tracked = session!.live.count + session!.survivors.count

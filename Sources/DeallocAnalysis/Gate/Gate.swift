@@ -39,11 +39,15 @@ public struct Gate: Sendable {
     for index in findings.indices where !findings[index].isSuppressed && !findings[index].isKnown {
       findings[index].failing = failingKinds.contains(findings[index].finding.kind)
     }
+    let processLeaks = ProcessLeakResult(
+      report, limit: thresholds.maxProcessLeaks, suppressions: suppressions, used: &used)
     let unused = zip(suppressions.suppressions, used).filter { !$0.1 }.map(\.0)
     var result = GateResult(
       report: report, thresholds: results, findings: findings, unusedSuppressions: unused)
     result.baseline = baseline
     result.fixedBaselineEntries = fixed
+    result.processLeaks = processLeaks
+    result.growingTypes = GrowingTypesResult(report, limit: thresholds.maxGrowingTypes)
     return result
   }
 

@@ -105,7 +105,16 @@ public struct GateResult: Sendable, Equatable {
   public var fixedBaselineEntries: [FindingDigest] = []
 
   /// Whether every threshold held.
-  public var passed: Bool { thresholds.allSatisfy(\.passed) }
+  public var passed: Bool {
+    thresholds.allSatisfy(\.passed) && (processLeaks?.passed ?? true)
+      && (growingTypes?.passed ?? true)
+  }
+
+  /// The judgement of growth across checkpoints; nil when no label has enough censuses.
+  public var growingTypes: GrowingTypesResult? = nil
+
+  /// The whole-process census's judgement; nil when the log held no census.
+  public var processLeaks: ProcessLeakResult? = nil
 
   /// The thresholds that were exceeded.
   public var failedThresholds: [ThresholdResult] { thresholds.filter { !$0.passed } }

@@ -18,6 +18,7 @@ public struct GateTextRenderer: Sendable {
   public func render(_ result: GateResult) -> String {
     let lines = RenderingSupport.separated([
       Self.verdict(result),
+      Self.processLeaks(result),
       counted(result),
       Self.suppressed(result),
       Self.known(result),
@@ -32,12 +33,14 @@ public struct GateTextRenderer: Sendable {
   private static func verdict(_ result: GateResult) -> [String] {
     typealias S = RenderingSupport
     let summary = result.report.summary
-    let failed = result.failedThresholds
+    var failed = result.failedThresholds.map { "--\($0.threshold.optionName)" }
+    if result.processLeaks?.passed == false { failed.append("--" + ProcessLeakResult.optionName) }
+    if result.growingTypes?.passed == false { failed.append("--" + GrowingTypesResult.optionName) }
     let verdict =
       result.passed
       ? "passed"
       : "FAILED (\(S.plural(failed.count, "threshold")) exceeded: "
-        + failed.map { "--\($0.threshold.optionName)" }.joined(separator: ", ") + ")"
+        + failed.joined(separator: ", ") + ")"
     var out = [
       "dealloctrace check: \(verdict)",
       "  read \(S.plural(summary.sessions, "session")), \(S.plural(summary.enqueued, "object"))"
@@ -50,7 +53,26 @@ public struct GateTextRenderer: Sendable {
         "  \(S.pad(threshold.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + threshold.threshold.optionName, 21))"
           + threshold.sentence)
     }
+    if let process = result.processLeaks {
+      out.append(
+        "  \(S.pad(process.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + ProcessLeakResult.optionName, 21))"
+          + process.sentence)
+    }
+    if let growing = result.growingTypes {
+      out.append(
+        "  \(S.pad(growing.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + GrowingTypesResult.optionName, 21))"
+          + growing.sentence)
+    }
     return out
+  }
+
+  /// The census's program leaks as `leaks` prints them, when they failed the gate.
+  private static func processLeaks(_ result: GateResult) -> [String] {
+    guard result.processLeaks?.passed == false, let final = result.report.census.final else {
+      return []
+    }
+    return ["Leaks in the whole process (census \"\(final.label)\")"]
+      + final.programGroups.prefix(5).flatMap(CensusLeaksText.group)
   }
 
   /// The top findings that count, numbered; empty when none does.

@@ -52,6 +52,16 @@ public struct GateThresholds: Sendable, Equatable {
   /// The limits; `nil` means unlimited.
   public var limits: [Threshold: Int]
 
+  /// The most leak groups of the program a whole-process census may find
+  /// (`--max-process-leaks`, ``ProcessLeakResult``): 0 by default, and only judged when the
+  /// log holds a census.
+  public var maxProcessLeaks: Int? = 0
+
+  /// The most program types that may grow at every checkpoint of a label
+  /// (`--max-growing-types`, ``GrowingTypesResult``): 0 by default, judged only when a label
+  /// has enough censuses.
+  public var maxGrowingTypes: Int? = 0
+
   /// The documented defaults: 0 leaked, 0 stuck, 0 true leaks, never-released unlimited.
   public init(
     maxLeaked: Int? = 0, maxStuck: Int? = 0, maxTrueLeaks: Int? = 0, maxNeverReleased: Int? = nil

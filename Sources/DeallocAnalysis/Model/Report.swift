@@ -48,6 +48,9 @@ public struct Report: Sendable, Equatable {
   /// Late objects with a holders record in groups beyond those in ``lateHeld``.
   public var omittedLateHeld = 0
 
+  /// The whole-process leak censuses the log holds (empty without `census` records).
+  public var census = CensusSection()
+
   /// Every late object that has a holders record, listed or not.
   public var lateHeldCount: Int { lateHeld.reduce(omittedLateHeld) { $0 + $1.count } }
 }

@@ -145,6 +145,10 @@ public struct JSONRenderer: ReportRenderer {
     o.key("warnings")
     o.array(report.warnings) { warning($1, to: &$0) }
     o.field("omittedWarnings", report.omittedWarnings)
+    if !report.census.isEmpty {
+      o.key("census")
+      CensusJSON.write(report.census, to: &o)
+    }
     o.endObject()
   }
 

@@ -1,5 +1,6 @@
 /// The sections of the text and Markdown reports, in the order a reader needs them: the
-/// summary per state, the findings most serious first, the holder hint, the late objects held
+/// summary per state, the findings most serious first, the leaks of the whole process (a
+/// census), the holder hint, the late objects held
 /// past their release, the false leaks explained (so nobody chases them), latency, the peak
 /// depth, the per-type table, and what the input was like (sessions and warnings).
 ///
@@ -9,6 +10,7 @@
 enum ReportSection: CaseIterable {
   case summary
   case findings
+  case processLeaks
   case holderHint
   case lateHeld
   case falseLeaks

@@ -26,6 +26,8 @@ public enum LogRecord: Sendable, Equatable {
   indirect case holders(HolderRecord)
   /// The log reached its size limit here; later records were not written.
   indirect case cut(CutRecord)
+  /// `census`: the objects the program could no longer reach (a leak census).
+  indirect case census(CensusRecord)
   /// A kind this reader does not know. The reader skips and counts these; visitors never see them.
   indirect case unknown(kind: String)
 
@@ -42,6 +44,7 @@ public enum LogRecord: Sendable, Equatable {
     case .end(let r): return r.time
     case .holders(let r): return r.time
     case .cut(let r): return r.time
+    case .census(let r): return r.time
     case .thread, .stack, .unknown: return nil
     }
   }

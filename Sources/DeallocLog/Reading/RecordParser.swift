@@ -308,6 +308,7 @@ struct RecordParser {
     case Kind.holders: return .holders(try Self.holders(f, scanner))
     case Kind.cut:
       return .cut(CutRecord(time: try Self.time(f.t, "cut"), maxSize: Self.int(f.maxSize)))
+    case CensusRecordParser.kind: return .census(try CensusRecordParser.parse(scanner))
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))

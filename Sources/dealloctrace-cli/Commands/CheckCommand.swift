@@ -27,6 +27,13 @@ enum CheckCommand: Command {
                                 (default: 0)
       --max-never-released N    objects still queued when their session ended
                                 (default: unlimited)
+      --max-process-leaks N     leak groups (ROOT CYCLE, ROOT LEAK) of the program in the
+                                log's last whole-process census (DEALLOCTRACE_LEAKS=1);
+                                library leaks never count (default: 0; judged only when the
+                                log holds a census)
+      --max-growing-types N     types of the program whose live count rose at every one
+                                of 3 or more censuses of one checkpoint label
+                                (DeallocTrace.checkpoint) (default: 0)
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
     BASELINE (adopting the gate where findings already exist):
@@ -85,7 +92,8 @@ enum CheckCommand: Command {
       "--max-true-leaks": "max-true-leaks", "--max-never-released": "max-never-released",
       "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
       "--format": "format", "-o": "output", "--output": "output", "--baseline": "baseline",
-      "--write-baseline": "write-baseline",
+      "--write-baseline": "write-baseline", "--max-process-leaks": "max-process-leaks",
+      "--max-growing-types": "max-growing-types",
     ],
     flags: ["--github": "github", "--symbolize": "symbolize"])
 
@@ -172,6 +180,12 @@ enum CheckCommand: Command {
       if let text = parsed.value(threshold.optionName) {
         thresholds[threshold] = try limit(text, option: threshold.optionName)
       }
+    }
+    if let text = parsed.value(ProcessLeakResult.optionName) {
+      thresholds.maxProcessLeaks = try limit(text, option: ProcessLeakResult.optionName)
+    }
+    if let text = parsed.value(GrowingTypesResult.optionName) {
+      thresholds.maxGrowingTypes = try limit(text, option: GrowingTypesResult.optionName)
     }
     return thresholds
   }

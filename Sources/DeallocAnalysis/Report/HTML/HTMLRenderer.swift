@@ -63,6 +63,7 @@ public struct HTMLRenderer: ReportRenderer {
         HTMLTimelineSection.render(report, limits: limits, into: &main)
         HTMLLatencySection.render(report, into: &main)
         HTMLFindingsSection.render(report, limits: limits, into: &main)
+        HTMLProcessLeaksSection.render(report, limits: limits, into: &main)
         HTMLLateSection.render(report, limits: limits, into: &main)
         HTMLChecksSection.render(report, limits: limits, into: &main)
         HTMLTypeTableSection.render(report, limits: limits, into: &main)

@@ -23,6 +23,7 @@ public struct MarkdownRenderer: ReportRenderer {
       case .summary: MarkdownSummarySection.lines(report)
       case .findings:
         MarkdownFindingsSection.lines(report, maximum: maximumFindings, workspace: workspace)
+      case .processLeaks: MarkdownProcessLeaksSection.lines(report, maximum: maximumFindings)
       case .holderHint: HolderHint.text(report).map { ["**Hint:** \(Escaping.markdown($0))"] } ?? []
       case .lateHeld: MarkdownLateHeldSection.lines(report, maximumGroups: maximumLateGroups)
       case .falseLeaks: MarkdownFalseLeaksSection.lines(report, maximum: maximumFalseLeaks)

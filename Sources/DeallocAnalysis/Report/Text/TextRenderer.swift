@@ -22,6 +22,7 @@ public struct TextRenderer: ReportRenderer {
       switch section {
       case .summary: TextSummarySection.lines(report)
       case .findings: TextFindingsSection.lines(report, maximum: maximumFindings)
+      case .processLeaks: TextProcessLeaksSection.lines(report, maximum: maximumFindings)
       case .holderHint: HolderHint.text(report).map { [$0] } ?? []
       case .lateHeld: TextLateHeldSection.lines(report, maximumGroups: maximumLateGroups)
       case .falseLeaks: TextFalseLeaksSection.lines(report, maximum: maximumFalseLeaks)

@@ -1,0 +1,96 @@
+import DeallocLog
+
+/// The whole-process leak censuses a log holds (`census` records): the report's section
+/// "Leaks in the whole process", the JSON report's `census`, and `check`'s
+/// `--max-process-leaks`.
+///
+/// Why the last census decides: a census sees every object alive at its moment, so the
+/// last one (the exit census, when the program ran with `DEALLOCTRACE_LEAKS=1`) holds every
+/// leak the earlier ones saw that was never freed; the earlier ones are checkpoints, listed
+/// for what they counted.
+public struct CensusSection: Sendable, Equatable {
+  /// The censuses read, in log order: the first ``maximumKept``.
+  public var censuses: [CensusRecord] = []
+  /// Censuses read beyond ``maximumKept``; the last one read is always kept as ``final``.
+  public var omitted = 0
+  /// The census whose groups are the process's leaks: the last one read.
+  public var final: CensusRecord?
+
+  public static let maximumKept = 64
+
+  public init() {}
+
+  /// Whether the log held any census.
+  public var isEmpty: Bool { final == nil }
+
+  mutating func add(_ census: CensusRecord) {
+    if censuses.count < Self.maximumKept {
+      censuses.append(census)
+    } else {
+      omitted += 1
+    }
+    final = census
+  }
+
+  /// The types whose live count rose at every census of one label, for each label with at
+  /// least ``minimumCheckpoints`` censuses: memory a program still reaches but only ever adds
+  /// to (a cache, an observer list). Only types in every census's `live` list (the 200 most
+  /// numerous) are compared.
+  public var growing: [GrowingType] {
+    var byLabel: [String: [CensusRecord]] = [:]
+    var labels: [String] = []
+    for census in censuses where census.error == nil {
+      if byLabel[census.label] == nil { labels.append(census.label) }
+      byLabel[census.label, default: []].append(census)
+    }
+    var result: [GrowingType] = []
+    for label in labels {
+      guard let series = byLabel[label], series.count >= Self.minimumCheckpoints,
+        let last = series.last
+      else { continue }
+      for entry in last.live {
+        let counts = series.map { census in
+          census.live.first { $0.type == entry.type }?.count ?? 0
+        }
+        guard zip(counts, counts.dropFirst()).allSatisfy({ $0 < $1 }) else { continue }
+        result.append(GrowingType(label: label, type: entry.type, counts: counts))
+      }
+    }
+    return result.sorted { ($0.growthPerCheckpoint, $1.type) > ($1.growthPerCheckpoint, $0.type) }
+  }
+
+  /// How many censuses of one label it takes to call a type growing.
+  public static let minimumCheckpoints = 3
+
+  /// The program's leak groups in the final census (every instance of each finding), plus
+  /// the findings it summed without listing when its listed ones are all the program's:
+  /// what `--max-process-leaks` counts. Library leaks never count.
+  public var programLeakGroups: Int {
+    guard let final else { return 0 }
+    let listed = final.programGroups.reduce(0) { $0 + $1.instances }
+    let unlisted = final.groups.last?.library == true ? 0 : final.moreFindings
+    return listed + unlisted
+  }
+}
+
+/// A type whose live count rose at every census of one label.
+public struct GrowingType: Sendable, Equatable {
+  public var label: String
+  public var type: String
+  /// Its live count at each census of the label, in order.
+  public var counts: [Int]
+
+  /// The average growth from one census of the label to the next.
+  public var growthPerCheckpoint: Double {
+    guard let first = counts.first, let last = counts.last, counts.count > 1 else { return 0 }
+    return Double(last - first) / Double(counts.count - 1)
+  }
+
+  /// `CacheEntry: 10 → 20 → 30 → 40 (+10 per "iteration")`.
+  public var text: String {
+    let growth = growthPerCheckpoint
+    let step = growth == growth.rounded() ? String(Int(growth)) : String(growth)
+    return "\(type): " + counts.map(String.init).joined(separator: " → ")
+      + " (+\(step) per \"\(label)\")"
+  }
+}

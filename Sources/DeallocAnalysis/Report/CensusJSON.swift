@@ -1,0 +1,104 @@
+import DeallocLog
+
+/// The JSON report's `census` object (docs/report-format.md): the final census's `leaks`
+/// (the program's) and `libraryLeaks`, its `delayed` objects by queue, and every census read
+/// as a `checkpoints` entry. Written only when the log held a census, so reports of logs
+/// without one keep their shape byte for byte.
+enum CensusJSON {
+  static func write<O: JSONOutput>(_ section: CensusSection, to o: inout O) {
+    guard let final = section.final else { return }
+    o.object { o in
+      o.field("label", final.label)
+      o.field("error", final.error)
+      o.field("objects", final.objects)
+      o.field("bytes", final.bytes)
+      o.field("leakedObjects", final.leaked)
+      o.field("leakedBytes", final.leakedBytes)
+      o.field("libraryLeakedObjects", final.libraryLeaked)
+      o.field("libraryLeakedBytes", final.libraryLeakedBytes)
+      o.field("omittedFindings", final.moreFindings)
+      o.key("leaks")
+      o.array(final.programGroups) { group($1, to: &$0) }
+      o.key("libraryLeaks")
+      o.array(final.libraryGroups) { group($1, to: &$0) }
+      o.key("delayed")
+      o.array(final.delayed) { o, queue in
+        o.object { o in
+          o.field("queue", queue.queue)
+          o.field("count", queue.count)
+          o.field("bytes", queue.bytes)
+          o.key("types")
+          o.array(queue.types) { typeCount($1, to: &$0) }
+        }
+      }
+      o.field("threadsUnstopped", final.threadsUnstopped)
+      o.field("censusMicroseconds", final.microseconds)
+      o.key("checkpoints")
+      o.array(section.censuses) { o, census in
+        o.object { o in
+          o.field("label", census.label)
+          o.field("timeNs", census.time)
+          o.field("error", census.error)
+          o.field("objects", census.objects)
+          o.field("leakedObjects", census.leaked)
+          o.field("leakedBytes", census.leakedBytes)
+          o.field("delayedObjects", census.delayedObjects)
+          o.key("live")
+          o.array(census.live) { typeCount($1, to: &$0) }
+        }
+      }
+      o.field("omittedCheckpoints", section.omitted)
+      o.key("growing")
+      o.array(section.growing) { o, type in
+        o.object { o in
+          o.field("label", type.label)
+          o.field("type", type.type)
+          o.key("counts")
+          o.array(type.counts) { $0.int($1) }
+          o.field("growthPerCheckpoint", Int(type.growthPerCheckpoint.rounded()))
+        }
+      }
+    }
+  }
+
+  private static func group<O: JSONOutput>(_ group: CensusGroup, to o: inout O) {
+    o.object { o in
+      o.field("id", group.id)
+      o.field("kind", group.kind.rawValue)
+      o.field("instances", group.instances)
+      o.field("count", group.count)
+      o.field("bytes", group.bytes)
+      o.key("members")
+      o.array(group.members) { typeCount($1, to: &$0) }
+      o.key("edges")
+      o.array(group.edges) { o, edge in
+        o.object { o in
+          o.field("type", edge.type)
+          o.field("field", edge.field)
+        }
+      }
+      o.field("cycle", group.cycleText)
+      o.key("tree")
+      o.array(group.tree) { o, line in
+        o.object { o in
+          o.field("depth", line.depth)
+          o.field("type", line.type)
+          o.hexField("obj", line.object?.rawValue)
+          o.field("size", line.size)
+          o.field("via", line.via)
+          o.field("back", line.back)
+          o.field("count", line.count)
+          o.field("bytes", line.bytes)
+        }
+      }
+    }
+  }
+
+  private static func typeCount<O: JSONOutput>(_ entry: CensusTypeCount, to o: inout O) {
+    o.object { o in
+      o.field("type", entry.type)
+      o.field("count", entry.count)
+      o.field("bytes", entry.bytes)
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/// `census`: every Swift object the program could no longer reach at one moment (a
+/// checkpoint, or the exit), grouped as `leaks` groups them (docs/log-format.md).
+///
+/// What the reader keeps is capped (``CensusRecord/Limits``), so a huge or hostile record
+/// cannot grow memory without bound; what it drops is counted.
+public struct CensusRecord: Sendable, Equatable {
+  public var time: Int64
+  /// `"exit"`, or the checkpoint's label.
+  public var label: String
+  /// Why the census could not run; everything else is then empty.
+  public var error: String?
+  public var objects = 0
+  public var bytes = 0
+  /// Objects (and bytes) in the program's leak groups.
+  public var leaked = 0
+  public var leakedBytes = 0
+  /// Objects (and bytes) in groups the census found to be the toolchain's own.
+  public var libraryLeaked = 0
+  public var libraryLeakedBytes = 0
+  public var delayedObjects = 0
+  /// The findings written in full, largest first: the program's, then the libraries'.
+  public var groups: [CensusGroup] = []
+  /// Findings beyond ``groups``: the record's `more`, plus groups this reader dropped.
+  public var moreFindings = 0
+  public var moreObjects = 0
+  public var moreBytes = 0
+  /// Objects waiting in queues, per queue.
+  public var delayed: [CensusQueue] = []
+  /// Live objects per type, most numerous first.
+  public var live: [CensusTypeCount] = []
+  public var threadsStopped = 0
+  public var threadsUnstopped = 0
+  /// The census's own time, in microseconds.
+  public var microseconds: Int?
+
+  public init(time: Int64, label: String) {
+    self.time = time
+    self.label = label
+  }
+
+  /// The program's leak groups (not the libraries').
+  public var programGroups: [CensusGroup] { groups.filter { !$0.library } }
+  /// The libraries' leak groups.
+  public var libraryGroups: [CensusGroup] { groups.filter(\.library) }
+
+  /// The most a reader keeps of one record.
+  public enum Limits {
+    public static let groups = 1_000
+    public static let membersPerGroup = 64
+    public static let edgesPerGroup = 64
+    public static let treeLines = 256
+    public static let types = 1_000
+    public static let queues = 256
+  }
+}
+
+/// A type's objects and bytes.
+public struct CensusTypeCount: Sendable, Equatable {
+  public var type: String
+  public var count: Int
+  public var bytes: Int
+
+  public init(type: String, count: Int, bytes: Int) {
+    self.type = type
+    self.count = count
+    self.bytes = bytes
+  }
+}
+
+/// One finding of a census: a ROOT CYCLE or ROOT LEAK group and the groups of its shape.
+public struct CensusGroup: Sendable, Equatable {
+  public enum Kind: String, Sendable {
+    case cycle, leak
+  }
+
+  /// The finding id (12 hex digits): same shape of types and fields, same id.
+  public var id: String
+  public var kind: Kind
+  /// Groups of this shape.
+  public var instances: Int
+  /// Objects and bytes of all its instances.
+  public var count: Int
+  public var bytes: Int
+  /// Every named type is the toolchain's (Swift, Foundation, Dispatch, XCTest, ...).
+  public var library: Bool
+  public var members: [CensusTypeCount]
+  /// The cycle through the root: each type and the field that leads to the next.
+  public var edges: [CensusEdge]
+  /// The first instance as `leaks` prints it, depth first.
+  public var tree: [CensusTreeLine]
+
+  public init(
+    id: String, kind: Kind, instances: Int, count: Int, bytes: Int, library: Bool,
+    members: [CensusTypeCount], edges: [CensusEdge], tree: [CensusTreeLine]
+  ) {
+    self.id = id
+    self.kind = kind
+    self.instances = instances
+    self.count = count
+    self.bytes = bytes
+    self.library = library
+    self.members = members
+    self.edges = edges
+    self.tree = tree
+  }
+
+  /// `Shop.Order.payment → Shop.Payment.order → Shop.Order`; empty for a ROOT LEAK.
+  public var cycleText: String {
+    guard let first = edges.first else { return "" }
+    let steps = edges.map { edge in
+      edge.field.hasPrefix("[") ? edge.type + edge.field : edge.type + "." + edge.field
+    }
+    return (steps + [first.type]).joined(separator: " → ")
+  }
+}
+
+/// A reference in a cycle: the holder's type and its field (`"payment"`, `"[2]"`,
+/// `"captured"`, `"+24"`).
+public struct CensusEdge: Sendable, Equatable {
+  public var type: String
+  public var field: String
+
+  public init(type: String, field: String) {
+    self.type = type
+    self.field = field
+  }
+}
+
+/// One line of a group's tree.
+public struct CensusTreeLine: Sendable, Equatable {
+  public var depth: Int
+  public var type: String
+  public var object: Address?
+  public var size: Int
+  /// The parent's field that points here (nil for the root).
+  public var via: String?
+  /// A reference back into the cycle (`CYCLE BACK TO`).
+  public var back: Bool
+  /// This object and what it alone keeps (0 for a line back).
+  public var count: Int
+  public var bytes: Int
+
+  public init(
+    depth: Int, type: String, object: Address?, size: Int, via: String?, back: Bool,
+    count: Int, bytes: Int
+  ) {
+    self.depth = depth
+    self.type = type
+    self.object = object
+    self.size = size
+    self.via = via
+    self.back = back
+    self.count = count
+    self.bytes = bytes
+  }
+}
+
+/// What one queue held at a census.
+public struct CensusQueue: Sendable, Equatable {
+  public var queue: String
+  public var count: Int
+  public var bytes: Int
+  public var types: [CensusTypeCount]
+
+  public init(queue: String, count: Int, bytes: Int, types: [CensusTypeCount]) {
+    self.queue = queue
+    self.count = count
+    self.bytes = bytes
+    self.types = types
+  }
+}
