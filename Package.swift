@@ -75,7 +75,7 @@ let package = Package(
     // A small traced program that the tracing tests run as a child process.
     .executableTarget(
       name: "TraceProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace"],
+      dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime"],
       path: "Examples/TraceProbe"
     ),
     // The child that the CHolders tests run: one holder scenario per argument.

@@ -19,6 +19,9 @@ enum ProbeMode: String {
   /// while another thread drains an object whose `deinit` outlasts `finish()`, so the
   /// release of it is refused: `end` must say `pending: 3, lost: 1`.
   case lostAtFinish = "lost-at-finish"
+  /// `id-straddle FIRST SECOND`: an enqueue whose id is taken after its session finished
+  /// and the next one started (`runIDStraddle`).
+  case idStraddle = "id-straddle"
   /// Exits with five objects still in a 60 s queue (tracing from the environment).
   case pendingAtExit = "pending-at-exit"
   /// `survivor-race PATH`: rounds of 2000 survivors that die just before `finish()`, while

@@ -48,6 +48,10 @@ case .deleteLog:
   runDeletingLog()
 case .lostAtFinish:
   runLostAtFinish(path: arguments.count > 1 ? arguments[1] : "trace-probe.jsonl")
+case .idStraddle:
+  runIDStraddle(
+    first: arguments.count > 1 ? arguments[1] : "first.jsonl",
+    second: arguments.count > 2 ? arguments[2] : "second.jsonl")
 case .pendingAtExit:
   runPendingAtExit()
 case .survivorRace:

@@ -11,9 +11,14 @@ extern size_t swift_retainCount(const void *object);
 void *ctrace_session_pointer = NULL;
 void *ctrace_latest_session_pointer = NULL;
 uint64_t ctrace_object_id_counter = 0;
+void (*ctrace_test_before_enqueue_id_hook)(void) = NULL;
+
+void ctrace_set_test_before_enqueue_id(void (*hook)(void)) {
+  __atomic_store_n(&ctrace_test_before_enqueue_id_hook, hook, __ATOMIC_RELAXED);
+}
 
 void ctrace_set_current_session(void *session) {
-  __atomic_store_n(&ctrace_session_pointer, session, __ATOMIC_RELEASE);
+  __atomic_store_n(&ctrace_session_pointer, session, __ATOMIC_SEQ_CST);
 }
 
 void ctrace_set_latest_session(void *session) {

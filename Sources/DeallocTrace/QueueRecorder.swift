@@ -49,17 +49,28 @@ private func prepareTracedEnqueue(address: UnsafeRawPointer, metatype: UnsafeRaw
   pending.pointee.address = HiddenAddress.hide(UInt(bitPattern: address))
   pending.pointee.metatype = metatype
   pending.pointee.session = UnsafeRawPointer(published)
-  return borrowed._withUnsafeGuaranteedRef { session in
+  ctrace_test_before_enqueue_id()
+  let id = borrowed._withUnsafeGuaranteedRef { session in
     session.announceCurrentThread()
     session.buffer.waitForRoom()
     pending.pointee.time = session.now()
     return ctrace_next_object_id()
   }
+  // A session finished (and maybe another started) since the load: the id may be past the
+  // next session's first, which would then record this object's release without its
+  // enqueue. The object goes untraced instead, as one enqueued just after `finish()`.
+  guard ctrace_session_still_current(published) != 0 else {
+    pending.pointee.session = nil
+    return 0
+  }
+  return id
 }
 
 /// Hands the prepared enqueue record over, under the queue's lock. Never waits: the room
 /// was waited for in `prepareTracedEnqueue`, before the lock.
 private func commitTracedEnqueue(id: UInt64, queue: String, depth: Int, elementCount: Int?) {
+  // 0: `prepareTracedEnqueue` found no session, or lost it; the pending record is stale.
+  guard id != 0 else { return }
   let saved = ctrace_thread_pending()!
   guard let pointer = saved.pointee.session, let metatype = saved.pointee.metatype else { return }
   let enqueue = TraceEvent.Enqueue(

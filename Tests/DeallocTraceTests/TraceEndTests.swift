@@ -37,6 +37,26 @@ final class TraceEndTests: XCTestCase {
     // derives `pending` from the log alone, which cannot know about a refused release.)
   }
 
+  /// An enqueue that loaded one session but took its id after that session finished and the
+  /// next started: before the fix its id fell in the second session's range, so the first
+  /// refused its enqueue (`lost: 1`) and the second recorded a release it never saw enqueued.
+  func testAnEnqueueStraddlingARestartIsRecordedInNeitherSession() throws {
+    let first = directory.appendingPathComponent("first.jsonl")
+    let second = directory.appendingPathComponent("second.jsonl")
+    let run = try ProbeRun.run(["id-straddle", first.path, second.path], timeout: .seconds(120))
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(run.standardOutput, "straddled 0\n", run.standardError)
+    let before = try ParsedLog(contentsOf: first)
+    XCTAssertEqual(before.kind("enqueue").count, 0)
+    XCTAssertEqual(try XCTUnwrap(before.kind("end").first)["lost"] as? Int, 0)
+    let after = try ParsedLog(contentsOf: second)
+    XCTAssertEqual(after.kind("release").count, 0, "a release whose enqueue the session never saw")
+    XCTAssertEqual(try XCTUnwrap(after.kind("end").first)["lost"] as? Int, 0)
+    if let verdict = ContractValidator.verdict(for: second) {
+      XCTAssertEqual(verdict.status, 0, verdict.output)
+    }
+  }
+
   func testObjectsStillQueuedAtExitArePendingAndNothingIsLost() throws {
     let log = directory.appendingPathComponent("pending.jsonl")
     let run = try ProbeRun.run(["pending-at-exit"], environment: ["DEALLOCTRACE_LOG": log.path])

@@ -32,13 +32,34 @@ static inline void *ctrace_latest_session(void) {
 void ctrace_set_latest_session(void *session);
 
 /// Object ids, unique in the process: returns the next one (the first is 1).
+///
+/// Sequentially consistent, as are the session pointer's store and
+/// `ctrace_session_still_current`: an enqueue that takes its id and then still finds its
+/// session published took an id below the next session's `firstID` (that session peeks the
+/// counter only after this one was unpublished), so a release is never offered to a session
+/// that did not see its enqueue. On x86-64 this costs the hot path nothing: a locked add and
+/// a plain load either way.
 extern uint64_t ctrace_object_id_counter;
 static inline uint64_t ctrace_next_object_id(void) {
-  return __atomic_add_fetch(&ctrace_object_id_counter, 1, __ATOMIC_RELAXED);
+  return __atomic_add_fetch(&ctrace_object_id_counter, 1, __ATOMIC_SEQ_CST);
 }
 static inline uint64_t ctrace_peek_next_object_id(void) {
-  return __atomic_load_n(&ctrace_object_id_counter, __ATOMIC_RELAXED) + 1;
+  return __atomic_load_n(&ctrace_object_id_counter, __ATOMIC_SEQ_CST) + 1;
 }
+/// Whether `session` is still the published one, read after an id was taken (see above).
+static inline int ctrace_session_still_current(const void *session) {
+  return __atomic_load_n(&ctrace_session_pointer, __ATOMIC_SEQ_CST) == session;
+}
+
+/// Tests only: called on the traced enqueue path after the session was loaded and before the
+/// id is taken, so a test can finish and restart sessions in that window. NULL in every real
+/// run: one predictable branch.
+extern void (*ctrace_test_before_enqueue_id_hook)(void);
+static inline void ctrace_test_before_enqueue_id(void) {
+  void (*hook)(void) = __atomic_load_n(&ctrace_test_before_enqueue_id_hook, __ATOMIC_RELAXED);
+  if (__builtin_expect(hook != NULL, 0)) hook();
+}
+void ctrace_set_test_before_enqueue_id(void (*hook)(void));
 
 /// Registers (once) a fork handler that switches tracing off in the child and resets the
 /// cached thread id: a forked child must never write into its parent's log.
