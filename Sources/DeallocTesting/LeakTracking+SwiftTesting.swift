@@ -8,9 +8,15 @@ import Testing
 /// verified, whether it returned or threw: queued objects are drained from their
 /// `DeallocQueue` and looked at again, so delayed deallocs pass without sleeping; survivors
 /// and plain leaks record an issue at the line that watched them.
+///
+/// `.leakTracking(.allObjects)` also fails a test that leaves any object it made
+/// unreachable, named or not (see `LeakTrackingTrait.Coverage.allObjects`).
 public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long to wait for objects released on other threads that no queue holds.
   public var settleTimeout: Duration
+
+  /// Which objects each test is checked for.
+  public var coverage: Coverage = .watchedObjects
 
   public var isRecursive: Bool { true }
 
@@ -20,9 +26,13 @@ public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
     performing function: @Sendable () async throws -> Void
   ) async throws {
     let tracker = LeakTracker(label: scopeLabel(test), settleTimeout: settleTimeout)
+    let census = coverage == .allObjects ? AllObjectsCensus.begin(test, testCase) : nil
     // Verified on every exit: a test that throws after leaking still reports its leaks,
     // next to its error, which then propagates.
-    defer { recordIssues(tracker.verify()) }
+    defer {
+      recordIssues(tracker.verify())
+      census?.end()
+    }
     try await LeakTracker.$current.withValue(tracker) {
       try await function()
     }
@@ -36,6 +46,14 @@ extension Trait where Self == LeakTrackingTrait {
   /// `.leakTracking` with its own wait for objects released on other threads.
   public static func leakTracking(settleTimeout: Duration) -> Self {
     LeakTrackingTrait(settleTimeout: settleTimeout)
+  }
+
+  /// `.leakTracking` checking `coverage`: `.allObjects` fails each test that leaves any
+  /// object it made unreachable (`DEALLOCTRACE_LEAKS=1`); see `LeakTrackingTrait.Coverage`.
+  public static func leakTracking(
+    _ coverage: LeakTrackingTrait.Coverage, settleTimeout: Duration = .milliseconds(500)
+  ) -> Self {
+    LeakTrackingTrait(settleTimeout: settleTimeout, coverage: coverage)
   }
 }
 
@@ -122,7 +140,7 @@ extension CallSite {
 }
 
 /// `Module.Suite.test()`: the label `check` records and failure messages carry.
-private func scopeLabel(_ test: Test) -> String {
+func scopeLabel(_ test: Test) -> String {
   ([test.id.moduleName] + test.id.nameComponents).joined(separator: ".")
 }
 
