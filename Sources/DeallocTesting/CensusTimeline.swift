@@ -9,6 +9,7 @@ import DeallocLog
 /// tests that were running since the one before. A finding whose count rose only between
 /// censuses while the test ran alone is that test's for certain; one that rose while other
 /// tests ran too could be any of theirs, and each of them is told so, with the others named.
+/// A finding is reported only when a second census at the test's end still has it.
 ///
 /// The trade-off: censuses are taken one at a time under a lock (a few milliseconds each
 /// for a test process's heap), and tests without the trait are not on the timeline, so a
@@ -123,7 +124,20 @@ final class CensusTimeline: Sendable {
       }
       if let error = record.error { return .unavailable(reason: error) }
       let end = state.append(Point(record, ranSince: Set(state.running.keys)))
-      return .leaked(state.leaks(of: ticket.participant, from: ticket.start, to: end))
+      let found = state.leaks(of: ticket.participant, from: ticket.start, to: end)
+      guard !found.isEmpty else { return .leaked([]) }
+      // A leak stays unreachable. An object one census finds unreachable and the next one
+      // does not was only in flight: held for a moment by a register of a thread the census
+      // could not stop. So a second census confirms the first's findings.
+      guard let again = census("\(ticket.participant.name) end, again", false),
+        again.error == nil
+      else { return .leaked(found) }
+      let confirmation = state.append(Point(again, ranSince: Set(state.running.keys)))
+      let foundIDs = Set(found.map(\.group.id))
+      return .leaked(
+        state.leaks(of: ticket.participant, from: ticket.start, to: confirmation).filter {
+          foundIDs.contains($0.group.id)
+        })
     }
   }
 }
