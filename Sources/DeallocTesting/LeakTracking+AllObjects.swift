@@ -59,9 +59,21 @@ struct AllObjectsCensus {
         sourceLocation: location)
     case .leaked(let leaks):
       for leak in leaks {
-        Issue.record(Comment(rawValue: Self.message(leak)), sourceLocation: location)
+        Issue.record(
+          LeakIssueTitle(description: Self.title(leak.group)),
+          Comment(rawValue: Self.message(leak)),
+          sourceLocation: location)
       }
     }
+  }
+
+  /// `leaked: Shop.Order, in a ROOT CYCLE through payment, order`: the issue's title.
+  static func title(_ group: CensusGroup) -> String {
+    let root = group.tree.first?.type ?? group.members.first?.type ?? "?"
+    guard group.kind == .cycle else { return "leaked: \(root), in a ROOT LEAK" }
+    let fields = group.edges.map(\.field)
+    return "leaked: \(root), in a ROOT CYCLE"
+      + (fields.isEmpty ? "" : " through " + fields.joined(separator: ", "))
   }
 
   /// `leaked: …` (what and how much), the group's tree as `leaks` prints it, then whom it is

@@ -149,6 +149,7 @@ private func recordIssues(_ findings: [LeakFinding]) {
     let site = finding.callSite
     let fileID = site.fileID.contains("/") ? site.fileID : "?/\(site.fileID)"
     Issue.record(
+      LeakIssueTitle(description: finding.title),
       Comment(rawValue: "leak: \(finding)"),
       sourceLocation: SourceLocation(
         fileID: fileID, filePath: site.filePath, line: site.line, column: site.column)

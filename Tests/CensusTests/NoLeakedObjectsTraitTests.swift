@@ -44,8 +44,16 @@ final class NoLeakedObjectsTraitTests: XCTestCase {
     let output = run.standardError
     XCTAssertEqual(issues(run).count, 1, output)
     let issue = issues(run).first ?? ""
+    // The title names the cycle's root and fields (whichever end the census shows first).
     XCTAssertTrue(
       output.contains("Test leaksACycle() recorded an issue"), output)
+    XCTAssertNotNil(
+      output.range(
+        of: #"leaksACycle\(\) recorded an issue at \S+: Caught error: leaked: "#
+          + #"CensusTests\.TraitCycle(Head, in a ROOT CYCLE through tail, head|"#
+          + #"Tail, in a ROOT CYCLE through head, tail)\n"#,
+        options: .regularExpression),
+      output)
     XCTAssertTrue(
       issue.contains(
         "leaked: a ROOT CYCLE of CensusTests.TraitCycleHead, CensusTests.TraitCycleTail, "

@@ -152,9 +152,26 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     assertMatches(
       run.output,
       #"closureCycleFails\(\) recorded an issue at LeakSamples\.swift:\d+:\d+: "#
-        + #"Issue recorded\n↳ leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end of "#
+        + #"Caught error: leaked: DeallocTestingTests\.Node, still alive at the end of "#
+        + #"DeallocTestingTests\.SwiftTestingLeakSamples\.closureCycleFails\(\)\n"#
+        + #"↳ leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end of "#
         + #"DeallocTestingTests\.SwiftTestingLeakSamples\.closureCycleFails\(\)"#)
     XCTAssertTrue(run.output.contains("1 other strong reference holds it"), run.output)
+  }
+
+  /// The issue's title names the leak and, with holders, what holds it (issue 32): the
+  /// details stay in the comment.
+  func testSwiftTestingTitleNamesTheLeakAndItsCycle() throws {
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    assertMatches(
+      run.output,
+      #"closureCycleFails\(\) recorded an issue at LeakSamples\.swift:\d+:\d+: "#
+        + #"Caught error: leaked: DeallocTestingTests\.Node, held by a retain cycle through "#
+        + #"onChange\n↳ leak: DeallocTestingTests\.Node at 0x"#)
   }
 
   func testSwiftTestingWithLeakTrackingFailsACachedScreen() throws {
