@@ -28,14 +28,18 @@ public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
     let tracker = LeakTracker(label: scopeLabel(test), settleTimeout: settleTimeout)
     let census = coverage == .allObjects ? AllObjectsCensus.begin(test, testCase) : nil
     // Verified on every exit: a test that throws after leaking still reports its leaks,
-    // next to its error, which then propagates.
-    defer {
-      recordIssues(tracker.verify())
+    // next to its error, which then propagates. The settle wait suspends.
+    do {
+      try await LeakTracker.$current.withValue(tracker) {
+        try await function()
+      }
+    } catch {
+      recordIssues(await tracker.verifySuspending())
       census?.end()
+      throw error
     }
-    try await LeakTracker.$current.withValue(tracker) {
-      try await function()
-    }
+    recordIssues(await tracker.verifySuspending())
+    census?.end()
   }
 }
 
@@ -113,11 +117,19 @@ public func withLeakTracking<Result>(
     label: label ?? Test.current.map(scopeLabel) ?? "withLeakTracking at \(sourceLocation)",
     settleTimeout: settleTimeout
   )
-  // Verified on every exit, a throwing `body` included; its error then propagates.
-  defer { recordIssues(tracker.verify()) }
-  return try await LeakTracker.$current.withValue(tracker) {
-    try await body(tracker)
+  // Verified on every exit, a throwing `body` included; its error then propagates. The
+  // settle wait suspends.
+  let result: Result
+  do {
+    result = try await LeakTracker.$current.withValue(tracker) {
+      try await body(tracker)
+    }
+  } catch {
+    recordIssues(await tracker.verifySuspending())
+    throw error
   }
+  recordIssues(await tracker.verifySuspending())
+  return result
 }
 
 extension LeakTracker {
