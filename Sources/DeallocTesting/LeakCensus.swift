@@ -53,6 +53,16 @@ public enum LeakCensus {
     }
   }
 
+  /// The findings of `groups` that `again`, a later census, still has more of than `mark`:
+  /// an object one census finds unreachable and the next does not was only in flight (held
+  /// for a moment by a register of a thread the census could not stop).
+  static func confirmed(
+    _ groups: [CensusGroup], by again: CensusRecord, since mark: LeakCensusMark?
+  ) -> [CensusGroup] {
+    let still = Set(newGroups(again, since: mark).map(\.id))
+    return groups.filter { still.contains($0.id) }
+  }
+
   /// A failure's lines for `groups`: a count, then each group's tree as `leaks` prints it.
   static func failureLines(_ groups: [CensusGroup]) -> [String] {
     let objects = groups.reduce(0) { $0 + $1.count }

@@ -123,3 +123,24 @@ import Testing
     #expect(firsts == [true, false, false])
   }
 }
+
+/// The XCTest form's confirmation: a finding the second census no longer has is dropped.
+@Suite struct LeakCensusConfirmationTests {
+  private func census(_ instances: [String: Int]) -> CensusRecord {
+    var record = CensusRecord(time: 0, label: "t")
+    record.groups = instances.sorted { $0.key < $1.key }.map { id, count in
+      CensusGroup(
+        id: id, kind: .cycle, instances: count, count: 2 * count, bytes: 48 * count,
+        library: false, members: [], edges: [], tree: [])
+    }
+    return record
+  }
+
+  @Test func onlyWhatTheSecondCensusStillHasIsALeak() {
+    let mark = LeakCensus.mark(census(["old": 1]))
+    let first = LeakCensus.newGroups(census(["old": 1, "x": 1, "inFlight": 1]), since: mark)
+    let kept = LeakCensus.confirmed(first, by: census(["old": 1, "x": 1]), since: mark)
+    #expect(first.map(\.id).sorted() == ["inFlight", "x"])
+    #expect(kept.map(\.id) == ["x"])
+  }
+}
