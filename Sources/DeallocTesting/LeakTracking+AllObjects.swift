@@ -59,10 +59,12 @@ struct AllObjectsCensus {
         sourceLocation: location)
     case .leaked(let leaks):
       for leak in leaks {
+        let message = Self.message(leak)
         Issue.record(
-          LeakIssueTitle(description: Self.title(leak.group)),
-          Comment(rawValue: Self.message(leak)),
+          LeakIssueTitle(description: Self.title(leak.group)), Comment(rawValue: message),
           sourceLocation: location)
+        recordLeakAttachment(
+          message + "\n", type: leak.group.tree.first?.type ?? "census", at: location)
       }
     }
   }

@@ -160,11 +160,22 @@ private func recordIssues(_ findings: [LeakFinding]) {
   for finding in findings {
     let site = finding.callSite
     let fileID = site.fileID.contains("/") ? site.fileID : "?/\(site.fileID)"
+    let location = SourceLocation(
+      fileID: fileID, filePath: site.filePath, line: site.line, column: site.column)
     Issue.record(
       LeakIssueTitle(description: finding.title),
       Comment(rawValue: "leak: \(finding)"),
-      sourceLocation: SourceLocation(
-        fileID: fileID, filePath: site.filePath, line: site.line, column: site.column)
+      sourceLocation: location
     )
+    recordLeakAttachment("leak: \(finding)\n", type: finding.typeName, at: location)
   }
+}
+
+/// Attaches a failure's whole text (the holder path or the census tree) to the test, as
+/// `leak-<Type>.txt`: kept where the runner keeps attachments (`--attachments-path`), beside
+/// the JUnit and the CI log that show only the issue.
+func recordLeakAttachment(_ text: String, type: String, at location: SourceLocation) {
+  let name = type.split(separator: ".").last.map(String.init) ?? type
+  let safe = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" })
+  Attachment.record(text, named: "leak-\(safe).txt", sourceLocation: location)
 }

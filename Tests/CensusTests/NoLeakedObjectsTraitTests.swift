@@ -8,10 +8,13 @@ import XCTest
 /// only the test that made it, named alone, two tests that overlap are both told so, and
 /// without the registry the trait says once that it checks less.
 final class NoLeakedObjectsTraitTests: XCTestCase {
-  private func runChild(_ suite: String, leaks: Bool = true) throws -> ChildRun {
+  private func runChild(
+    _ suite: String, leaks: Bool = true, extraArguments: [String] = []
+  ) throws -> ChildRun {
     let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     return try CensusProbeRun.run(
-      bundle, ["--testing-library", "swift-testing", "--filter", "CensusTests.\(suite)"],
+      bundle,
+      ["--testing-library", "swift-testing", "--filter", "CensusTests.\(suite)"] + extraArguments,
       environment: [TraitChild.variable: "1", "NO_COLOR": "1"], leaks: leaks)
   }
 
@@ -39,7 +42,10 @@ final class NoLeakedObjectsTraitTests: XCTestCase {
   }
 
   func testALeakedCycleFailsItsTestAloneNamingOnlyThatCycle() throws {
-    let run = try runChild("CensusTraitLeakingChild")
+    let scratch = try ScratchDirectory("trait-attachments")
+    defer { scratch.remove() }
+    let run = try runChild(
+      "CensusTraitLeakingChild", extraArguments: ["--attachments-path", scratch.path])
     XCTAssertEqual(run.status, 1, run.standardOutput + run.standardError)
     let output = run.standardError
     XCTAssertEqual(issues(run).count, 1, output)
@@ -70,6 +76,11 @@ final class NoLeakedObjectsTraitTests: XCTestCase {
       issue)
     XCTAssertTrue(issue.contains("made by this test: no other test"), issue)
     XCTAssertTrue(output.contains("Test leaksNothing() passed"), output)
+    // The same text, attached to the test.
+    let files = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+    let attachment = try XCTUnwrap(files.first { $0.hasPrefix("leak-TraitCycle") }, "\(files)")
+    let text = try String(contentsOfFile: scratch.file(attachment), encoding: .utf8)
+    XCTAssertTrue(text.contains("ROOT CYCLE: <CensusTests.TraitCycle"), text)
     // The exit census sees the same cycle, and no other program leak.
     XCTAssertEqual(header(run), ": 2 leaks for 48 total leaked bytes. (census \"exit\")")
   }

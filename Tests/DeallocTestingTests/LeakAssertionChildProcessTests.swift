@@ -174,6 +174,28 @@ final class LeakAssertionChildProcessTests: XCTestCase {
         + #"onChange\n↳ leak: DeallocTestingTests\.Node at 0x"#)
   }
 
+  /// The failure's whole text is attached to the test (issue 32), where the runner keeps
+  /// attachments: the holder path with it.
+  func testSwiftTestingFailureAttachesItsText() throws {
+    let scratch = try ScratchDirectory("attachments")
+    defer { scratch.remove() }
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"],
+      extraArguments: ["--attachments-path", scratch.url.path])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+    let attachment = try XCTUnwrap(
+      files.first { $0.hasPrefix("leak-Node") && $0.hasSuffix(".txt") }, "\(files)")
+    let text = try String(
+      contentsOf: scratch.url.appendingPathComponent(attachment), encoding: .utf8)
+    XCTAssertTrue(text.hasPrefix("leak: DeallocTestingTests.Node at 0x"), text)
+    XCTAssertTrue(
+      text.contains("retain cycle: DeallocTestingTests.Node.onChange → DeallocTestingTests.Node"),
+      text)
+  }
+
   func testSwiftTestingWithLeakTrackingFailsACachedScreen() throws {
     let run = try ChildTestRun.run(
       .swiftTesting, filter: "SwiftTestingLeakSamples/cachedScreenInWithLeakTrackingFails")
