@@ -161,7 +161,7 @@ final class LeakAssertionChildProcessTests: XCTestCase {
 
   /// The issue's title names the leak and, with holders, what holds it (issue 32): the
   /// details stay in the comment.
-  func testSwiftTestingTitleNamesTheLeakAndItsCycle() throws {
+  func testSwiftTestingTitleWithHoldersNamesTheLeakAndItsCycle() throws {
     let run = try ChildTestRun.run(
       .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
       environment: ["DEALLOCTRACE_HOLDERS": "1"])
@@ -176,7 +176,7 @@ final class LeakAssertionChildProcessTests: XCTestCase {
 
   /// The failure's whole text is attached to the test (issue 32), where the runner keeps
   /// attachments: the holder path with it.
-  func testSwiftTestingFailureAttachesItsText() throws {
+  func testSwiftTestingFailureWithHoldersAttachesItsText() throws {
     let scratch = try ScratchDirectory("attachments")
     defer { scratch.remove() }
     let run = try ChildTestRun.run(
