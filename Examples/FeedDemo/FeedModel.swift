@@ -64,3 +64,28 @@ final class ProfileViewModel {
     onUpdate = { self.name += "!" }
   }
 }
+
+/// The comment thread screen: the screen goes to the queue and is freed, but its first
+/// comment and that comment's reply hold each other (`parent` should be weak), so both
+/// outlive it. No queue ever held them: only the census (`DEALLOCTRACE_LEAKS=1`) sees them.
+final class CommentThreadScreen {
+  var comments: [Comment] = []
+
+  init() {
+    let question = Comment(text: "Which release is this in?")
+    let answer = Comment(text: "The next one.")
+    question.reply = answer
+    answer.parent = question
+    comments = [question]
+  }
+}
+
+final class Comment {
+  let text: String
+  var reply: Comment?
+  var parent: Comment?
+
+  init(text: String) {
+    self.text = text
+  }
+}

@@ -4,7 +4,9 @@ import DeallocTrace
 // The feed demo: a screen with thousands of nodes is closed and handed to the background
 // deallocation queue. A leak check looks too early (a false leak: the object is only
 // waiting in the queue), one view model leaks through a retain cycle (a real leak), and a
-// thumbnail held by a global cache dies late, after the queue let it go.
+// thumbnail held by a global cache dies late, after the queue let it go. A comment thread
+// screen is freed, but two of its comments hold each other: a leak no queue saw, which only
+// the whole-process census finds (`DEALLOCTRACE_LEAKS=1`).
 //
 // Run it with tracing on, then read the log:
 //   DEALLOCTRACE_LOG=feed.jsonl swift run FeedDemo && swift run dealloctrace report feed.jsonl
@@ -41,6 +43,14 @@ func closeProfileScreen() -> WeakReference {
   return watched
 }
 
+/// Closes the comment thread: the screen goes through the queue and is freed; its two
+/// comments stay behind in a cycle.
+@inline(never)
+func closeCommentThread() {
+  var screen: CommentThreadScreen? = CommentThreadScreen()
+  performBackgroundDeallocation(&screen)
+}
+
 /// A naive leak assertion, as many test suites write it: "is it gone yet?", right now.
 @discardableResult
 func naiveLeakCheck(_ reference: WeakReference, label: String) -> Bool {
@@ -63,6 +73,7 @@ print("a test checks right away (too early):")
 naiveLeakCheck(feed, label: "FeedScreenTests.testCloseReleasesDataController")
 
 dismissThumbnail()
+closeCommentThread()
 let profile = closeProfileScreen()
 DeallocTrace.mark("profile closed")
 

@@ -50,7 +50,19 @@ public final class LeakTracker: Sendable {
   public init(label: String, settleTimeout: Duration = .milliseconds(500)) {
     self.label = label
     self.settleTimeout = settleTimeout
+    self.settleClock = ContinuousSettleClock()
   }
+
+  /// A tracker whose suspending settle wait (`verifySuspending()`) reads `settleClock`: for
+  /// tests, which count the waits instead of timing them.
+  init(label: String, settleTimeout: Duration, settleClock: any SettleClock) {
+    self.label = label
+    self.settleTimeout = settleTimeout
+    self.settleClock = settleClock
+  }
+
+  /// What `verifySuspending()`'s settle wait reads the time from and sleeps on.
+  private let settleClock: any SettleClock
 
   /// Starts watching `object` without keeping it alive; failures point at the caller.
   public func track(
@@ -95,6 +107,28 @@ public final class LeakTracker: Sendable {
   /// to go away. A `check` record is written for every look that tells something (see
   /// `firstLook`).
   public func verify() -> [LeakFinding] {
+    let looked = lookAndDrain()
+    guard !looked.isEmpty else { return [] }
+    // Objects no queue holds may be released by another thread.
+    waitUntilGone(looked.map(\.0))
+    return looked.compactMap { entry, lookup in lastLook(at: entry, after: lookup) }
+  }
+
+  /// `verify()` for async callers (the Swift Testing trait, the async `withLeakTracking`):
+  /// the settle wait for objects no queue holds suspends instead of blocking a thread, so
+  /// many failing tests of a parallel run wait out their settle at the same time rather than
+  /// a few at a time on the cooperative pool. The drains it runs and waits for still block:
+  /// they end when their `deinit`s do.
+  public func verifySuspending() async -> [LeakFinding] {
+    let looked = lookAndDrain()
+    guard !looked.isEmpty else { return [] }
+    await settle(looked.map(\.0))
+    return looked.compactMap { entry, lookup in lastLook(at: entry, after: lookup) }
+  }
+
+  /// Stops watching every object, looks at each once, drains the queues that hold any and
+  /// waits for drains under way; returns the objects still alive, with the first look.
+  private func lookAndDrain() -> [(Watched, QueueLookup)] {
     let entries = watched.withLock { entries in
       var taken: [Watched] = []
       swap(&taken, &entries)
@@ -111,9 +145,7 @@ public final class LeakTracker: Sendable {
     // A timer drain may have taken a batch (before our first look, or just before our
     // drain) and still be releasing it: its objects are in no queue, yet not leaked.
     waitForDrainsInFlight()
-    // Objects no queue holds may be released by another thread.
-    waitUntilGone(looked.map(\.0))
-    return looked.compactMap { entry, lookup in lastLook(at: entry, after: lookup) }
+    return looked
   }
 
   /// The first look: `nil` when the object is gone, else what the queues know about it.
@@ -225,13 +257,44 @@ public final class LeakTracker: Sendable {
   private func waitUntilGone(_ entries: [Watched]) {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: settleTimeout)
-    func isUnsettled(_ entry: Watched) -> Bool {
-      guard let object = entry.object else { return false }
-      return !QueueLookup(for: object).isPending
-    }
-    while entries.contains(where: isUnsettled) && clock.now < deadline {
+    while entries.contains(where: Self.isUnsettled) && clock.now < deadline {
       usleep(1_000)
     }
+  }
+
+  /// `waitUntilGone` suspending on `settleClock`; a cancelled task stops waiting.
+  private func settle(_ entries: [Watched]) async {
+    let deadline = settleClock.now() + settleTimeout
+    while entries.contains(where: Self.isUnsettled) && settleClock.now() < deadline
+      && !Task.isCancelled
+    {
+      await settleClock.sleep(for: .milliseconds(1))
+    }
+  }
+
+  /// Alive, and in no queue (an object in a queue is drained, not waited for).
+  private static func isUnsettled(_ entry: Watched) -> Bool {
+    guard let object = entry.object else { return false }
+    return !QueueLookup(for: object).isPending
+  }
+}
+
+/// The time a suspending settle wait reads and the sleep it takes: the continuous clock, or
+/// a test's, which counts the sleepers instead of letting real time pass.
+protocol SettleClock: Sendable {
+  /// The time since an origin of the clock's choosing.
+  func now() -> Duration
+  func sleep(for duration: Duration) async
+}
+
+/// `ContinuousClock` and `Task.sleep`.
+struct ContinuousSettleClock: SettleClock {
+  private let origin = ContinuousClock.now
+
+  func now() -> Duration { ContinuousClock.now - origin }
+
+  func sleep(for duration: Duration) async {
+    try? await Task.sleep(for: duration)
   }
 }
 

@@ -8,9 +8,15 @@ import Testing
 /// verified, whether it returned or threw: queued objects are drained from their
 /// `DeallocQueue` and looked at again, so delayed deallocs pass without sleeping; survivors
 /// and plain leaks record an issue at the line that watched them.
+///
+/// `.leakTracking(.allObjects)` also fails a test that leaves any object it made
+/// unreachable, named or not (see `LeakTrackingTrait.Coverage.allObjects`).
 public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long to wait for objects released on other threads that no queue holds.
   public var settleTimeout: Duration
+
+  /// Which objects each test is checked for.
+  public var coverage: Coverage = .watchedObjects
 
   public var isRecursive: Bool { true }
 
@@ -20,12 +26,20 @@ public struct LeakTrackingTrait: TestTrait, SuiteTrait, TestScoping {
     performing function: @Sendable () async throws -> Void
   ) async throws {
     let tracker = LeakTracker(label: scopeLabel(test), settleTimeout: settleTimeout)
+    let census = coverage == .allObjects ? AllObjectsCensus.begin(test, testCase) : nil
     // Verified on every exit: a test that throws after leaking still reports its leaks,
-    // next to its error, which then propagates.
-    defer { recordIssues(tracker.verify()) }
-    try await LeakTracker.$current.withValue(tracker) {
-      try await function()
+    // next to its error, which then propagates. The settle wait suspends.
+    do {
+      try await LeakTracker.$current.withValue(tracker) {
+        try await function()
+      }
+    } catch {
+      recordIssues(await tracker.verifySuspending())
+      census?.end()
+      throw error
     }
+    recordIssues(await tracker.verifySuspending())
+    census?.end()
   }
 }
 
@@ -36,6 +50,14 @@ extension Trait where Self == LeakTrackingTrait {
   /// `.leakTracking` with its own wait for objects released on other threads.
   public static func leakTracking(settleTimeout: Duration) -> Self {
     LeakTrackingTrait(settleTimeout: settleTimeout)
+  }
+
+  /// `.leakTracking` checking `coverage`: `.allObjects` fails each test that leaves any
+  /// object it made unreachable (`DEALLOCTRACE_LEAKS=1`); see `LeakTrackingTrait.Coverage`.
+  public static func leakTracking(
+    _ coverage: LeakTrackingTrait.Coverage, settleTimeout: Duration = .milliseconds(500)
+  ) -> Self {
+    LeakTrackingTrait(settleTimeout: settleTimeout, coverage: coverage)
   }
 }
 
@@ -95,11 +117,19 @@ public func withLeakTracking<Result>(
     label: label ?? Test.current.map(scopeLabel) ?? "withLeakTracking at \(sourceLocation)",
     settleTimeout: settleTimeout
   )
-  // Verified on every exit, a throwing `body` included; its error then propagates.
-  defer { recordIssues(tracker.verify()) }
-  return try await LeakTracker.$current.withValue(tracker) {
-    try await body(tracker)
+  // Verified on every exit, a throwing `body` included; its error then propagates. The
+  // settle wait suspends.
+  let result: Result
+  do {
+    result = try await LeakTracker.$current.withValue(tracker) {
+      try await body(tracker)
+    }
+  } catch {
+    recordIssues(await tracker.verifySuspending())
+    throw error
   }
+  recordIssues(await tracker.verifySuspending())
+  return result
 }
 
 extension LeakTracker {
@@ -122,7 +152,7 @@ extension CallSite {
 }
 
 /// `Module.Suite.test()`: the label `check` records and failure messages carry.
-private func scopeLabel(_ test: Test) -> String {
+func scopeLabel(_ test: Test) -> String {
   ([test.id.moduleName] + test.id.nameComponents).joined(separator: ".")
 }
 
@@ -130,10 +160,22 @@ private func recordIssues(_ findings: [LeakFinding]) {
   for finding in findings {
     let site = finding.callSite
     let fileID = site.fileID.contains("/") ? site.fileID : "?/\(site.fileID)"
+    let location = SourceLocation(
+      fileID: fileID, filePath: site.filePath, line: site.line, column: site.column)
     Issue.record(
+      LeakIssueTitle(description: finding.title),
       Comment(rawValue: "leak: \(finding)"),
-      sourceLocation: SourceLocation(
-        fileID: fileID, filePath: site.filePath, line: site.line, column: site.column)
+      sourceLocation: location
     )
+    recordLeakAttachment("leak: \(finding)\n", type: finding.typeName, at: location)
   }
+}
+
+/// Attaches a failure's whole text (the holder path or the census tree) to the test, as
+/// `leak-<Type>.txt`: kept where the runner keeps attachments (`--attachments-path`), beside
+/// the JUnit and the CI log that show only the issue.
+func recordLeakAttachment(_ text: String, type: String, at location: SourceLocation) {
+  let name = type.split(separator: ".").last.map(String.init) ?? type
+  let safe = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" })
+  Attachment.record(text, named: "leak-\(safe).txt", sourceLocation: location)
 }

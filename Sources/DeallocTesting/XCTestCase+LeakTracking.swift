@@ -12,17 +12,22 @@ extension XCTestCase {
   /// to a queue by itself counts as waiting there: an element of a queued array or struct
   /// is not looked for inside the value (`DeallocQueue.isPending(_:)`), so watch the
   /// objects that are handed over, or drain the queue first. The failure points
-  /// at this call's `file` and `line`. All the objects one test watches this way share one
-  /// tracker, so a test with several leaks waits for stragglers once, not once per object.
+  /// at this call's `file` and `line`. All the objects one test watches this way with one
+  /// `settleTimeout` share one tracker, so a test with several leaks waits for stragglers
+  /// once, not once per object.
+  ///
+  /// `settleTimeout`: how long teardown waits, at most, for the object to go when no queue
+  /// holds it (released by another thread); as the Swift Testing forms take it.
   public func expectDeallocated(
     _ object: AnyObject,
+    settleTimeout: Duration = .milliseconds(500),
     file: StaticString = #filePath,
     line: UInt = #line
   ) {
-    let key = ObjectIdentifier(self)
+    let key = TeardownTrackers.Key(test: ObjectIdentifier(self), settleTimeout: settleTimeout)
     let tracker = TeardownTrackers.byTest.withLock { trackers in
       if let existing = trackers[key] { return (existing, isNew: false) }
-      let created = LeakTracker(label: name)
+      let created = LeakTracker(label: name, settleTimeout: settleTimeout)
       trackers[key] = created
       return (created, isNew: true)
     }
@@ -60,7 +65,13 @@ extension XCTestCase {
   }
 }
 
-/// The tracker `expectDeallocated` uses for each running test, until its teardown.
-private enum TeardownTrackers {
-  static let byTest = AnnotatedMutex<[ObjectIdentifier: LeakTracker]>([:])
+/// The trackers `expectDeallocated` uses for each running test, one per settle timeout,
+/// until its teardown.
+enum TeardownTrackers {
+  struct Key: Hashable {
+    var test: ObjectIdentifier
+    var settleTimeout: Duration
+  }
+
+  static let byTest = AnnotatedMutex<[Key: LeakTracker]>([:])
 }

@@ -18,13 +18,15 @@ struct ChildTestRun {
   static func run(
     _ library: Library,
     filter: String,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:],
+    extraArguments: [String] = []
   ) throws -> ChildTestRun {
-    let arguments =
+    let selection =
       switch library {
       case .xctest: ["--testing-library", "xctest", filter]
       case .swiftTesting: ["--testing-library", "swift-testing", "--filter", filter]
       }
+    let arguments = selection + extraArguments
     // The samples leak on purpose: they must not land in the parent's trace log, which a
     // CI job gates on. Only `environment` turns tracing on for a child.
     let run = try ChildProcess(

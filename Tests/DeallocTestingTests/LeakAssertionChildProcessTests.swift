@@ -152,9 +152,48 @@ final class LeakAssertionChildProcessTests: XCTestCase {
     assertMatches(
       run.output,
       #"closureCycleFails\(\) recorded an issue at LeakSamples\.swift:\d+:\d+: "#
-        + #"Issue recorded\n↳ leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end of "#
+        + #"Caught error: leaked: DeallocTestingTests\.Node, still alive at the end of "#
+        + #"DeallocTestingTests\.SwiftTestingLeakSamples\.closureCycleFails\(\)\n"#
+        + #"↳ leak: DeallocTestingTests\.Node at 0x[0-9a-f]+ is still alive at the end of "#
         + #"DeallocTestingTests\.SwiftTestingLeakSamples\.closureCycleFails\(\)"#)
     XCTAssertTrue(run.output.contains("1 other strong reference holds it"), run.output)
+  }
+
+  /// The issue's title names the leak and, with holders, what holds it (issue 32): the
+  /// details stay in the comment.
+  func testSwiftTestingTitleWithHoldersNamesTheLeakAndItsCycle() throws {
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    assertMatches(
+      run.output,
+      #"closureCycleFails\(\) recorded an issue at LeakSamples\.swift:\d+:\d+: "#
+        + #"Caught error: leaked: DeallocTestingTests\.Node, held by a retain cycle through "#
+        + #"onChange\n↳ leak: DeallocTestingTests\.Node at 0x"#)
+  }
+
+  /// The failure's whole text is attached to the test (issue 32), where the runner keeps
+  /// attachments: the holder path with it.
+  func testSwiftTestingFailureWithHoldersAttachesItsText() throws {
+    let scratch = try ScratchDirectory("attachments")
+    defer { scratch.remove() }
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1"],
+      extraArguments: ["--attachments-path", scratch.url.path])
+
+    XCTAssertEqual(run.status, 1, run.output)
+    let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+    let attachment = try XCTUnwrap(
+      files.first { $0.hasPrefix("leak-Node") && $0.hasSuffix(".txt") }, "\(files)")
+    let text = try String(
+      contentsOf: scratch.url.appendingPathComponent(attachment), encoding: .utf8)
+    XCTAssertTrue(text.hasPrefix("leak: DeallocTestingTests.Node at 0x"), text)
+    XCTAssertTrue(
+      text.contains("retain cycle: DeallocTestingTests.Node.onChange → DeallocTestingTests.Node"),
+      text)
   }
 
   func testSwiftTestingWithLeakTrackingFailsACachedScreen() throws {

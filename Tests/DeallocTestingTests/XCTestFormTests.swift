@@ -21,6 +21,23 @@ final class XCTestFormTests: XCTestCase {
     XCTAssertFalse(gone.isSet, "nothing drains before teardown")
   }
 
+  /// `expectDeallocated(_:settleTimeout:)` watches with its own wait, as the Swift Testing
+  /// forms do; objects watched with the same wait share one tracker.
+  func testExpectDeallocatedTakesItsSettleTimeout() {
+    let nodes = [Node(), Node(), Node()]
+    expectDeallocated(nodes[0], settleTimeout: .seconds(7))
+    expectDeallocated(nodes[1], settleTimeout: .seconds(7))
+    expectDeallocated(nodes[2])
+    let trackers = TeardownTrackers.byTest.withLock { trackers in
+      trackers.filter { $0.key.test == ObjectIdentifier(self) }.values.map {
+        ($0.settleTimeout, $0.watchedCount)
+      }
+    }
+    XCTAssertEqual(
+      trackers.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" },
+      ["0.5 seconds 1", "7.0 seconds 2"])
+  }
+
   func testMakeLeakTrackerIsLabelledWithTheTestAndVerifiedInTeardown() {
     let flags = [Flag(), Flag()]
     addTeardownBlock {
