@@ -39,6 +39,9 @@ enum ProbeMode: String {
   /// `holders NAME`: one holder scenario (`HolderScenario`), run with
   /// `DEALLOCTRACE_HOLDERS=1`.
   case holders
+  /// `holders-from-code enable|start PATH`: holders turned on from code
+  /// (`runHoldersFromCode`).
+  case holdersFromCode = "holders-from-code"
   /// Values handed to the queue (an array, a dictionary, a struct of arrays) beside an
   /// object, then an explicit drain (`runValueScenario`).
   case values

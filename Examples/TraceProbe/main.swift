@@ -64,6 +64,10 @@ case .unwinders:
   runUnwinderCheck()
 case .holders:
   runHolderScenario(arguments.count > 1 ? arguments[1] : "")
+case .holdersFromCode:
+  runHoldersFromCode(
+    how: arguments.count > 1 ? arguments[1] : "start",
+    path: arguments.count > 2 ? arguments[2] : "trace-probe.jsonl")
 case .holdersSurvival:
   runHolderSurvival()
 case .values:

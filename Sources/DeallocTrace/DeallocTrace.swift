@@ -63,10 +63,12 @@ public enum DeallocTrace {
   ///   `path`.
   ///
   /// Holders are recorded when `DEALLOCTRACE_HOLDERS=1` is set, as with the environment
-  /// switch; `start(path:frames:holders:)` chooses from code.
+  /// switch, or when `enableHolders()` turned them on; `start(path:frames:holders:)` chooses
+  /// from code.
   public static func start(path: String, frames: Int? = nil) throws(DeallocTraceError) {
     let environment = TraceConfiguration.processEnvironment()
-    try start(path: path, frames: frames, holders: TraceConfiguration.holders(from: environment))
+    let holders = TraceConfiguration.holders(from: environment) || Holders.isOn
+    try start(path: path, frames: frames, holders: holders)
   }
 
   /// Starts a session as `start(path:frames:)` does, and says whether it records who

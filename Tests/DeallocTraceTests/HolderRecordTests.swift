@@ -48,6 +48,27 @@ final class HolderRecordTests: XCTestCase {
   func testSurvivalRelease() throws { try checkSurvival(.release) }
 
   /// Tracing with holders off writes no `holders` key anywhere.
+  /// The two ways to turn holders on from code (issue 34, item 8): `enableHolders()` before
+  /// `start(path:)` (whose doc promises that sessions started afterwards record holders),
+  /// and `start(path:holders: true)`; no `DEALLOCTRACE_HOLDERS` in the environment.
+  func testEnableHoldersThenStartRecordsHolders() throws { try checkHoldersFromCode("enable") }
+  func testStartWithHoldersTrueRecordsHolders() throws { try checkHoldersFromCode("start") }
+
+  private func checkHoldersFromCode(_ how: String) throws {
+    let url = directory.appendingPathComponent("from-code-\(how).jsonl")
+    let run = try ProbeRun.run(["holders-from-code", how, url.path])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertEqual(run.standardError, "")
+    XCTAssertEqual(run.standardOutput, how == "enable" ? "enabled true\n" : "")
+    let log = try ParsedLog(contentsOf: url)
+    XCTAssertEqual(log.kind("session").first?["holders"] as? Bool, true)
+    let holders = log.kind("holders")
+    XCTAssertEqual(holders.map(\.why), ["release", "end"])
+    for record in holders {
+      assertPaths(record, ["global TraceProbe.holderSession → TraceProbe.HolderSession.current"])
+    }
+  }
+
   func testHoldersOffWritesNoHoldersKey() throws {
     let log = directory.appendingPathComponent("off.jsonl")
     let run = try ProbeRun.run(
