@@ -118,14 +118,14 @@ let package = Package(
       dependencies: ["DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport"]
     ),
     // Golden-file comparison shared by the test targets.
-    .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
+    .target(name: "GoldenFiles", dependencies: ["TestSupport"], path: "Tests/GoldenFiles"),
     // What the tests share: the one child-process runner (the environment it clears, reading a
     // child's pipes while it runs), the one raw log parser, scratch directories, and the
     // objects the queue's, the leak assertions' and the timing tests let go of.
     .target(name: "TestSupport", dependencies: ["DeallocLog"], path: "Tests/TestSupport"),
     .testTarget(
       name: "DeallocAnalysisTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport"]
     ),
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
@@ -137,7 +137,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DeallocGateTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport"]
     ),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(

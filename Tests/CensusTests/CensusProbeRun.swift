@@ -11,8 +11,7 @@ enum CensusProbeRun {
 
   /// The package root, from this file's path (Tests/CensusTests/CensusProbeRun.swift).
   static var packageRoot: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
+    PackageRoot.url
   }
 
   /// The debug build sits next to the test bundle.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DeallocAnalysis
@@ -92,9 +93,7 @@ import Testing
   /// plain one (the same findings, ids and holder paths), and a real leak in it fails the gate.
   @Test func anEscapedLogGivesThePlainLogsReport() throws {
     let plain = try String(
-      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("fixtures/holders.jsonl"), encoding: .utf8)
+      contentsOf: PackageRoot.appending("fixtures/holders.jsonl"), encoding: .utf8)
     let escapedLog =
       plain.split(separator: "\n").map { Self.escaped(String($0)) }
       .joined(separator: "\n") + "\n"

@@ -2,13 +2,13 @@ import DeallocAnalysis
 import DeallocLog
 import Foundation
 import GoldenFiles
+import TestSupport
 import Testing
 
 /// The repository's `fixtures/` folder and golden-file comparison.
 enum Fixtures {
   /// The repository root, from this file's path (tests run from any directory).
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = PackageRoot.url
 
   static func path(_ name: String) -> String {
     root.appendingPathComponent("fixtures/\(name)").path

@@ -2,14 +2,14 @@ import DeallocAnalysis
 import DeallocLog
 import Foundation
 import GoldenFiles
+import TestSupport
 import Testing
 
 /// The repository's `fixtures/gate/` folder, reports of its logs, and golden files in
 /// `fixtures/gate/expected/` (re-recorded with `DEALLOCTRACE_RECORD_GOLDEN=1`, as the
 /// analysis tests do; a recording run always fails).
 enum GateFixtures {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = PackageRoot.url
 
   static func path(_ name: String) -> String {
     root.appendingPathComponent("fixtures/gate/\(name)").path

@@ -1,14 +1,14 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 /// The invariants the fuzz target checks, on every fixture and fuzz regression, each log
 /// judged with the suppressions written in its own non-record lines and with the gate's
 /// fixture suppressions, so that an input the fuzzer once found stays fixed for the gate.
 @Suite struct GateInvariantTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = PackageRoot.url
 
   static var inputs: [String] {
     let manager = FileManager.default

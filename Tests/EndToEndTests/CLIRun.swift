@@ -5,8 +5,7 @@ import Testing
 /// Runs the built `dealloctrace` executable as a child process.
 enum CLIRun {
   /// The repository root (the CLI runs there so that fixture paths print as in the goldens).
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = PackageRoot.url
 
   /// The built executables sit next to the test bundle. `DEALLOCTRACE_TEST_CLI` names
   /// another build instead (to show that a test fails on the code before its fix).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Golden-file comparison for the test targets: one implementation of "compare with the
@@ -8,8 +9,7 @@ import Testing
 /// purpose, so that it can never pass by accident.
 package enum GoldenFile {
   /// The package's root folder, where `fixtures/` lives.
-  package static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  package static let packageRoot = PackageRoot.url
 
   /// Whether golden files are being re-recorded (`DEALLOCTRACE_RECORD_GOLDEN=1`).
   package static var recording: Bool {

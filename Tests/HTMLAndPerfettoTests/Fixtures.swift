@@ -5,9 +5,7 @@ import XCTest
 
 /// The repository's fixtures, found from this file's path (tests run from any directory).
 enum Fixtures {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("fixtures")
+  static let root = PackageRoot.appending("fixtures")
 
   static func path(_ relative: String) -> String {
     root.appendingPathComponent(relative).path

@@ -1,15 +1,14 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import XCTest
 
 /// Replays every input in `fixtures/fuzz-regressions/` through the reader, the analyzer and
 /// the renderers, as the fuzz target does, and through `explain` and the Perfetto exporter:
 /// none may crash, and unusable input must come out as one line that names the input.
 final class FuzzRegressionTests: XCTestCase {
-  private static let directory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("fixtures/fuzz-regressions")
+  private static let directory = PackageRoot.appending("fixtures/fuzz-regressions")
 
   func testEveryFuzzRegressionIsReadWithoutCrashing() throws {
     let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)

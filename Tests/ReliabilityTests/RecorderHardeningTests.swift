@@ -271,8 +271,7 @@ final class RecorderHardeningTests: XCTestCase {
   /// The README's CI line, run as written (with the host in place of `swift test`) in a
   /// fresh directory: the gate's `traces` directory must exist afterwards.
   func testTheReadmeCILineWorksInAFreshDirectory() throws {
-    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+    let readme = PackageRoot.appending("README.md")
     let text = try String(contentsOf: readme, encoding: .utf8)
     let line = try XCTUnwrap(
       text.split(separator: "\n").first {

@@ -11,9 +11,7 @@ public enum ContractValidator {
     for url: URL, file: StaticString = #filePath, line: UInt = #line
   ) -> (status: Int32, output: String)? {
     // The contract's validator sits in `shared/`, beside the checkout (as in CI).
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let validator = packageRoot.deletingLastPathComponent()
+    let validator = PackageRoot.url.deletingLastPathComponent()
       .appendingPathComponent("shared/tools/validate-log")
     let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
       FileManager.default.isExecutableFile(atPath: $0)

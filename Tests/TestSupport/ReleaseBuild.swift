@@ -11,8 +11,7 @@ import Synchronization
 /// products share that scratch path, so their common targets are built once.
 public enum ReleaseBuild {
   /// The package's root, from this file's path (Tests/TestSupport/ReleaseBuild.swift).
-  public static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  public static let packageRoot = PackageRoot.url
 
   static let scratch = packageRoot.appendingPathComponent(".build/release-children")
 
