@@ -215,10 +215,7 @@ static void finding_totals(ch_census *c, int32_t first, uint64_t *count, uint64_
   }
 }
 
-typedef struct {
-  uintptr_t metadata;
-  uint64_t count, bytes;
-} type_total;
+typedef ch_type_count type_total;
 
 /// Adds to a small open-addressing table of per-type totals (`capacity` a power of two).
 static void tally(type_total *table, size_t capacity, uintptr_t metadata, uint64_t count,
@@ -263,7 +260,13 @@ static void json_totals(ch_json *json, const type_total *rows, size_t n) {
   ch_json_raw(json, "]");
 }
 
-#define TALLY_SLOTS (1u << 17)
+/// The tally tables' slots: twice the types the census met, a power of two (every type a
+/// table counts is one of them), so that the table costs nothing like a fixed 3 MB.
+static size_t tally_slots(const ch_census *c) {
+  size_t slots = 64;
+  while (slots < 2 * c->type_count && slots < 2 * TYPE_SLOTS) slots *= 2;
+  return slots;
+}
 
 static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
   const cholders_census_pending *p = c->pending;
@@ -271,14 +274,14 @@ static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
   size_t labels = p ? p->label_count : 0;
   int first = 1;
   for (size_t q = 0; q < labels; q++) {
-    memset(table, 0, TALLY_SLOTS * sizeof *table);
+    memset(table, 0, tally_slots(c) * sizeof *table);
     uint64_t count = 0, bytes = 0;
     for (size_t i = 0; i < p->count; i++) {
       int32_t row = c->pending_rows ? c->pending_rows[i] : -1;
       if (p->queue[i] != q || row < 0 || !(c->flags[row] & CF_DELAYED)) continue;
       count++;
       bytes += c->rows[row].size;
-      tally(table, TALLY_SLOTS, c->rows[row].metadata, 1, c->rows[row].size);
+      tally(table, tally_slots(c), c->rows[row].metadata, 1, c->rows[row].size);
     }
     if (count == 0) continue;
     if (!first) ch_json_raw(json, ",");
@@ -287,7 +290,7 @@ static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
     const char *label = p->labels[q] ? p->labels[q] : "";
     ch_json_string(json, label, strlen(label));
     json_counts(json, count, bytes);
-    size_t n = sorted_totals(table, TALLY_SLOTS);
+    size_t n = sorted_totals(table, tally_slots(c));
     ch_json_raw(json, ",\"types\":");
     json_totals(json, table, n < CH_CENSUS_MORE_TYPES ? n : CH_CENSUS_MORE_TYPES);
     ch_json_raw(json, "}");
@@ -343,7 +346,7 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
   }
   ch_json_raw(&json, "]");
   if (findings > full) {
-    memset(table, 0, TALLY_SLOTS * sizeof *table);
+    memset(table, 0, tally_slots(c) * sizeof *table);
     uint64_t count = 0, bytes = 0;
     // One pass over the groups: those whose finding was not written in full.
     uint8_t *written = ch_bump_alloc(&c->bump, c->group_count + 1);
@@ -357,23 +360,24 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
       count += g->count;
       bytes += g->bytes;
       for (size_t t = 0; t < g->type_count; t++) {
-        tally(table, TALLY_SLOTS, g->types[t].metadata, g->types[t].count, g->types[t].bytes);
+        tally(table, tally_slots(c), g->types[t].metadata, g->types[t].count, g->types[t].bytes);
       }
     }
     ch_json_raw(&json, ",\"more\":{\"findings\":");
     ch_json_int(&json, (int64_t)(findings - full));
     json_counts(&json, count, bytes);
-    size_t n = sorted_totals(table, TALLY_SLOTS);
+    size_t n = sorted_totals(table, tally_slots(c));
     ch_json_raw(&json, ",\"types\":");
     json_totals(&json, table, n < CH_CENSUS_MORE_TYPES ? n : CH_CENSUS_MORE_TYPES);
     ch_json_raw(&json, "}");
   }
   json_delayed(c, &json, table);
-  memset(table, 0, TALLY_SLOTS * sizeof *table);
+  memset(table, 0, tally_slots(c) * sizeof *table);
   for (size_t i = 0; i < c->row_count; i++) {
-    if (c->flags[i] & CF_VALID) tally(table, TALLY_SLOTS, c->rows[i].metadata, 1, c->rows[i].size);
+    if (c->flags[i] & CF_VALID) tally(table, tally_slots(c), c->rows[i].metadata, 1, c->rows[i].size);
   }
-  size_t types = sorted_totals(table, TALLY_SLOTS);
+  size_t types = sorted_totals(table, tally_slots(c));
+  ch_census_growth(c, table, types);
   ch_json_raw(&json, ",\"live\":");
   json_totals(&json, table, types < CH_CENSUS_LIVE_TYPES ? types : CH_CENSUS_LIVE_TYPES);
   if (types > CH_CENSUS_LIVE_TYPES) {
@@ -510,7 +514,7 @@ static char *render_text(ch_census *c, const int32_t *order, size_t findings) {
 
 char *ch_census_render(ch_census *c, char **text) {
   int32_t *order = ch_bump_alloc(&c->bump, (c->group_count + 1) * sizeof(int32_t));
-  type_total *table = ch_bump_alloc(&c->bump, TALLY_SLOTS * sizeof(type_total));
+  type_total *table = ch_bump_alloc(&c->bump, tally_slots(c) * sizeof(type_total));
   if (order == NULL || table == NULL) {
     if (!c->error) c->error = "out of memory for the census's report";
     c->group_count = 0;
