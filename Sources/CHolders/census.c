@@ -29,10 +29,16 @@
 // from outside look garbage; the metadata rules out the unowned kinds it can name.
 //
 // Memory: the snapshot's rows, plus per object a flag byte, a 32-bit count and a 32-bit
-// edge offset, plus 4 bytes per owning reference; everything in tool memory (never a root).
-// The other threads are parked while memory is read (census_threads.c), so no reference
-// moves between what was read and what was not.
+// edge offset, plus 4 bytes per owning reference and a bounded mark list; everything in
+// tool memory (never a root). The other threads are parked while memory is read
+// (census_threads.c), so no reference moves between what was read and what was not.
+//
+// The files: this one runs the steps and marks; census_read.c reads memory (steps 1-3),
+// census_rules.c says which words of a type own, census_group.c groups (step 5),
+// census_names.c names types and fields, census_output.c writes the record and the text,
+// census_growth.c follows checkpoints' growth.
 #define _GNU_SOURCE
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
