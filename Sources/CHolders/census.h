@@ -31,6 +31,7 @@ enum {
   CF_MARKED = 8,  // reachable from the program
   CF_PENDING = 16,  // waiting in a DeallocQueue
   CF_DELAYED = 32,  // reachable only through objects waiting in a queue
+  CF_UNSCANNED = 64,  // marked, its edges not followed yet (the mark's list was full)
 };
 
 /// One line of a group's tree, in depth-first order.
@@ -64,13 +65,24 @@ typedef struct {
   int32_t cycle_rows[CH_CYCLE_EDGES];
   uint32_t cycle_offsets[CH_CYCLE_EDGES];
   size_t cycle_length;
-  ch_tree_line tree[CH_TREE_LINES];
+  ch_tree_line *tree;  // CH_TREE_LINES, for the first group of each finding only
   size_t tree_count;
   uint64_t hash;  // finding id: the shape of types and fields
   int32_t same_as;  // the first group of the same id, or -1
   uint32_t instances;  // groups with this id (on the first one)
   int library;  // every typed member comes from a library module
 } ch_group;
+
+/// A growing type's instance, for its holder path (census_growth.c).
+#define CH_GROWTH_PICKS 4
+typedef struct {
+  uintptr_t metadata;
+  uintptr_t address;  // 0 when no reachable instance could be picked
+  int known_new;  // not there at the previous census (else its age is unknown)
+  uint64_t previous_count, count;
+  const char *name;  // the type's name (ch_census_type_name: kept for the process's life)
+  size_t name_length;
+} ch_growth_pick;
 
 typedef struct {
   ch_bump bump;
@@ -89,6 +101,10 @@ typedef struct {
   int32_t *pending_rows;  // per pending entry, its row or -1
   const char *error;  // why the census could not run, or NULL
   uint64_t unreachable, unreachable_bytes, delayed, live_bytes;
+  size_t mark_capacity;  // the mark's work list, in rows
+  size_t type_count;  // distinct types among the valid rows
+  ch_growth_pick picks[CH_GROWTH_PICKS];  // growing types of this label (census_growth.c)
+  size_t pick_count;
   ch_park park;
   uint64_t started_ns, total_us;
 } ch_census;
@@ -102,6 +118,107 @@ const char *ch_census_edge_name(ch_census *c, int32_t row, uint32_t offset, char
                                 size_t capacity);
 /// The offset of the first owning word in `holder` that points at `target`, or 0.
 uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target);
+
+// ---- shared by the census's passes (census.c, census_read.c, census_rules.c, census_group.c)
+
+#define SPARE_BITS_STRIPPED 0x00fffffffffffff8ull  // SWIFT_ABI_DEFAULT_64BIT_SPARE_BITS_MASK
+#define WINDOW_BYTES (1u << 20)
+#define FILTER_BITS (1u << 24)
+#define TYPE_SLOTS (1u << 16)
+#define STALE_WORDS 64
+
+/// Edges are stored as the target's row when the metadata vouches for the word as a
+/// reference (a declared field's first word, a closure capture, an element of an array of
+/// class references): subtracted from the target's count. A word that may only look like
+/// one (inside a struct or enum payload, where a case's unused bytes keep an old value, or
+/// in tail-allocated storage) is stored as -(row + 2): followed when marking and grouping,
+/// never subtracted, so a stale copy cannot make a held object look like garbage.
+#define EDGE_DROPPED (-1)
+static inline int32_t edge_target(int32_t e) {
+  return e >= 0 ? e : e == EDGE_DROPPED ? -1 : -e - 2;
+}
+
+// census_rules.c: what each type's words mean.
+enum { WORDS_OWNING = 0, WORDS_CLASS = 1, WORDS_ARRAY = 2 };
+
+/// Per metadata: which words own what they point at. Filled once per type, before threads
+/// are parked where possible (it asks the runtime for names, which takes its locks).
+typedef struct {
+  uintptr_t metadata;
+  uint8_t kind;
+  uint64_t stale;  // WORDS_CLASS: bit i set when the word at 16 + 8 i owns nothing
+  uint32_t field_words;  // WORDS_CLASS: words of stored properties (past them: tail storage)
+  uint32_t element_start, element_stride;  // WORDS_ARRAY
+  int certain_elements;  // WORDS_ARRAY: elements are class references
+} word_rule;
+
+typedef struct {
+  word_rule *slots;
+  uintptr_t array_descriptor;
+  size_t count;  // types with a rule
+} rules;
+
+/// The rule of the type with `metadata`, made on first use (it asks the runtime for field
+/// names, which takes its locks: met first while other threads are parked, that waits).
+const word_rule *ch_census_rule_of(rules *r, uintptr_t metadata);
+
+enum { WORD_NONE = 0, WORD_CERTAIN = 1, WORD_MAYBE = 2 };
+
+/// What the word at `offset` of an object (its first words in `header`) is: no reference, a
+/// reference the metadata vouches for, or a word that may be one (see edge_target).
+static inline int owns(const word_rule *rule, const uint64_t *header, uint64_t offset) {
+  if (rule->kind == WORDS_CLASS) {
+    uint64_t i = (offset - 16) / 8;
+    if (i >= STALE_WORDS) return WORD_MAYBE;
+    if ((rule->stale >> i) & 1) return WORD_NONE;
+    return i < rule->field_words ? WORD_CERTAIN : WORD_MAYBE;
+  }
+  if (rule->kind == WORDS_ARRAY) {
+    if (offset < rule->element_start) return WORD_NONE;  // count and capacity
+    int64_t count = (int64_t)header[2];
+    uint64_t index = (offset - rule->element_start) / rule->element_stride;
+    if (count < 0 || index >= (uint64_t)count) return WORD_NONE;
+    return rule->certain_elements ? WORD_CERTAIN : WORD_MAYBE;
+  }
+  return WORD_CERTAIN;
+}
+
+// census_read.c: the passes over memory.
+typedef struct {
+  ch_census *c;
+  uint64_t *filter;  // FILTER_BITS, one per 16-byte granule (mod the size) that starts a row
+  uintptr_t low, high;
+} finder;
+
+typedef struct {
+  uint64_t *buffer;  // WINDOW_BYTES
+  uintptr_t start, end;  // what `buffer` holds
+} window;
+
+/// The row of the object starting exactly at `key`, or -1.
+int32_t ch_census_exact(const finder *f, uintptr_t key);
+/// Pass 1: validates every row and collects its owning words that point at rows; 0 when
+/// the edge table is full.
+int ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w, size_t edge_capacity);
+/// Pass 2: every root word that points into a valid object flags it CF_ROOT_WORD.
+void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_count,
+                         uint64_t *buffer, uintptr_t own_frame);
+/// Subtracts the references between valid objects; drops edges into invalid rows.
+void ch_census_subtract_internal(ch_census *c);
+
+// census_group.c
+/// Groups the unreachable objects; 0 when out of memory.
+int ch_census_group(ch_census *c);
+
+// ---- census_growth.c ---------------------------------------------------------------------
+/// Compares this census's live counts (`live`, most numerous first) with the label's
+/// earlier censuses, picks an instance of each type that rose at every one (c->picks), and
+/// keeps what the next census of the label compares with. Under the census lock.
+void ch_census_growth(ch_census *c, const ch_type_count *live, size_t types);
+/// `json` (the record's members, malloc'ed) with `,"growing":[…]` appended when the census
+/// picked growing instances: each with its holder path, from a holder scan run now. Call
+/// with the census lock released (the scan takes its own). Frees `json` when it grows it.
+char *ch_census_growth_json(char *json, const ch_census *c);
 
 // ---- census_fields.c ---------------------------------------------------------------------
 /// Bit i set when the word at 16 + 8 i of an instance of the class with `metadata` is a

@@ -107,17 +107,8 @@ static void cycle_text(ch_census *c, const ch_group *g, ch_json *out) {
 
 // ---- JSON --------------------------------------------------------------------------------
 
-static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t count,
-                       uint64_t bytes) {
-  char id[24];
-  finding_id(g, id, sizeof id);
-  ch_json_raw(json, "{\"id\":\"");
-  ch_json_raw(json, id);
-  ch_json_raw(json, g->cycle ? "\",\"kind\":\"cycle\"" : "\",\"kind\":\"leak\"");
-  ch_json_raw(json, ",\"instances\":");
-  ch_json_int(json, g->instances);
-  json_counts(json, count, bytes);
-  if (g->library) ch_json_raw(json, ",\"library\":true");
+/// `members`: a TYPE-COUNT per type of one instance, then the types past CH_GROUP_TYPES.
+static void json_members(ch_json *json, const ch_group *g) {
   ch_json_raw(json, ",\"members\":[");
   for (size_t i = 0; i < g->type_count; i++) {
     if (i) ch_json_raw(json, ",");
@@ -132,7 +123,12 @@ static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t 
     json_counts(json, g->other_count, g->other_bytes);
     ch_json_raw(json, "}");
   }
-  ch_json_raw(json, "],\"edges\":[");
+  ch_json_raw(json, "]");
+}
+
+/// `edges`: the cycle through the root, by type and field.
+static void json_edges(ch_census *c, ch_json *json, const ch_group *g) {
+  ch_json_raw(json, ",\"edges\":[");
   for (size_t i = 0; i < g->cycle_length; i++) {
     if (i) ch_json_raw(json, ",");
     ch_json_raw(json, "{\"type\":");
@@ -144,33 +140,54 @@ static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t 
     ch_json_string(json, edge ? edge : "", edge ? strlen(edge) : 0);
     ch_json_raw(json, "}");
   }
-  ch_json_raw(json, "],\"tree\":[");
+  ch_json_raw(json, "]");
+}
+
+/// One line of `tree`.
+static void json_tree_line(ch_census *c, ch_json *json, const ch_group *g,
+                           const ch_tree_line *line) {
+  ch_json_raw(json, "{\"depth\":");
+  ch_json_int(json, line->depth);
+  ch_json_raw(json, ",\"type\":");
+  json_type(json, c->rows[line->object].metadata);
+  ch_json_raw(json, ",\"obj\":");
+  ch_json_hex(json, c->rows[line->object].address);
+  ch_json_raw(json, ",\"size\":");
+  ch_json_int(json, (int64_t)c->rows[line->object].size);
+  if (line->parent >= 0) {
+    char field[128];
+    const char *edge = ch_census_edge_name(c, g->tree[line->parent].object, line->offset,
+                                           field, sizeof field);
+    if (edge) {
+      ch_json_raw(json, ",\"via\":");
+      ch_json_string(json, edge, strlen(edge));
+    }
+  }
+  if (line->back) {
+    ch_json_raw(json, ",\"back\":true");
+  } else {
+    json_counts(json, line->retained_count, line->retained_bytes);
+  }
+  ch_json_raw(json, "}");
+}
+
+static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t count,
+                       uint64_t bytes) {
+  char id[24];
+  finding_id(g, id, sizeof id);
+  ch_json_raw(json, "{\"id\":\"");
+  ch_json_raw(json, id);
+  ch_json_raw(json, g->cycle ? "\",\"kind\":\"cycle\"" : "\",\"kind\":\"leak\"");
+  ch_json_raw(json, ",\"instances\":");
+  ch_json_int(json, g->instances);
+  json_counts(json, count, bytes);
+  if (g->library) ch_json_raw(json, ",\"library\":true");
+  json_members(json, g);
+  json_edges(c, json, g);
+  ch_json_raw(json, ",\"tree\":[");
   for (size_t i = 0; i < g->tree_count; i++) {
-    const ch_tree_line *line = &g->tree[i];
     if (i) ch_json_raw(json, ",");
-    ch_json_raw(json, "{\"depth\":");
-    ch_json_int(json, line->depth);
-    ch_json_raw(json, ",\"type\":");
-    json_type(json, c->rows[line->object].metadata);
-    ch_json_raw(json, ",\"obj\":");
-    ch_json_hex(json, c->rows[line->object].address);
-    ch_json_raw(json, ",\"size\":");
-    ch_json_int(json, (int64_t)c->rows[line->object].size);
-    if (line->parent >= 0) {
-      char field[128];
-      const char *edge = ch_census_edge_name(c, g->tree[line->parent].object, line->offset,
-                                             field, sizeof field);
-      if (edge) {
-        ch_json_raw(json, ",\"via\":");
-        ch_json_string(json, edge, strlen(edge));
-      }
-    }
-    if (line->back) {
-      ch_json_raw(json, ",\"back\":true");
-    } else {
-      json_counts(json, line->retained_count, line->retained_bytes);
-    }
-    ch_json_raw(json, "}");
+    json_tree_line(c, json, g, &g->tree[i]);
   }
   ch_json_raw(json, "]}");
 }
@@ -215,10 +232,7 @@ static void finding_totals(ch_census *c, int32_t first, uint64_t *count, uint64_
   }
 }
 
-typedef struct {
-  uintptr_t metadata;
-  uint64_t count, bytes;
-} type_total;
+typedef ch_type_count type_total;
 
 /// Adds to a small open-addressing table of per-type totals (`capacity` a power of two).
 static void tally(type_total *table, size_t capacity, uintptr_t metadata, uint64_t count,
@@ -263,7 +277,13 @@ static void json_totals(ch_json *json, const type_total *rows, size_t n) {
   ch_json_raw(json, "]");
 }
 
-#define TALLY_SLOTS (1u << 17)
+/// The tally tables' slots: twice the types the census met, a power of two (every type a
+/// table counts is one of them), so that the table costs nothing like a fixed 3 MB.
+static size_t tally_slots(const ch_census *c) {
+  size_t slots = 64;
+  while (slots < 2 * c->type_count && slots < 2 * TYPE_SLOTS) slots *= 2;
+  return slots;
+}
 
 static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
   const cholders_census_pending *p = c->pending;
@@ -271,14 +291,14 @@ static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
   size_t labels = p ? p->label_count : 0;
   int first = 1;
   for (size_t q = 0; q < labels; q++) {
-    memset(table, 0, TALLY_SLOTS * sizeof *table);
+    memset(table, 0, tally_slots(c) * sizeof *table);
     uint64_t count = 0, bytes = 0;
     for (size_t i = 0; i < p->count; i++) {
       int32_t row = c->pending_rows ? c->pending_rows[i] : -1;
       if (p->queue[i] != q || row < 0 || !(c->flags[row] & CF_DELAYED)) continue;
       count++;
       bytes += c->rows[row].size;
-      tally(table, TALLY_SLOTS, c->rows[row].metadata, 1, c->rows[row].size);
+      tally(table, tally_slots(c), c->rows[row].metadata, 1, c->rows[row].size);
     }
     if (count == 0) continue;
     if (!first) ch_json_raw(json, ",");
@@ -287,12 +307,85 @@ static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
     const char *label = p->labels[q] ? p->labels[q] : "";
     ch_json_string(json, label, strlen(label));
     json_counts(json, count, bytes);
-    size_t n = sorted_totals(table, TALLY_SLOTS);
+    size_t n = sorted_totals(table, tally_slots(c));
     ch_json_raw(json, ",\"types\":");
     json_totals(json, table, n < CH_CENSUS_MORE_TYPES ? n : CH_CENSUS_MORE_TYPES);
     ch_json_raw(json, "}");
   }
   ch_json_raw(json, "]");
+}
+
+/// The counts before `groups`: live objects and bytes, the program's and the libraries'
+/// leaks, delayed objects.
+static void json_counts_header(ch_census *c, ch_json *json) {
+  uint64_t objects = 0, leaked = 0, leaked_bytes = 0, library = 0, library_bytes = 0;
+  for (size_t i = 0; i < c->row_count; i++) objects += (c->flags[i] & CF_VALID) != 0;
+  for (size_t i = 0; i < c->group_count; i++) {
+    const ch_group *g = &c->groups[i];
+    if (g->library) {
+      library += g->count;
+      library_bytes += g->bytes;
+    } else {
+      leaked += g->count;
+      leaked_bytes += g->bytes;
+    }
+  }
+  const char *names[] = {",\"objects\":",        ",\"bytes\":",
+                         ",\"leaked\":",         ",\"leaked_bytes\":",
+                         ",\"library_leaked\":", ",\"library_leaked_bytes\":",
+                         ",\"delayed_objects\":"};
+  uint64_t values[] = {objects, c->live_bytes, leaked, leaked_bytes,
+                       library, library_bytes, c->delayed};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    ch_json_raw(json, names[i]);
+    ch_json_int(json, (int64_t)values[i]);
+  }
+}
+
+/// `more`: the findings not written in full, summed by type in one pass over the groups.
+static void json_more(ch_census *c, ch_json *json, const int32_t *order, size_t findings,
+                      size_t full, type_total *table) {
+  memset(table, 0, tally_slots(c) * sizeof *table);
+  uint64_t count = 0, bytes = 0;
+  uint8_t *written = ch_bump_alloc(&c->bump, c->group_count + 1);
+  if (written) {
+    memset(written, 0, c->group_count + 1);
+    for (size_t k = 0; k < full; k++) written[order[k]] = 1;
+  }
+  for (size_t i = 0; i < c->group_count && written; i++) {
+    const ch_group *g = &c->groups[i];
+    if (written[g->same_as >= 0 ? (size_t)g->same_as : i]) continue;
+    count += g->count;
+    bytes += g->bytes;
+    for (size_t t = 0; t < g->type_count; t++) {
+      tally(table, tally_slots(c), g->types[t].metadata, g->types[t].count, g->types[t].bytes);
+    }
+  }
+  ch_json_raw(json, ",\"more\":{\"findings\":");
+  ch_json_int(json, (int64_t)(findings - full));
+  json_counts(json, count, bytes);
+  size_t n = sorted_totals(table, tally_slots(c));
+  ch_json_raw(json, ",\"types\":");
+  json_totals(json, table, n < CH_CENSUS_MORE_TYPES ? n : CH_CENSUS_MORE_TYPES);
+  ch_json_raw(json, "}");
+}
+
+/// `live`: per-type counts of every valid row. The same tally feeds the label's growth
+/// (census_growth.c), which compares it with the label's earlier censuses.
+static void json_live(ch_census *c, ch_json *json, type_total *table) {
+  memset(table, 0, tally_slots(c) * sizeof *table);
+  for (size_t i = 0; i < c->row_count; i++) {
+    if (!(c->flags[i] & CF_VALID)) continue;
+    tally(table, tally_slots(c), c->rows[i].metadata, 1, c->rows[i].size);
+  }
+  size_t types = sorted_totals(table, tally_slots(c));
+  ch_census_growth(c, table, types);
+  ch_json_raw(json, ",\"live\":");
+  json_totals(json, table, types < CH_CENSUS_LIVE_TYPES ? types : CH_CENSUS_LIVE_TYPES);
+  if (types > CH_CENSUS_LIVE_TYPES) {
+    ch_json_raw(json, ",\"live_types_omitted\":");
+    ch_json_int(json, (int64_t)(types - CH_CENSUS_LIVE_TYPES));
+  }
 }
 
 static char *render_json(ch_census *c, const int32_t *order, size_t findings,
@@ -307,32 +400,7 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
     ch_json_int(&json, (int64_t)c->total_us);
     return json.bytes;
   }
-  uint64_t objects = 0, leaked = 0, leaked_bytes = 0, library = 0, library_bytes = 0;
-  for (size_t i = 0; i < c->row_count; i++) objects += (c->flags[i] & CF_VALID) != 0;
-  for (size_t i = 0; i < c->group_count; i++) {
-    const ch_group *g = &c->groups[i];
-    if (g->library) {
-      library += g->count;
-      library_bytes += g->bytes;
-    } else {
-      leaked += g->count;
-      leaked_bytes += g->bytes;
-    }
-  }
-  ch_json_raw(&json, ",\"objects\":");
-  ch_json_int(&json, (int64_t)objects);
-  ch_json_raw(&json, ",\"bytes\":");
-  ch_json_int(&json, (int64_t)c->live_bytes);
-  ch_json_raw(&json, ",\"leaked\":");
-  ch_json_int(&json, (int64_t)leaked);
-  ch_json_raw(&json, ",\"leaked_bytes\":");
-  ch_json_int(&json, (int64_t)leaked_bytes);
-  ch_json_raw(&json, ",\"library_leaked\":");
-  ch_json_int(&json, (int64_t)library);
-  ch_json_raw(&json, ",\"library_leaked_bytes\":");
-  ch_json_int(&json, (int64_t)library_bytes);
-  ch_json_raw(&json, ",\"delayed_objects\":");
-  ch_json_int(&json, (int64_t)c->delayed);
+  json_counts_header(c, &json);
   ch_json_raw(&json, ",\"groups\":[");
   size_t full = findings < CH_CENSUS_FULL_FINDINGS ? findings : CH_CENSUS_FULL_FINDINGS;
   for (size_t k = 0; k < full; k++) {
@@ -342,44 +410,9 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
     json_group(c, &json, &c->groups[order[k]], count, bytes);
   }
   ch_json_raw(&json, "]");
-  if (findings > full) {
-    memset(table, 0, TALLY_SLOTS * sizeof *table);
-    uint64_t count = 0, bytes = 0;
-    // One pass over the groups: those whose finding was not written in full.
-    uint8_t *written = ch_bump_alloc(&c->bump, c->group_count + 1);
-    if (written) {
-      memset(written, 0, c->group_count + 1);
-      for (size_t k = 0; k < full; k++) written[order[k]] = 1;
-    }
-    for (size_t i = 0; i < c->group_count && written; i++) {
-      const ch_group *g = &c->groups[i];
-      if (written[g->same_as >= 0 ? (size_t)g->same_as : i]) continue;
-      count += g->count;
-      bytes += g->bytes;
-      for (size_t t = 0; t < g->type_count; t++) {
-        tally(table, TALLY_SLOTS, g->types[t].metadata, g->types[t].count, g->types[t].bytes);
-      }
-    }
-    ch_json_raw(&json, ",\"more\":{\"findings\":");
-    ch_json_int(&json, (int64_t)(findings - full));
-    json_counts(&json, count, bytes);
-    size_t n = sorted_totals(table, TALLY_SLOTS);
-    ch_json_raw(&json, ",\"types\":");
-    json_totals(&json, table, n < CH_CENSUS_MORE_TYPES ? n : CH_CENSUS_MORE_TYPES);
-    ch_json_raw(&json, "}");
-  }
+  if (findings > full) json_more(c, &json, order, findings, full, table);
   json_delayed(c, &json, table);
-  memset(table, 0, TALLY_SLOTS * sizeof *table);
-  for (size_t i = 0; i < c->row_count; i++) {
-    if (c->flags[i] & CF_VALID) tally(table, TALLY_SLOTS, c->rows[i].metadata, 1, c->rows[i].size);
-  }
-  size_t types = sorted_totals(table, TALLY_SLOTS);
-  ch_json_raw(&json, ",\"live\":");
-  json_totals(&json, table, types < CH_CENSUS_LIVE_TYPES ? types : CH_CENSUS_LIVE_TYPES);
-  if (types > CH_CENSUS_LIVE_TYPES) {
-    ch_json_raw(&json, ",\"live_types_omitted\":");
-    ch_json_int(&json, (int64_t)(types - CH_CENSUS_LIVE_TYPES));
-  }
+  json_live(c, &json, table);
   ch_json_raw(&json, ",\"threads_stopped\":");
   ch_json_int(&json, (int64_t)c->park.stopped);
   ch_json_raw(&json, ",\"threads_unstopped\":");
@@ -436,6 +469,58 @@ static void text_group(ch_census *c, ch_json *out, const ch_group *g, uint64_t c
   text_raw(out, "\n\n");
 }
 
+/// "Process N: M leaks for B total leaked bytes." as `leaks` says it; returns the
+/// libraries' objects and bytes, shown apart.
+static void text_header(ch_census *c, ch_json *out, uint64_t *library, uint64_t *library_bytes) {
+  uint64_t leaked = 0, bytes = 0;
+  *library = *library_bytes = 0;
+  for (size_t i = 0; i < c->group_count; i++) {
+    if (c->groups[i].library) {
+      *library += c->groups[i].count;
+      *library_bytes += c->groups[i].bytes;
+    } else {
+      leaked += c->groups[i].count;
+      bytes += c->groups[i].bytes;
+    }
+  }
+  text_format(out, leaked == 1 ? "Process %llu: %llu leak" : "Process %llu: %llu leaks",
+              (unsigned long long)getpid(), leaked);
+  text_format(out, " for %llu total leaked bytes.", bytes, 0);
+  if (c->label[0]) {
+    text_raw(out, " (census \"");
+    text_escaped(out, c->label, strlen(c->label));
+    text_raw(out, "\")");
+  }
+  text_raw(out, "\n\n");
+}
+
+/// The delayed objects, by queue, and the census's own line.
+static void text_footer(ch_census *c, ch_json *out) {
+  const cholders_census_pending *p = c->pending;
+  if (c->delayed > 0 && p) {
+    text_format(out, "Delayed (waiting in a DeallocQueue, not leaks): %llu objects", c->delayed, 0);
+    for (size_t q = 0; q < p->label_count; q++) {
+      uint64_t n = 0;
+      for (size_t i = 0; i < p->count; i++) {
+        int32_t row = c->pending_rows ? c->pending_rows[i] : -1;
+        n += p->queue[i] == q && row >= 0 && (c->flags[row] & CF_DELAYED);
+      }
+      if (n == 0) continue;
+      text_raw(out, "; queue \"");
+      text_escaped(out, p->labels[q], strlen(p->labels[q]));
+      text_format(out, "\": %llu queued", n, 0);
+    }
+    text_raw(out, "\n");
+  }
+  uint64_t objects = 0;
+  for (size_t i = 0; i < c->row_count; i++) objects += (c->flags[i] & CF_VALID) != 0;
+  text_format(out, "census: %llu live Swift objects, %llu us", objects, c->total_us);
+  if (c->park.unstopped > 0) {
+    text_format(out, " (%llu threads not stopped: their registers unseen)", c->park.unstopped, 0);
+  }
+  text_raw(out, "\n");
+}
+
 static char *render_text(ch_census *c, const int32_t *order, size_t findings) {
   ch_json out = {NULL, 0, 0, 0};
   if (c->error) {
@@ -444,25 +529,8 @@ static char *render_text(ch_census *c, const int32_t *order, size_t findings) {
     text_raw(&out, "\n");
     return out.bytes;
   }
-  uint64_t leaked = 0, bytes = 0, library = 0, library_bytes = 0;
-  for (size_t i = 0; i < c->group_count; i++) {
-    if (c->groups[i].library) {
-      library += c->groups[i].count;
-      library_bytes += c->groups[i].bytes;
-    } else {
-      leaked += c->groups[i].count;
-      bytes += c->groups[i].bytes;
-    }
-  }
-  text_format(&out, leaked == 1 ? "Process %llu: %llu leak" : "Process %llu: %llu leaks",
-              (unsigned long long)getpid(), leaked);
-  text_format(&out, " for %llu total leaked bytes.", bytes, 0);
-  if (c->label[0]) {
-    text_raw(&out, " (census \"");
-    text_escaped(&out, c->label, strlen(c->label));
-    text_raw(&out, "\")");
-  }
-  text_raw(&out, "\n\n");
+  uint64_t library, library_bytes;
+  text_header(c, &out, &library, &library_bytes);
   size_t shown = 0;
   int library_header = 0;
   for (size_t k = 0; k < findings; k++) {
@@ -482,35 +550,13 @@ static char *render_text(ch_census *c, const int32_t *order, size_t findings) {
     text_group(c, &out, g, count, total);
     shown++;
   }
-  const cholders_census_pending *p = c->pending;
-  if (c->delayed > 0 && p) {
-    text_format(&out, "Delayed (waiting in a DeallocQueue, not leaks): %llu objects", c->delayed, 0);
-    for (size_t q = 0; q < p->label_count; q++) {
-      uint64_t n = 0;
-      for (size_t i = 0; i < p->count; i++) {
-        int32_t row = c->pending_rows ? c->pending_rows[i] : -1;
-        n += p->queue[i] == q && row >= 0 && (c->flags[row] & CF_DELAYED);
-      }
-      if (n == 0) continue;
-      text_raw(&out, "; queue \"");
-      text_escaped(&out, p->labels[q], strlen(p->labels[q]));
-      text_format(&out, "\": %llu queued", n, 0);
-    }
-    text_raw(&out, "\n");
-  }
-  uint64_t objects = 0;
-  for (size_t i = 0; i < c->row_count; i++) objects += (c->flags[i] & CF_VALID) != 0;
-  text_format(&out, "census: %llu live Swift objects, %llu us", objects, c->total_us);
-  if (c->park.unstopped > 0) {
-    text_format(&out, " (%llu threads not stopped: their registers unseen)", c->park.unstopped, 0);
-  }
-  text_raw(&out, "\n");
+  text_footer(c, &out);
   return out.bytes;
 }
 
 char *ch_census_render(ch_census *c, char **text) {
   int32_t *order = ch_bump_alloc(&c->bump, (c->group_count + 1) * sizeof(int32_t));
-  type_total *table = ch_bump_alloc(&c->bump, TALLY_SLOTS * sizeof(type_total));
+  type_total *table = ch_bump_alloc(&c->bump, tally_slots(c) * sizeof(type_total));
   if (order == NULL || table == NULL) {
     if (!c->error) c->error = "out of memory for the census's report";
     c->group_count = 0;

@@ -98,21 +98,23 @@ struct linux_dirent64 {
   char d_name[];
 };
 
-int ch_park_threads(ch_park *park) {
-  memset(park, 0, sizeof *park);
-  const char *off = getenv("CHOLDERS_CENSUS_NO_STOP");
-  if (off && strcmp(off, "1") == 0) return 0;
+/// Whether the host installed its own handler for the park's signal (then the census
+/// leaves its threads alone).
+static int host_handles_signal(void) {
   struct sigaction current;
-  if (sigaction(PARK_SIGNAL, NULL, &current) != 0) return 0;
-  int host_handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL
-                                                     : (current.sa_handler != SIG_DFL &&
-                                                        current.sa_handler != SIG_IGN);
-  // Listed with getdents64, not opendir: no malloc while threads are being stopped.
+  if (sigaction(PARK_SIGNAL, NULL, &current) != 0) return 1;
+  if (current.sa_flags & SA_SIGINFO) return current.sa_sigaction != NULL;
+  return current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+}
+
+/// The process's other threads, into `tids` (at most CH_PARK_MAX_THREADS; the rest are
+/// counted unstopped). Listed with getdents64, not opendir: no malloc while threads are
+/// being stopped. -1 when the list cannot be read.
+static long list_other_threads(long *tids, ch_park *park) {
   int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return 0;
+  if (dir < 0) return -1;
   long self = syscall(SYS_gettid);
-  long tids[CH_PARK_MAX_THREADS];
-  size_t tid_count = 0;
+  long tid_count = 0;
   char buffer[8192];
   for (;;) {
     long n = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
@@ -131,21 +133,12 @@ int ch_park_threads(ch_park *park) {
     }
   }
   close(dir);
-  if (host_handler) {
-    park->unstopped += tid_count;
-    return 0;
-  }
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_sigaction = park_handler;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigfillset(&action.sa_mask);
-  if (sigaction(PARK_SIGNAL, &action, &park->previous) != 0) {
-    park->unstopped += tid_count;
-    return 0;
-  }
-  park->installed = 1;
-  __atomic_store_n(&census_active, 1, __ATOMIC_RELEASE);
+  return tid_count;
+}
+
+/// Signals each thread that does not block the signal, then waits (bounded by
+/// CH_PARK_ANSWER_NS) until those have parked.
+static void signal_and_wait(ch_park *park, const long *tids, size_t tid_count) {
   pid_t pid = getpid();
   size_t sent = 0;
   for (size_t i = 0; i < tid_count; i++) {
@@ -165,6 +158,32 @@ int ch_park_threads(ch_park *park) {
   park->stopped = parked < sent ? parked : sent;
   park->unstopped += sent - park->stopped;
   park->sent = sent;
+}
+
+int ch_park_threads(ch_park *park) {
+  memset(park, 0, sizeof *park);
+  const char *off = getenv("CHOLDERS_CENSUS_NO_STOP");
+  if (off && strcmp(off, "1") == 0) return 0;
+  int host_handler = host_handles_signal();
+  long tids[CH_PARK_MAX_THREADS];
+  long tid_count = list_other_threads(tids, park);
+  if (tid_count < 0) return 0;
+  if (host_handler) {
+    park->unstopped += (size_t)tid_count;
+    return 0;
+  }
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = park_handler;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&action.sa_mask);
+  if (sigaction(PARK_SIGNAL, &action, &park->previous) != 0) {
+    park->unstopped += (size_t)tid_count;
+    return 0;
+  }
+  park->installed = 1;
+  __atomic_store_n(&census_active, 1, __ATOMIC_RELEASE);
+  signal_and_wait(park, tids, (size_t)tid_count);
   return (int)park->stopped;
 }
 

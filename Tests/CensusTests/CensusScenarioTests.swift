@@ -136,6 +136,17 @@ final class CensusScenarioTests: XCTestCase {
     XCTAssertEqual(value.shapes, [])
   }
 
+  /// One array holding 225,000 nodes, each with its own array storage and most with a next
+  /// node: more objects reached from one object than the mark's work list holds (a 16th of
+  /// the rows, at least 64k), so most are marked past its end and swept up later. Every
+  /// one is reachable, and so is everything each keeps.
+  func testAnObjectReachingMoreThanTheMarkListHoldsKeepsThemAll() throws {
+    let value = try census(.debug, "big")
+    XCTAssertEqual(value.shapes, [])
+    XCTAssertEqual(value.leaked, 0)
+    XCTAssertGreaterThan(value.raw["objects"] as? Int ?? 0, 450_000)
+  }
+
   /// 5,000 cycles of one shape are one finding ×5,000.
   func testManyCyclesOfOneShapeAreOneFindingDebug() throws {
     let value = try census(.debug, "many-cycles")

@@ -49,7 +49,8 @@ final class CensusTriggerTests: XCTestCase {
   }
 
   /// Checkpoints of one label count the live objects of every type: a cache that only
-  /// grows shows in each (what `check --max-growing-types` compares).
+  /// grows shows in each (what `check --max-growing-types` compares), and from the third
+  /// on, one of its newest entries with the path that holds it.
   func testCheckpointsCountLiveObjectsPerType() throws {
     let directory = try ScratchDirectory("census-growth")
     defer { directory.remove() }
@@ -60,6 +61,22 @@ final class CensusTriggerTests: XCTestCase {
     let iterations = censuses.filter { $0.raw["label"] as? String == "iteration" }
     XCTAssertEqual(iterations.map { $0.liveCount(of: "CensusProbe.CacheEntry") }, [10, 20, 30, 40])
     XCTAssertEqual(iterations.map(\.shapes), [[], [], [], []])
+    // From the third census of the label, the cache's entry type rose at every one: the
+    // record names one entry made since the previous census, and what holds it (the cache).
+    let growing = iterations.map { census in
+      (census.raw["growing"] as? [[String: Any]] ?? []).filter {
+        $0["type"] as? String == "CensusProbe.CacheEntry"
+      }
+    }
+    XCTAssertEqual(growing.map(\.count), [0, 0, 1, 1], "\(growing)")
+    for entry in growing.joined() {
+      XCTAssertEqual(entry["new"] as? Bool, true, "\(entry)")
+      let holders = try XCTUnwrap(entry["holders"] as? [String: Any], "\(entry)")
+      let path = try XCTUnwrap((holders["paths"] as? [[String: Any]])?.first, "\(holders)")
+      let root = path["root"] as? [String: Any]
+      XCTAssertEqual(root?["kind"] as? String, "global", "\(path)")
+      XCTAssertTrue((root?["sym"] as? String ?? "").hasSuffix("growingCache"), "\(path)")
+    }
     // Nothing else grows per checkpoint: the census's own queue lookup once kept two
     // closure contexts per call (a function value stored in the generic mutex).
     let live = iterations.map { census in

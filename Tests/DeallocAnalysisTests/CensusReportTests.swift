@@ -166,6 +166,38 @@ import Testing
     #expect(Gate().evaluate(two).growingTypes == nil)
   }
 
+  /// The recorder's `growing` member: one new instance of a growing type and what held it,
+  /// shown under the type's growth line and in the JSON report's `growing`.
+  @Test func theNewestInstanceOfAGrowingTypeShowsItsHolderPath() throws {
+    let growing =
+      #","growing":[{"type":"Shop.Cache","previous":20,"count":35,"obj":"0x5000","new":true,"holders":{"direct":1,"more":0,"paths":[{"root":{"kind":"global","sym":"Shop.cache","mod":"/app/Shop"},"steps":[{"type":"Swift._ContiguousArrayStorage<Shop.Cache>","obj":"0x4000","off":304,"element":34,"count":35}]}],"scan_us":40}}]}"#
+    let last = String(Self.census("iteration", 4, [("Shop.Cache", 35)]).dropLast()) + growing
+    let report = try report([
+      Self.session, Self.census("iteration", 1, [("Shop.Cache", 10)]),
+      Self.census("iteration", 2, [("Shop.Cache", 20)]), last, Self.end,
+    ])
+    #expect(report.warnings.isEmpty)
+    let lines = TextRenderer().render(report).split(separator: "\n").map(String.init)
+    let start = try #require(lines.firstIndex { $0.hasPrefix("    Shop.Cache: 10 → 20 → 35") })
+    #expect(
+      Array(lines[(start + 1)...].prefix(5)) == [
+        "      one of the newest (not there at the previous \"iteration\"), at the last one:",
+        "        held by (shortest path from a root):",
+        "          global Shop.cache  (Shop)",
+        "          → [element 34 of 35]  Swift._ContiguousArrayStorage<Shop.Cache>",
+        "          → Shop.Cache 0x5000",
+      ])
+    let json = JSONRenderer().render(report)
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let census = try #require(document["census"] as? [String: Any])
+    let type = try #require((census["growing"] as? [[String: Any]])?.first)
+    let newest = try #require(type["newest"] as? [String: Any])
+    #expect(newest["obj"] as? String == "0x5000")
+    #expect(newest["new"] as? Bool == true)
+    #expect((newest["holders"] as? [String: Any])?["direct"] as? Int == 1)
+  }
+
   @Test func aMalformedCensusIsAWarningNotACrash() throws {
     let report = try report([
       Self.session, #"{"ev":"census","t":5,"label":"x","groups":[{"kind":"leak"}]}"#, Self.end,

@@ -53,7 +53,9 @@ public struct CensusSection: Sendable, Equatable {
           census.live.first { $0.type == entry.type }?.count ?? 0
         }
         guard zip(counts, counts.dropFirst()).allSatisfy({ $0 < $1 }) else { continue }
-        result.append(GrowingType(label: label, type: entry.type, counts: counts))
+        let instance = last.growing.first { $0.type == entry.type }
+        result.append(
+          GrowingType(label: label, type: entry.type, counts: counts, instance: instance))
       }
     }
     return result.sorted { ($0.growthPerCheckpoint, $1.type) > ($1.growthPerCheckpoint, $0.type) }
@@ -79,6 +81,9 @@ public struct GrowingType: Sendable, Equatable {
   public var type: String
   /// Its live count at each census of the label, in order.
   public var counts: [Int]
+  /// One of its instances at the last census of the label, with what held it, when the
+  /// recorder picked one (the record's `growing`).
+  public var instance: CensusGrowingInstance? = nil
 
   /// The average growth from one census of the label to the next.
   public var growthPerCheckpoint: Double {
@@ -92,5 +97,17 @@ public struct GrowingType: Sendable, Equatable {
     let step = growth == growth.rounded() ? String(Int(growth)) : String(growth)
     return "\(type): " + counts.map(String.init).joined(separator: " → ")
       + " (+\(step) per \"\(label)\")"
+  }
+
+  /// What held one of its newest instances, under ``text`` (indented by two spaces): which
+  /// instance, then its holder path as every report shows one (``HolderPathText``).
+  public var instanceLines: [String] {
+    guard let instance, let holders = instance.holders else { return [] }
+    let which =
+      instance.isNew
+      ? "one of the newest (not there at the previous \"\(label)\"), at the last one:"
+      : "one of them (its age unknown: too many to compare), at the last \"\(label)\":"
+    return ["  " + which]
+      + HolderPathText.lines(holders, type: type, address: instance.object).map { "    " + $0 }
   }
 }

@@ -56,6 +56,15 @@ enum CensusJSON {
           o.key("counts")
           o.array(type.counts) { $0.int($1) }
           o.field("growthPerCheckpoint", Int(type.growthPerCheckpoint.rounded()))
+          if let instance = type.instance, let holders = instance.holders {
+            o.key("newest")
+            o.object { o in
+              o.field("obj", instance.object.map(\.description))
+              o.field("new", instance.isNew)
+              o.key("holders")
+              JSONRenderer.holders(holders, to: &o)
+            }
+          }
         }
       }
     }

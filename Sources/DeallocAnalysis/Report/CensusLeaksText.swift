@@ -56,7 +56,9 @@ enum CensusLeaksText {
     let growing = section.growing
     guard !growing.isEmpty else { return [] }
     return ["  Growing at every checkpoint (still reachable, only ever added to):"]
-      + growing.prefix(20).map { "    " + $0.text }
+      + growing.prefix(20).flatMap { type in
+        (["\(type.text)"] + type.instanceLines).map { "    " + $0 }
+      }
   }
 
   /// One finding: its first instance's tree, then its cycle, id and instances.

@@ -28,6 +28,9 @@ public struct CensusRecord: Sendable, Equatable {
   public var delayed: [CensusQueue] = []
   /// Live objects per type, most numerous first.
   public var live: [CensusTypeCount] = []
+  /// Types whose live count rose at every census of this label (the record's optional
+  /// `growing`): one instance of each and what held it.
+  public var growing: [CensusGrowingInstance] = []
   public var threadsStopped = 0
   public var threadsUnstopped = 0
   /// The census's own time, in microseconds.
@@ -167,5 +170,23 @@ public struct CensusQueue: Sendable, Equatable {
     self.count = count
     self.bytes = bytes
     self.types = types
+  }
+}
+
+/// One instance of a type that grew at every census of a label, as the recorder picked it:
+/// new since the previous census when it could tell, with its holder path.
+public struct CensusGrowingInstance: Sendable, Equatable {
+  public var type: String
+  public var object: Address?
+  /// Not there at the previous census of the label; false when its age is unknown.
+  public var isNew: Bool
+  /// What held it (a holder scan right after the census); nil when it had gone.
+  public var holders: HolderReport?
+
+  public init(type: String, object: Address?, isNew: Bool, holders: HolderReport?) {
+    self.type = type
+    self.object = object
+    self.isNew = isNew
+    self.holders = holders
   }
 }

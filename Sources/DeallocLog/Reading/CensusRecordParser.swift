@@ -21,6 +21,8 @@ enum CensusRecordParser {
     case number(Double)
     case bool(Bool)
     case null
+    /// A `holders` member: a HOLDERS-VALUE, read by its own parser.
+    case holders(HolderReport)
 
     subscript(key: String) -> Value? {
       guard case .object(let members) = self else { return nil }
@@ -79,6 +81,9 @@ enum CensusRecordParser {
           types: try typeCounts(queue["types"], CensusRecord.Limits.membersPerGroup)))
     }
     record.live = try typeCounts(root["live"], CensusRecord.Limits.types)
+    for entry in (root["growing"]?.array ?? []).prefix(CensusRecord.Limits.types) {
+      record.growing.append(growingInstance(entry))
+    }
     return record
   }
 
@@ -115,6 +120,21 @@ enum CensusRecordParser {
       library: library,
       members: try typeCounts(value["members"], CensusRecord.Limits.membersPerGroup),
       edges: edges, tree: tree)
+  }
+
+  private static func growingInstance(_ entry: Value) -> CensusGrowingInstance {
+    var object: Address?
+    if let text = entry["obj"]?.string, text.hasPrefix("0x"),
+      let raw = UInt64(text.dropFirst(2), radix: 16)
+    {
+      object = Address(raw)
+    }
+    var isNew = false
+    if case .bool(let flag) = entry["new"] { isNew = flag }
+    var holders: HolderReport?
+    if case .holders(let report) = entry["holders"] { holders = report }
+    return CensusGrowingInstance(
+      type: entry["type"]?.string ?? "?", object: object, isNew: isNew, holders: holders)
   }
 
   private static func typeCounts(_ value: Value?, _ limit: Int) throws(Failure)
@@ -158,6 +178,11 @@ enum CensusRecordParser {
         let raw = try s.readRawString()
         let key = try s.decodeString(start: raw.start, count: raw.count, escaped: raw.escaped)
         try s.expect(UInt8(ascii: ":"), "':'")
+        s.skipWhitespace()
+        if key == "holders" && s.peek() == UInt8(ascii: "{") {
+          members.append((key, .holders(try HolderValueParser.value(&s))))
+          continue
+        }
         members.append((key, try value(&s, depth: depth + 1)))
       } while s.consume(UInt8(ascii: ","))
       try s.expect(UInt8(ascii: "}"), "',' or '}'")

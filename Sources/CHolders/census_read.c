@@ -1,0 +1,247 @@
+// Reading memory for the census: the object pass (each registered object validated, its
+// owning words turned into edges) and the root pass (every root word that points into an
+// object), both through ch_read, in windows, while the other threads are parked.
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "census.h"
+
+// ---- rows --------------------------------------------------------------------------------
+
+/// How many rows start at or below `address`. Branchless (the comparison picks the half
+/// with a conditional move): the object pass asks once per reference, and a branch at each
+/// of ~20 levels that goes either way half the time cost more than the loads.
+static size_t rows_at_or_below(const ch_census *c, uintptr_t address) {
+  size_t n = c->row_count;
+  if (n == 0) return 0;
+  const ch_entry *base = c->rows;
+  while (n > 1) {
+    size_t half = n / 2;
+    base = base[half].address <= address ? base + half : base;
+    n -= half;
+  }
+  return (size_t)(base - c->rows) + (base->address <= address);
+}
+
+/// The row of the object starting exactly at `key`, or -1.
+static inline int32_t exact(const finder *f, uintptr_t key) {
+  if (key < f->low || key > f->high || (key & 15)) return -1;
+  uint64_t bit = (key >> 4) & (FILTER_BITS - 1);
+  if (!(f->filter[bit >> 6] & (1ull << (bit & 63)))) return -1;
+  size_t count = rows_at_or_below(f->c, key);
+  return count > 0 && f->c->rows[count - 1].address == key ? (int32_t)(count - 1) : -1;
+}
+
+/// The valid row whose object encloses `address`, or -1. The chunk's last word is left out:
+/// it is the next chunk's `prev_size`, and the address right after a chunk is what glibc's
+/// arena keeps as its `top` (or a free chunk's address in a bin): no reference to this one.
+static int32_t enclosing(const ch_census *c, uintptr_t address) {
+  size_t count = rows_at_or_below(c, address);
+  if (count == 0) return -1;
+  const ch_entry *row = &c->rows[count - 1];
+  if (!(c->flags[count - 1] & CF_VALID)) return -1;
+  return address < row->address + row->size - 8 ? (int32_t)(count - 1) : -1;
+}
+
+/// Validates a row from its first two words and the chunk size word before it; fills in
+/// metadata and size; returns its strong count (-1 unknown) or -2 when it is no live object.
+static int64_t adopt(ch_entry *row, const uint64_t *header, uint64_t chunk_size_word) {
+  uint64_t bits = header[1];
+  if (!CH_RC_SLOW(bits) && (bits & CH_RC_DEINITING)) return -2;
+  if (!ch_metadata_known(header[0])) return -2;
+  // glibc: the size in the bits above 3; bit 1 marks an mmap'ed chunk (two header words).
+  uint64_t chunk_size = chunk_size_word & ~(uint64_t)7;
+  uint64_t overhead = (chunk_size_word & 2) ? 16 : 8;
+  if (chunk_size < 32 || chunk_size - overhead > ((uint64_t)1 << 40)) return -2;
+  row->metadata = header[0];
+  row->size = chunk_size - overhead;
+  if (!CH_RC_SLOW(bits)) return (int64_t)CH_RC_STRONG_EXTRA(bits) + 1;
+  return ch_strong_count(row->address);  // a side table, or immortal (-1)
+}
+
+// ---- reading objects ---------------------------------------------------------------------
+
+/// The longest piece of an object read at once: with the chunk's size word before it, it
+/// fills the window. A larger object is read in pieces, so the census needs no buffer as
+/// large as its largest object (an array of every object of the heap).
+#define PIECE_BYTES (WINDOW_BYTES - 8)
+
+/// The words [address, address + length) (length at most PIECE_BYTES), from the window,
+/// refilled from `address - 8` as needed (so an object's chunk size word comes with it);
+/// NULL when unreadable. `length` is shortened to what could be read.
+static const uint64_t *read_words(window *w, uintptr_t address, size_t *length) {
+  if (address >= w->start && address + *length <= w->end) {
+    return &w->buffer[(address - w->start) / 8];
+  }
+  size_t got = ch_read(w->buffer, address - 8, WINDOW_BYTES) & ~(size_t)7;
+  if (got < 8 + 8) {
+    // The window reaches past the mapping's end: read the piece alone.
+    got = ch_read(w->buffer, address - 8, *length + 8) & ~(size_t)7;
+    if (got < 8 + 8) return NULL;
+  }
+  w->start = address - 8;
+  w->end = address - 8 + got;
+  if (address + *length > w->end) *length = w->end - address;
+  return &w->buffer[1];
+}
+
+// ---- the passes --------------------------------------------------------------------------
+
+/// Appends the edges of one valid object: its words that point at rows and that its type's
+/// rule says may own (`header`: its first words, which the rule of an array reads). 0 when
+/// the edge table is full.
+static int collect_edges(ch_census *c, const finder *f, const word_rule *rule, window *w,
+                         const ch_entry *row, const uint64_t *header, size_t *edges,
+                         size_t capacity) {
+  for (uint64_t at = 0; at < row->size;) {
+    size_t length = row->size - at < PIECE_BYTES ? (size_t)(row->size - at) : PIECE_BYTES;
+    const uint64_t *words = read_words(w, row->address + at, &length);
+    if (words == NULL || length < 8) return 1;
+    for (size_t k = at == 0 ? 2 : 0; k < length / 8; k++) {
+      int32_t target = exact(f, words[k] & SPARE_BITS_STRIPPED);
+      if (target < 0) continue;
+      int kind = owns(rule, header, at + k * 8);
+      if (kind == WORD_NONE) continue;
+      if (*edges == capacity) return 0;
+      c->edges[(*edges)++] = kind == WORD_CERTAIN ? target : -target - 2;
+    }
+    at += length;
+  }
+  return 1;
+}
+
+/// Validates row `i` from its header and chunk size word; returns 1 when it is a live
+/// object (its count recorded), with its first words in `header`.
+static int validate_row(ch_census *c, window *w, size_t i, uint64_t header[4]) {
+  ch_entry *row = &c->rows[i];
+  size_t length = 32;
+  const uint64_t *words = read_words(w, row->address, &length);
+  if (words == NULL || length < 16) return 0;
+  memset(header, 0, 4 * sizeof(uint64_t));
+  memcpy(header, words, length);
+  int64_t strong = adopt(row, words, words[-1]);
+  if (strong == -2) return 0;
+  c->flags[i] |= CF_VALID;
+  if (strong < 0) {
+    c->flags[i] |= CF_RC_UNKNOWN;
+    strong = 0;
+  }
+  c->refs[i] = strong > INT32_MAX ? INT32_MAX : (int32_t)strong;
+  c->live_bytes += row->size;
+  return 1;
+}
+
+int ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w, size_t edge_capacity) {
+  size_t edges = 0;
+  uint64_t header[4];
+  for (size_t i = 0; i < c->row_count; i++) {
+    c->edge_start[i] = (uint32_t)edges;
+    if (!validate_row(c, w, i, header)) continue;
+    const word_rule *rule = ch_census_rule_of(r, c->rows[i].metadata);
+    if (!collect_edges(c, f, rule, w, &c->rows[i], header, &edges, edge_capacity)) return 0;
+  }
+  c->edge_start[c->row_count] = (uint32_t)edges;
+  c->edge_count = edges;
+  return 1;
+}
+
+void ch_census_subtract_internal(ch_census *c) {
+  for (size_t i = 0; i < c->row_count; i++) {
+    if (!(c->flags[i] & CF_VALID)) continue;
+    for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
+      int32_t t = edge_target(c->edges[e]);
+      if (!(c->flags[t] & CF_VALID)) {
+        c->edges[e] = EDGE_DROPPED;
+        continue;
+      }
+      if (c->edges[e] >= 0) c->refs[t]--;
+    }
+  }
+}
+
+typedef struct {
+  uintptr_t start;
+  int ok;
+  uintptr_t *ranges;
+  size_t count;
+} free_walk;
+
+#define MAX_FREE_WALKS 64
+
+/// Whether heap word `address` lies in a free malloc chunk (heap.c), walked once per heap.
+static int in_free_chunk(ch_census *c, free_walk *walks, size_t *walk_count,
+                         const ch_region *region, uintptr_t address) {
+  if (region->kind != CH_REGION_HEAP || region->arena == 0) return 0;
+  free_walk *walk = NULL;
+  for (size_t i = 0; i < *walk_count && !walk; i++) {
+    if (walks[i].start == region->arena_start) walk = &walks[i];
+  }
+  if (walk == NULL) {
+    if (*walk_count == MAX_FREE_WALKS) return 0;
+    walk = &walks[(*walk_count)++];
+    walk->start = region->arena_start;
+    walk->ok = ch_malloc_free_ranges(&c->bump, region->arena_start, region->arena_end,
+                                     region->arena == 1, &walk->ranges, &walk->count);
+  }
+  return walk->ok && ch_malloc_is_free(walk->ranges, walk->count, address);
+}
+
+/// Pass 2 (census.h). Words
+/// inside valid objects are references, not roots; words in free chunks are stale; a side
+/// table's pointer back at its object owns nothing.
+void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_count,
+                      uint64_t *buffer, uintptr_t own_frame) {
+  free_walk walks[MAX_FREE_WALKS];
+  size_t walk_count = 0;
+  uintptr_t low = c->row_count ? c->rows[0].address : 1;
+  uintptr_t high = c->row_count ? c->rows[c->row_count - 1].address + c->rows[c->row_count - 1].size : 0;
+  for (size_t r = 0; r < region_count; r++) {
+    const ch_region *region = &regions[r];
+    uintptr_t start = region->start;
+    // The census's own frames hold nothing of the program's.
+    if (own_frame > start && own_frame < region->end) {
+      start = own_frame;
+    }
+    size_t next_row = rows_at_or_below(c, start);
+    next_row = next_row > 0 ? next_row - 1 : 0;
+    for (uintptr_t at = start; at < region->end;) {
+      size_t want = region->end - at < WINDOW_BYTES ? region->end - at : WINDOW_BYTES;
+      size_t got = ch_read(buffer, at, want) & ~(size_t)7;
+      if (got == 0) {
+        at += 4096;
+        continue;
+      }
+      for (size_t i = 0; i < got / 8; i++) {
+        uintptr_t key = buffer[i] & SPARE_BITS_STRIPPED;
+        if (key < low || key >= high) continue;
+        uintptr_t address = at + i * 8;
+        if (region->kind == CH_REGION_HEAP) {
+          // Skip the words of valid objects: rows ahead of `address` in order.
+          while (next_row < c->row_count &&
+                 c->rows[next_row].address + (c->rows[next_row].size ? c->rows[next_row].size : 16) <= address) {
+            next_row++;
+          }
+          if (next_row < c->row_count && (c->flags[next_row] & CF_VALID) &&
+              c->rows[next_row].address <= address) {
+            continue;
+          }
+        }
+        int32_t target = enclosing(c, key);
+        if (target < 0) continue;
+        if (c->flags[target] & CF_ROOT_WORD) continue;
+        if (region->kind == CH_REGION_HEAP) {
+          uint64_t bits = 0;
+          ch_read(&bits, c->rows[target].address + 8, 8);
+          if (ch_is_side_table_word(bits, address)) continue;
+          if (in_free_chunk(c, walks, &walk_count, region, address)) continue;
+        }
+        c->flags[target] |= CF_ROOT_WORD;
+      }
+      at += got;
+    }
+  }
+}
+int32_t ch_census_exact(const finder *f, uintptr_t key) { return exact(f, key); }
