@@ -39,7 +39,8 @@ enum CheckCommand: Command {
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
     BASELINE (adopting the gate where findings already exist):
-      --write-baseline FILE     record every finding that counts (after suppressions) with
+      --write-baseline FILE     record every finding that counts (after suppressions; the
+                                census's program findings included) with
                                 its id, count, kind, type and frames, as sorted JSON to
                                 commit; the verdict is then judged against it (or against
                                 --baseline, when given)
