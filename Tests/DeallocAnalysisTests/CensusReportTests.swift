@@ -51,7 +51,7 @@ import Testing
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let start = try #require(lines.firstIndex(of: "Leaks in the whole process (census \"exit\"):"))
     #expect(
-      Array(lines[start...].prefix(11)) == [
+      Array(lines[start...].prefix(12)) == [
         "Leaks in the whole process (census \"exit\"):",
         "    2 leaks for 80 total leaked bytes among 30 live Swift objects (census: 1500 us).",
         "    2 (80 bytes) ROOT CYCLE: <Shop.Order 0x2000> [40]",
@@ -59,6 +59,7 @@ import Testing
         "          order --> CYCLE BACK TO <Shop.Order 0x2000> [40]",
         "    cycle: Shop.Order.payment → Shop.Payment.order → Shop.Order; id fb73afc9ad01",
         "  Library leaks (the toolchain's own, never counted by the gate): 1 object, 136 bytes.",
+        "    XCTest: 1 group, 1 object, 136 bytes.",
         "    1 (136 bytes) ROOT CYCLE: <XCTest.XCTestCaseRun 0x3000> [136]",
         "       test --> CYCLE BACK TO <XCTest.XCTestCaseRun 0x3000> [136]",
         "    cycle: XCTest.XCTestCaseRun.test → XCTest.XCTestCaseRun; id 0000000000ab",

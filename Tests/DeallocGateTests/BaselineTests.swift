@@ -30,7 +30,10 @@ import Testing
     let recorded = Baseline(recording: result, path: "b.json")
     #expect(!recorded.entries.contains { $0.type == "ThirdPartySDK.SessionToken" })
     #expect(!recorded.entries.contains { $0.type == "Feed.ImageDecoder" })
-    #expect(recorded.entries.map(\.kind) == [.leaked, .trueLeak, .neverReleased])
+    #expect(
+      recorded.entries.map(\.kind) == [
+        .finding(.leaked), .finding(.trueLeak), .finding(.neverReleased),
+      ])
   }
 
   @Test func onlyNewAndGrownFindingsCountAndFixedEntriesAreListed() throws {

@@ -23,6 +23,9 @@ public struct AnalysisOptions: Sendable, Equatable {
   public var maximumExamples = 5
   /// Warnings kept; the rest are counted in ``Report/omittedWarnings``.
   public var maximumWarnings = 200
+  /// Modules the user names as libraries (`--library GLOB`): a census group whose every
+  /// named type comes from one of them, or from the toolchain, is a library leak.
+  public var libraryModules: [Glob] = []
   /// Objects left in queues from which ending a session makes their findings on a second
   /// thread (``QueuedObjectFindings``) and frees the session's tables on a third
   /// (``BackgroundRelease``): below it, starting a thread costs about what it saves. The

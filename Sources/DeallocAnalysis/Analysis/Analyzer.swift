@@ -211,7 +211,7 @@ public struct Analyzer: LogVisitor {
     case .holders(let scan):
       applyHolders(scan)
     case .census(let census):
-      censuses.add(census)
+      censuses.add(census, libraryModules: options.libraryModules)
     case .end, .session, .cut, .unknown:
       break
     }

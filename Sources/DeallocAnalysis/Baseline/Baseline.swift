@@ -49,8 +49,10 @@ public struct Baseline: Sendable, Equatable {
   /// since a threshold may be tightened later. Suppressed members stay out: the
   /// suppressions file already sets them aside, with its reasons.
   public init(recording result: GateResult, path: String) {
+    let census = (result.processLeaks?.groups ?? []).filter { !$0.isSuppressed }
     self.init(
-      entries: result.findings.filter { !$0.isSuppressed }.map { FindingDigest($0.finding) },
+      entries: result.findings.filter { !$0.isSuppressed }.map { FindingDigest($0.finding) }
+        + census.compactMap { FindingDigest($0.group) },
       path: path)
   }
 
@@ -151,11 +153,12 @@ public struct Baseline: Sendable, Equatable {
         throw bad("\(at).id: \(id.hex) is also findings[\(first)]; each id may appear once")
       }
       indexByID[id] = index
-      guard let kindText = entry["kind"]?.stringValue, let kind = Finding.Kind(rawValue: kindText)
+      guard let kindText = entry["kind"]?.stringValue,
+        let kind = FindingDigest.Kind(rawValue: kindText)
       else {
         throw bad(
           "\(at).kind: expected one of "
-            + Finding.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+            + FindingDigest.Kind.allRawValues.joined(separator: ", "))
       }
       guard let type = entry["type"]?.stringValue else {
         throw bad("\(at).type: expected a string")
@@ -174,9 +177,14 @@ public struct Baseline: Sendable, Equatable {
   /// has: the id is a hash of the kind among the rest, so such an entry was edited by hand
   /// and would silently allow (or fail) the wrong finding.
   /// - Throws: ``AnalysisError/badBaseline(path:line:message:)``.
-  public func checkKinds(against findings: [Finding]) throws(AnalysisError) {
-    var kinds: [FindingID: Finding.Kind] = [:]
-    for finding in findings { kinds[finding.id] = finding.kind }
+  public func checkKinds(
+    against findings: [Finding], census: [CensusGroup] = []
+  ) throws(AnalysisError) {
+    var kinds: [FindingID: FindingDigest.Kind] = [:]
+    for finding in findings { kinds[finding.id] = .finding(finding.kind) }
+    for group in census {
+      if let id = FindingID(parsing: group.id) { kinds[id] = .process(group.kind) }
+    }
     for entry in entries {
       guard let kind = kinds[entry.id], kind != entry.kind else { continue }
       throw .badBaseline(

@@ -25,7 +25,8 @@ public enum DiffInput {
       else {
         throw .inputUnreadable(path: argument, reason: "permission denied, I/O error or not UTF-8")
       }
-      return try DiffSide.parseSavedReport(text, path: argument)
+      return try DiffSide.parseSavedReport(
+        text, path: argument, libraryModules: options.libraryModules)
     }
     let report = try DeallocAnalysis.analyze([argument], options: options, symbolizer: symbolizer)
     analyzed(report)

@@ -51,7 +51,8 @@ public struct DiffSide: Sendable, Equatable {
     }
     self.init(
       inputs: report.inputs, isSavedReport: false,
-      findings: report.findings.map(FindingDigest.init),
+      findings: report.findings.map(FindingDigest.init)
+        + (report.census.final?.programGroups ?? []).compactMap(FindingDigest.init),
       falseLeaks: falseLeaks)
   }
 
@@ -60,9 +61,12 @@ public struct DiffSide: Sendable, Equatable {
   /// A finding without an `id` (a report saved before ids existed) gets one computed from
   /// its kind, type and `signatureFrames`, as the analysis would.
   /// - Throws: ``AnalysisError/badSavedReport(path:line:message:)``.
-  public static func parseSavedReport(_ text: String, path: String) throws(AnalysisError)
-    -> DiffSide
-  {
+  ///
+  /// `libraryModules` (`--library`) moves the saved census findings whose every named type
+  /// comes from those modules (or the toolchain's) out of the program's, as for logs.
+  public static func parseSavedReport(
+    _ text: String, path: String, libraryModules: [Glob] = []
+  ) throws(AnalysisError) -> DiffSide {
     let document: JSONValue
     do {
       document = try JSONParser.parse(text)
@@ -106,6 +110,36 @@ public struct DiffSide: Sendable, Equatable {
         FindingDigest(
           id: id, kind: kind, type: type, count: Int(count),
           frames: frames.map(FindingID.stableName)))
+    }
+    // The final census's program findings (`census.leaks`), by id, kind, root type and cycle.
+    for (index, leak) in (document["census"]?["leaks"]?.arrayValue ?? []).enumerated() {
+      let at = "census.leaks[\(index)]"
+      guard let idText = leak["id"]?.stringValue, let id = FindingID(parsing: idText) else {
+        throw bad("\(at).id: expected \(FindingID.length) hex digits")
+      }
+      guard let kindText = leak["kind"]?.stringValue,
+        let kind = CensusGroup.Kind(rawValue: kindText)
+      else { throw bad("\(at).kind: expected cycle or leak") }
+      guard let instances = leak["instances"]?.intValue, instances >= 0,
+        instances <= Int64(Int32.max)
+      else { throw bad("\(at).instances: expected a count (0 or more)") }
+      let edges = (leak["edges"]?.arrayValue ?? []).map { edge in
+        CensusEdge(
+          type: edge["type"]?.stringValue ?? "?", field: edge["field"]?.stringValue ?? "")
+      }
+      let members = (leak["members"]?.arrayValue ?? []).map { member in
+        CensusTypeCount(type: member["type"]?.stringValue ?? "?", count: 0, bytes: 0)
+      }
+      let root = leak["tree"]?.arrayValue?.first?["type"]?.stringValue ?? members.first?.type ?? ""
+      let group = CensusGroup(
+        id: id.hex, kind: kind, instances: Int(instances), count: 0, bytes: 0, library: false,
+        members: members, edges: edges,
+        tree: [
+          CensusTreeLine(
+            depth: 0, type: root, object: nil, size: 0, via: nil, back: false, count: 0, bytes: 0)
+        ])
+      guard !CensusLibraries.isLibrary(group, modules: libraryModules) else { continue }
+      if let digest = FindingDigest(group) { digests.append(digest) }
     }
     var falseLeaks: [FalseLeakKey: Int] = [:]
     for check in document["checks"]?.arrayValue ?? []

@@ -33,14 +33,16 @@ public struct Gate: Sendable {
     for (reportIndex, finding) in report.findings.enumerated() {
       findings += parts(of: finding, reportIndex: reportIndex, used: &used)
     }
-    let fixed = baseline.map { judge(&findings, against: $0) } ?? []
+    var fixed = baseline.map { judge(&findings, against: $0) } ?? []
     let results = thresholdResults(findings)
     let failingKinds = Set(results.filter { !$0.passed }.map(\.threshold.kind))
     for index in findings.indices where !findings[index].isSuppressed && !findings[index].isKnown {
       findings[index].failing = failingKinds.contains(findings[index].finding.kind)
     }
-    let processLeaks = ProcessLeakResult(
+    var processLeaks = ProcessLeakResult(
       report, limit: thresholds.maxProcessLeaks, suppressions: suppressions, used: &used)
+    // A census entry is fixed only when a census ran: a log without one says nothing of it.
+    if let baseline, processLeaks != nil { fixed += processLeaks!.judge(against: baseline) }
     let unused = zip(suppressions.suppressions, used).filter { !$0.1 }.map(\.0)
     var result = GateResult(
       report: report, thresholds: results, findings: findings, unusedSuppressions: unused)
@@ -48,6 +50,7 @@ public struct Gate: Sendable {
     result.fixedBaselineEntries = fixed
     result.processLeaks = processLeaks
     result.growingTypes = GrowingTypesResult(report, limit: thresholds.maxGrowingTypes)
+    result.libraryLeaks = LibraryLeakResult(report, limit: thresholds.maxLibraryLeaks)
     return result
   }
 
@@ -143,7 +146,7 @@ public struct Gate: Sendable {
         allowance[id] = 0
       }
     }
-    return baseline.entries.filter { !seen.contains($0.id) }
+    return baseline.entries.filter { !$0.isProcess && !seen.contains($0.id) }
   }
 }
 

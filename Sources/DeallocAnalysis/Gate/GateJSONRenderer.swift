@@ -10,6 +10,11 @@
 /// `summary`. With `--baseline`: each counted finding's `baseline` (`new` or `grown`) and
 /// `baselineCount`, each threshold's `known`, and `baseline` (`file`, `known` findings with
 /// their `baselineCount`, `fixed` entries in the baseline's own shape); `null` without.
+/// When the log held a census: `processLeaks` (`option`, `limit`, `count`, `known`,
+/// `library`, `passed`, `error`, and `findings`: each program census finding's `id`, `kind`,
+/// `type`, `instances`, `count`, `bytes`, `cycle`, `suppressedBy` and, with a baseline,
+/// `baseline` and `baselineCount`); with `--max-library-leaks`, `libraryLeaks` (`limit`,
+/// `count`, `passed`, `modules`: `module`, `groups`, `objects`, `bytes`).
 public struct GateJSONRenderer: Sendable {
   public static let gateVersion = 1
 
@@ -20,7 +25,70 @@ public struct GateJSONRenderer: Sendable {
   }
 
   public func document(_ result: GateResult) -> JSONValue {
+    var members = Self.members(result)
+    if let process = result.processLeaks { members.append(("processLeaks", Self.process(process))) }
+    if let library = result.libraryLeaks { members.append(("libraryLeaks", Self.library(library))) }
+    return .object(members)
+  }
+
+  static func process(_ process: ProcessLeakResult) -> JSONValue {
     .object([
+      ("option", .string("--" + ProcessLeakResult.optionName)),
+      ("limit", process.limit.map { .int($0) } ?? .null),
+      ("count", .int(process.count)),
+      ("known", .int(process.known)),
+      ("library", .int(process.library)),
+      ("passed", .bool(process.passed)),
+      ("error", process.error.map { .string($0) } ?? .null),
+      (
+        "findings",
+        .array(
+          process.groups.map { judged in
+            var members: [(String, JSONValue)] = [
+              ("id", .string(judged.group.id)),
+              ("kind", .string(FindingDigest.Kind.process(judged.group.kind).rawValue)),
+              ("type", .string(judged.group.rootType)),
+              ("instances", .int(judged.group.instances)),
+              ("count", .int(judged.group.count)),
+              ("bytes", .int(judged.group.bytes)),
+              ("cycle", .string(judged.group.cycleText)),
+              ("suppressedBy", judged.suppressedBy.map(suppression) ?? .null),
+            ]
+            switch judged.baseline {
+            case nil: break
+            case .new: members += [("baseline", .string("new")), ("baselineCount", .null)]
+            case .known(let count):
+              members += [("baseline", .string("known")), ("baselineCount", .int(count))]
+            case .grown(let count):
+              members += [("baseline", .string("grown")), ("baselineCount", .int(count))]
+            }
+            return .object(members)
+          })
+      ),
+    ])
+  }
+
+  static func library(_ library: LibraryLeakResult) -> JSONValue {
+    .object([
+      ("option", .string("--" + LibraryLeakResult.optionName)),
+      ("limit", .int(library.limit)),
+      ("count", .int(library.count)),
+      ("passed", .bool(library.passed)),
+      (
+        "modules",
+        .array(
+          library.modules.map { module in
+            .object([
+              ("module", .string(module.module)), ("groups", .int(module.groups)),
+              ("objects", .int(module.objects)), ("bytes", .int(module.bytes)),
+            ])
+          })
+      ),
+    ])
+  }
+
+  private static func members(_ result: GateResult) -> [(String, JSONValue)] {
+    [
       ("gateVersion", .int(Self.gateVersion)),
       ("tool", .string("dealloctrace \(DeallocAnalysis.toolVersion)")),
       ("passed", .bool(result.passed)),
@@ -33,7 +101,7 @@ public struct GateJSONRenderer: Sendable {
       ("baseline", Self.baseline(result)),
       ("summary", JSONRenderer.summary(result.report.summary)),
       ("warnings", .int(result.report.warnings.count + result.report.omittedWarnings)),
-    ])
+    ]
   }
 
   static func threshold(_ t: GateResult.ThresholdResult) -> JSONValue {

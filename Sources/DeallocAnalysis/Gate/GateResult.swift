@@ -107,8 +107,12 @@ public struct GateResult: Sendable, Equatable {
   /// Whether every threshold held.
   public var passed: Bool {
     thresholds.allSatisfy(\.passed) && (processLeaks?.passed ?? true)
-      && (growingTypes?.passed ?? true)
+      && (growingTypes?.passed ?? true) && (libraryLeaks?.passed ?? true)
   }
+
+  /// The judgement of the libraries' leaks; nil unless `--max-library-leaks` was given and
+  /// the log held a census.
+  public var libraryLeaks: LibraryLeakResult? = nil
 
   /// The judgement of growth across checkpoints; nil when no label has enough censuses.
   public var growingTypes: GrowingTypesResult? = nil

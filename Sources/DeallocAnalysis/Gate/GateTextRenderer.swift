@@ -36,6 +36,7 @@ public struct GateTextRenderer: Sendable {
     var failed = result.failedThresholds.map { "--\($0.threshold.optionName)" }
     if result.processLeaks?.passed == false { failed.append("--" + ProcessLeakResult.optionName) }
     if result.growingTypes?.passed == false { failed.append("--" + GrowingTypesResult.optionName) }
+    if result.libraryLeaks?.passed == false { failed.append("--" + LibraryLeakResult.optionName) }
     let verdict =
       result.passed
       ? "passed"
@@ -63,16 +64,27 @@ public struct GateTextRenderer: Sendable {
         "  \(S.pad(growing.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + GrowingTypesResult.optionName, 21))"
           + growing.sentence)
     }
+    if let library = result.libraryLeaks {
+      out.append(
+        "  \(S.pad(library.passed ? "ok" : "FAIL", 5)) \(S.pad("--" + LibraryLeakResult.optionName, 21))"
+          + library.sentence)
+    }
     return out
   }
 
   /// The census's program leaks as `leaks` prints them, when they failed the gate.
   private static func processLeaks(_ result: GateResult) -> [String] {
-    guard result.processLeaks?.passed == false, let final = result.report.census.final else {
+    guard let process = result.processLeaks, !process.passed,
+      let final = result.report.census.final
+    else {
       return []
     }
+    // Only what counts: a suppressed or known census leak is not what failed.
     return ["Leaks in the whole process (census \"\(final.label)\")"]
-      + final.programGroups.prefix(5).flatMap(CensusLeaksText.group)
+      + process.counted.prefix(5).flatMap { judged in
+        (judged.baseline == .new ? ["    new: not in the baseline"] : [])
+          + CensusLeaksText.group(judged.group)
+      }
   }
 
   /// The top findings that count, numbered; empty when none does.

@@ -62,6 +62,10 @@ public struct GateThresholds: Sendable, Equatable {
   /// has enough censuses.
   public var maxGrowingTypes: Int? = 0
 
+  /// The most library leak groups a census may find (`--max-library-leaks`,
+  /// ``LibraryLeakResult``): not judged by default (`nil`).
+  public var maxLibraryLeaks: Int? = nil
+
   /// The documented defaults: 0 leaked, 0 stuck, 0 true leaks, never-released unlimited.
   public init(
     maxLeaked: Int? = 0, maxStuck: Int? = 0, maxTrueLeaks: Int? = 0, maxNeverReleased: Int? = nil

@@ -96,12 +96,17 @@ public struct GitHubRenderer: Sendable {
       errors.append(
         Annotation(
           level: .error, file: nil, line: nil, title: "dealloctrace check failed",
-          message: result.failedThresholds.map { "--\($0.threshold.optionName): \($0.sentence)" }
-            .joined(separator: "\n")))
+          message: Self.failedSentences(result).joined(separator: "\n")))
     }
     for judged in result.counted {
       let annotation = self.annotation(judged)
       if judged.failing { errors.append(annotation) } else { warnings.append(annotation) }
+    }
+    if let process = result.processLeaks {
+      for judged in process.counted {
+        let annotation = censusAnnotation(judged, failing: !process.passed)
+        if process.passed { warnings.append(annotation) } else { errors.append(annotation) }
+      }
     }
     warnings += result.unusedSuppressions.map(unusedAnnotation)
     return Self.capped(errors: errors, warnings: warnings, notices: baselineNotices(result))
@@ -151,6 +156,16 @@ public struct GitHubRenderer: Sendable {
             "In the baseline \(paths.display(baseline.path)): not counted."
             + " \(finding.explanation)"))
     }
+    for judged in result.processLeaks?.groups ?? [] where judged.isKnown {
+      let group = judged.group
+      notices.append(
+        Annotation(
+          level: .notice, file: nil, line: nil,
+          title:
+            "dealloctrace: known: \(FindingDigest.Kind.process(group.kind).title):"
+            + " \(group.rootType) (×\(group.instances)) [id:\(group.id)]",
+          message: "In the baseline \(paths.display(baseline.path)): not counted."))
+    }
     for entry in result.fixedBaselineEntries {
       notices.append(
         Annotation(
@@ -162,6 +177,41 @@ public struct GitHubRenderer: Sendable {
             + " --write-baseline"))
     }
     return notices
+  }
+
+  /// Each failed judgement as `--option: sentence`.
+  private static func failedSentences(_ result: GateResult) -> [String] {
+    var lines = result.failedThresholds.map { "--\($0.threshold.optionName): \($0.sentence)" }
+    if let process = result.processLeaks, !process.passed {
+      lines.append("--\(ProcessLeakResult.optionName): \(process.sentence)")
+    }
+    if let growing = result.growingTypes, !growing.passed {
+      lines.append("--\(GrowingTypesResult.optionName): \(growing.sentence)")
+    }
+    if let library = result.libraryLeaks, !library.passed {
+      lines.append("--\(LibraryLeakResult.optionName): \(library.sentence)")
+    }
+    return lines
+  }
+
+  /// A census finding of the program that counts: its tree in the message, on the run (a
+  /// census has no source location).
+  private func censusAnnotation(_ judged: ProcessLeakResult.JudgedGroup, failing: Bool)
+    -> Annotation
+  {
+    let group = judged.group
+    var lines = CensusTreeText.lines(group).map { String($0.drop { $0 == " " }) }
+    switch judged.baseline {
+    case .new: lines.insert("New: not in the baseline.", at: 0)
+    case .grown(let count): lines.insert("Grown from ×\(count) in the baseline.", at: 0)
+    case .known, nil: break
+    }
+    return Annotation(
+      level: failing ? .error : .warning, file: nil, line: nil,
+      title:
+        "dealloctrace: \(FindingDigest.Kind.process(group.kind).title): \(group.rootType)"
+        + " (×\(group.instances)) [id:\(group.id)]",
+      message: lines.joined(separator: "\n"))
   }
 
   /// A warning on the suppression file's line: the suppression matched nothing.

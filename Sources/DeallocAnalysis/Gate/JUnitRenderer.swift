@@ -67,6 +67,18 @@ public struct JUnitRenderer: Sendable {
           finding, counted: counted, suppressed: parts.filter(\.isSuppressed),
           classname: classname, name: name, baseline: result.baseline))
     }
+    if let process = result.processLeaks {
+      if !process.passed { failures += 1 }
+      cases.append(processCase(process))
+      for judged in process.groups {
+        if judged.countedInstances == 0 {
+          skipped += 1
+        } else if !process.passed {
+          failures += 1
+        }
+        cases.append(censusCase(judged, failing: !process.passed, baseline: result.baseline))
+      }
+    }
     let counts =
       "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
       + " time=\"\(Self.seconds(time))\""
@@ -115,6 +127,68 @@ public struct JUnitRenderer: Sendable {
           "\(threshold.sentence).\nThe findings of this kind that count are the failing test"
             + " cases of class dealloctrace.\(threshold.threshold.kind.rawValue).")
         + "</failure>\n"
+    }
+    return out + "    </testcase>\n"
+  }
+
+  /// The `--max-process-leaks` case: the census's verdict.
+  private func processCase(_ process: ProcessLeakResult) -> String {
+    var out =
+      "    <testcase classname=\"dealloctrace.thresholds\" name=\"--\(ProcessLeakResult.optionName)\""
+      + " time=\"0\">\n"
+    if process.passed {
+      out += "      <system-out>\(Escaping.xmlText(process.sentence))</system-out>\n"
+    } else {
+      out +=
+        "      <failure message=\"\(Escaping.xmlAttribute(process.sentence))\" type=\"threshold\">"
+        + Escaping.xmlText(
+          "\(process.sentence).\nThe census findings that count are the failing test cases of"
+            + " class dealloctrace.processLeak.")
+        + "</failure>\n"
+    }
+    return out + "    </testcase>\n"
+  }
+
+  /// The case of one census finding of the program (class `dealloctrace.processLeak`): its
+  /// `leaks`-style tree as the failure's text; skipped when suppressed or in the baseline.
+  private func censusCase(
+    _ judged: ProcessLeakResult.JudgedGroup, failing: Bool, baseline: Baseline?
+  ) -> String {
+    let group = judged.group
+    let name = "\(group.rootType) [id:\(group.id)]"
+    var out =
+      "    <testcase classname=\"dealloctrace.processLeak\" name=\"\(Escaping.xmlAttribute(name))\""
+      + " time=\"0\">\n"
+    if let suppression = judged.suppressedBy {
+      let reason = suppression.reason.isEmpty ? "no reason given" : suppression.reason
+      let message = "suppressed by \(suppression.pattern) (\(suppression.location)): \(reason)"
+      out += "      <skipped message=\"\(Escaping.xmlAttribute(message))\"/>\n"
+      return out + "    </testcase>\n"
+    }
+    if judged.isKnown {
+      let message = "known: in the baseline \(baseline?.path ?? "") (×\(group.instances))"
+      out += "      <skipped message=\"\(Escaping.xmlAttribute(message))\"/>\n"
+      return out + "    </testcase>\n"
+    }
+    let kind = FindingDigest.Kind.process(group.kind)
+    let headline =
+      "\(kind.title): \(group.rootType) (×\(group.instances), \(group.count) objects,"
+      + " \(group.bytes) bytes)"
+    var text = CensusTreeText.lines(group).joined(separator: "\n")
+    switch judged.baseline {
+    case .new: text = "new: not in the baseline \(baseline?.path ?? "")\n\n" + text
+    case .grown(let count):
+      text = "grown from ×\(count) in the baseline \(baseline?.path ?? "")\n\n" + text
+    case .known, nil: break
+    }
+    if failing {
+      out +=
+        "      <failure message=\"\(Escaping.xmlAttribute(headline))\" type=\"\(kind.rawValue)\">"
+        + Escaping.xmlText(text) + "</failure>\n"
+    } else {
+      out +=
+        "      <system-out>\(Escaping.xmlText("within its limit: " + headline + "\n" + text))"
+        + "</system-out>\n"
     }
     return out + "    </testcase>\n"
   }

@@ -58,9 +58,10 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
   }
 
   /// An id as written by a person or read from a file: exactly ``length`` hex digits,
-  /// either case (kept in lower case); `nil` for anything else.
+  /// either case (kept in lower case), or `L` and 12 hex digits (the census ids the first
+  /// recorders wrote, see ``CensusGroup/canonicalID(_:)``); `nil` for anything else.
   public init?(parsing text: String) {
-    let lower = text.lowercased()
+    let lower = CensusGroup.canonicalID(text).lowercased()
     guard lower.utf8.count == Self.length,
       lower.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
     else { return nil }

@@ -23,7 +23,9 @@ public struct CensusSection: Sendable, Equatable {
   /// Whether the log held any census.
   public var isEmpty: Bool { final == nil }
 
-  mutating func add(_ census: CensusRecord) {
+  mutating func add(_ record: CensusRecord, libraryModules: [Glob] = []) {
+    var census = record
+    CensusLibraries.mark(&census, modules: libraryModules)
     if censuses.count < Self.maximumKept {
       censuses.append(census)
     } else {
@@ -70,7 +72,7 @@ public struct CensusSection: Sendable, Equatable {
   public var programLeakGroups: Int {
     guard let final else { return 0 }
     let listed = final.programGroups.reduce(0) { $0 + $1.instances }
-    let unlisted = final.groups.last?.library == true ? 0 : final.moreFindings
+    let unlisted = final.unlistedAreLibrary ? 0 : final.moreFindings
     return listed + unlisted
   }
 }

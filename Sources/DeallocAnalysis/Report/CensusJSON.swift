@@ -21,6 +21,15 @@ enum CensusJSON {
       o.array(final.programGroups) { group($1, to: &$0) }
       o.key("libraryLeaks")
       o.array(final.libraryGroups) { group($1, to: &$0) }
+      o.key("libraries")
+      o.array(CensusLibraries.byModule(final.libraryGroups)) { o, module in
+        o.object { o in
+          o.field("module", module.module)
+          o.field("groups", module.groups)
+          o.field("objects", module.objects)
+          o.field("bytes", module.bytes)
+        }
+      }
       o.key("delayed")
       o.array(final.delayed) { o, queue in
         o.object { o in
@@ -77,6 +86,7 @@ enum CensusJSON {
       o.field("instances", group.instances)
       o.field("count", group.count)
       o.field("bytes", group.bytes)
+      if group.library { o.field("library", CensusLibraries.library(of: group)) }
       o.key("members")
       o.array(group.members) { typeCount($1, to: &$0) }
       o.key("edges")

@@ -32,6 +32,11 @@ enum CensusLeaksText {
         "  Library leaks (the toolchain's own, never counted by the gate): "
           + "\(RenderingSupport.plural(final.libraryLeaked, "object")), "
           + "\(final.libraryLeakedBytes) bytes.")
+      for module in CensusLibraries.byModule(library) {
+        lines.append(
+          "    \(module.module): \(RenderingSupport.plural(module.groups, "group")),"
+            + " \(RenderingSupport.plural(module.objects, "object")), \(module.bytes) bytes.")
+      }
       for group in library.prefix(maximumFindings) { lines += self.group(group) }
     }
     for queue in final.delayed {

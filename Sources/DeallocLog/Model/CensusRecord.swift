@@ -24,6 +24,9 @@ public struct CensusRecord: Sendable, Equatable {
   public var moreFindings = 0
   public var moreObjects = 0
   public var moreBytes = 0
+  /// Whether the findings beyond ``groups`` are the libraries' (the record lists the
+  /// program's first, so they are when its last listed one is a library's).
+  public var unlistedAreLibrary = false
   /// Objects waiting in queues, per queue.
   public var delayed: [CensusQueue] = []
   /// Live objects per type, most numerous first.
@@ -110,10 +113,25 @@ public struct CensusGroup: Sendable, Equatable {
   /// `Shop.Order.payment → Shop.Payment.order → Shop.Order`; empty for a ROOT LEAK.
   public var cycleText: String {
     guard let first = edges.first else { return "" }
-    let steps = edges.map { edge in
+    return (cycleSteps + [first.type]).joined(separator: " → ")
+  }
+
+  /// The cycle's references as `Type.field` (`Type[2]` for an array element).
+  public var cycleSteps: [String] {
+    edges.map { edge in
       edge.field.hasPrefix("[") ? edge.type + edge.field : edge.type + "." + edge.field
     }
-    return (steps + [first.type]).joined(separator: " → ")
+  }
+
+  /// The root's type: what `type:GLOB` suppressions and baselines name.
+  public var rootType: String { tree.first?.type ?? members.first?.type ?? "" }
+
+  /// A finding id as the rule spells it everywhere (12 lower-case hex digits): the `L`
+  /// prefix the first recorders wrote (`L3fa2c4e1b0d9`) is dropped, so that logs written
+  /// by them match today's suppressions, baselines and `explain`.
+  public static func canonicalID(_ text: String) -> String {
+    guard text.utf8.count == 13, text.first == "L" || text.first == "l" else { return text }
+    return String(text.dropFirst()).lowercased()
   }
 }
 

@@ -63,6 +63,9 @@ enum CensusRecordParser {
     for group in groups.prefix(CensusRecord.Limits.groups) {
       record.groups.append(try self.group(group))
     }
+    // The recorder lists the program's findings first: unlisted ones are the libraries'
+    // only when the listed ones reached them.
+    record.unlistedAreLibrary = record.groups.last?.library == true
     for dropped in groups.dropFirst(CensusRecord.Limits.groups) {
       record.moreFindings += 1
       record.moreObjects += try count(dropped["count"], "count")
@@ -88,7 +91,8 @@ enum CensusRecordParser {
   }
 
   private static func group(_ value: Value) throws(Failure) -> CensusGroup {
-    guard let id = value["id"]?.string else { throw Failure("census group without 'id'") }
+    guard let text = value["id"]?.string else { throw Failure("census group without 'id'") }
+    let id = CensusGroup.canonicalID(text)
     let kind = CensusGroup.Kind(rawValue: value["kind"]?.string ?? "") ?? .leak
     var edges: [CensusEdge] = []
     for edge in (value["edges"]?.array ?? []).prefix(CensusRecord.Limits.edgesPerGroup) {

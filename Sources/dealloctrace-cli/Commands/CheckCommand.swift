@@ -34,10 +34,13 @@ enum CheckCommand: Command {
       --max-growing-types N     types of the program whose live count rose at every one
                                 of 3 or more censuses of one checkpoint label
                                 (DeallocTrace.checkpoint) (default: 0)
+      --max-library-leaks N     leak groups of the libraries (the toolchain's, and modules
+                                named by --library) in that census (default: not judged)
       --stuck-after DUR         the stuck threshold (default: 1s; e.g. 250ms, 2.5s)
 
     BASELINE (adopting the gate where findings already exist):
-      --write-baseline FILE     record every finding that counts (after suppressions) with
+      --write-baseline FILE     record every finding that counts (after suppressions; the
+                                census's program findings included) with
                                 its id, count, kind, type and frames, as sorted JSON to
                                 commit; the verdict is then judged against it (or against
                                 --baseline, when given)
@@ -70,6 +73,10 @@ enum CheckCommand: Command {
                                 -o, or --junit -), so that it stays parseable; the runner
                                 reads annotations from both. With --baseline, known
                                 findings and fixed entries are ::notice annotations
+      --library GLOB            a module whose census leaks are a library's, not the
+                                program's (repeatable; matched against each type's module,
+                                e.g. 'Vendor*'): a group whose every named type comes from
+                                such modules or the toolchain is a library leak
       --format FORMAT           the verdict as text or json (default: text)
       -o, --output FILE         write the verdict to FILE instead of standard output
       --symbolize               resolve file:line of frames with llvm-symbolizer and
@@ -93,9 +100,9 @@ enum CheckCommand: Command {
       "--stuck-after": "stuck-after", "--suppressions": "suppressions", "--junit": "junit",
       "--format": "format", "-o": "output", "--output": "output", "--baseline": "baseline",
       "--write-baseline": "write-baseline", "--max-process-leaks": "max-process-leaks",
-      "--max-growing-types": "max-growing-types",
-    ],
-    flags: ["--github": "github", "--symbolize": "symbolize"])
+      "--max-growing-types": "max-growing-types", "--max-library-leaks": "max-library-leaks",
+    ].merging(LibraryOption.valued) { $1 },
+    flags: ["--github": "github", "--symbolize": "symbolize"], repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -114,7 +121,8 @@ enum CheckCommand: Command {
     let summaryPath = parsed.flag("github") ? environment["GITHUB_STEP_SUMMARY"] : nil
     let report = try readLogs(parsed, destinations: destinations, summaryPath: summaryPath)
     let elapsed = ContinuousClock.now - started
-    try baseline?.checkKinds(against: report.findings)
+    try baseline?.checkKinds(
+      against: report.findings, census: report.census.final?.programGroups ?? [])
     Diagnostics.printWarnings(report)
 
     let gate = Gate(
@@ -186,6 +194,9 @@ enum CheckCommand: Command {
     }
     if let text = parsed.value(GrowingTypesResult.optionName) {
       thresholds.maxGrowingTypes = try limit(text, option: GrowingTypesResult.optionName)
+    }
+    if let text = parsed.value(LibraryLeakResult.optionName) {
+      thresholds.maxLibraryLeaks = try limit(text, option: LibraryLeakResult.optionName)
     }
     return thresholds
   }

@@ -24,6 +24,10 @@ enum DiffCommand: Command {
       --symbolize           resolve frames of sides read from logs with llvm-symbolizer (use
                             the same setting on both sides: it can change a frame's name,
                             and so a finding's id)
+      --library GLOB        a module whose census leaks are a library's, not the
+                            program's (repeatable; matched against each type's module,
+                            e.g. 'Vendor*'): a group whose every named type comes from
+                            such modules or the toolchain is listed as a library leak
 
     Markdown names the inputs relative to $GITHUB_WORKSPACE, else $CI_PROJECT_DIR, else the
     current directory.
@@ -38,8 +42,8 @@ enum DiffCommand: Command {
   static let spec = Arguments.Spec(
     valued: [
       "--format": "format", "-o": "output", "--output": "output", "--stuck-after": "stuck-after",
-    ],
-    flags: ["--symbolize": "symbolize"])
+    ].merging(LibraryOption.valued) { $1 },
+    flags: ["--symbolize": "symbolize"], repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -58,6 +62,7 @@ enum DiffCommand: Command {
     if let text = parsed.value("stuck-after") {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
+    options.libraryModules = try LibraryOption.globs(parsed)
     let symbolizer: (any FrameSymbolizer)? =
       parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil
     // Neither side (a log, a directory's logs, a saved report) may be the output.

@@ -14,21 +14,27 @@ enum ExplainCommand: Command {
     every session), an address (every object that had it, and checks of it), a type name
     (fully qualified, or its last component), or a finding's id as every output prints it
     (`id:` and 12 hex digits; the prefix may be left out unless the digits are all
-    decimal): the members the report keeps as its examples. Each record with its time and
+    decimal): the members the report keeps as its examples. For the id of a finding of
+    the whole-process census (DEALLOCTRACE_LEAKS=1, checkpoints), its kind, members,
+    cycle edges, tree and instances, and which censuses found it. Each record with its time and
     line, the verdict of each leak check, the timings and the enqueue stack.
 
     OPTIONS:
       --stuck-after DUR     as for report (default: 1s)
       -o, --output FILE     write to FILE instead of standard output
       --symbolize           resolve frames with llvm-symbolizer and swift-demangle
+      --library GLOB        a module whose census leaks are a library's (repeatable; as
+                            for report)
 
     EXIT STATUS: 0 when something matched, 2 when nothing did, for unusable input or a
     usage error.
     """
 
   static let spec = Arguments.Spec(
-    valued: ["--stuck-after": "stuck-after", "-o": "output", "--output": "output"],
-    flags: ["--symbolize": "symbolize"])
+    valued: ["--stuck-after": "stuck-after", "-o": "output", "--output": "output"].merging(
+      LibraryOption.valued
+    ) { $1 },
+    flags: ["--symbolize": "symbolize"], repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -44,8 +50,16 @@ enum ExplainCommand: Command {
     let symbolize = parsed.flag("symbolize")
     var selector = ObjectSelector(target)
     if let id = ObjectSelector.findingID(in: target) {
-      selector = try findingSelector(
-        id, inputs: (inputs, skipped), stuckAfter: stuckAfter, symbolize: symbolize)
+      var options = AnalysisOptions(stuckAfter: stuckAfter)
+      options.libraryModules = try LibraryOption.globs(parsed)
+      switch try findingSelector(
+        id, inputs: (inputs, skipped), options: options, symbolize: symbolize)
+      {
+      case .members(let members): selector = members
+      case .census(let text):
+        try Output.write(text, to: parsed.value("output"))
+        return .success
+      }
     }
     var collector = ObjectHistoryCollector(
       selector, stuckAfter: stuckAfter,
@@ -65,19 +79,31 @@ enum ExplainCommand: Command {
     return .success
   }
 
-  /// The members of the finding with `id`, found by reading the logs as `report` does (with
-  /// the same symbolization, which a finding's id depends on).
+  /// What a finding id selects: the members of a finding of the queue's records, or the
+  /// text of a census finding.
+  private enum FindingMatch {
+    case members(ObjectSelector)
+    case census(String)
+  }
+
+  /// The finding with `id`, found by reading the logs as `report` does (with the same
+  /// symbolization, which a finding's id depends on): its members, or, for a census
+  /// finding, its explanation.
   private static func findingSelector(
-    _ id: FindingID, inputs: (inputs: [LogInput], warnings: [LogWarning]), stuckAfter: Int64,
-    symbolize: Bool
-  ) throws -> ObjectSelector {
+    _ id: FindingID, inputs: (inputs: [LogInput], warnings: [LogWarning]),
+    options: AnalysisOptions, symbolize: Bool
+  ) throws -> FindingMatch {
     let report = try DeallocAnalysis.analyze(
-      inputs, options: AnalysisOptions(stuckAfter: stuckAfter),
+      inputs, options: options,
       symbolizer: symbolize ? LLVMSymbolizer(launcher: selfExecutable) : nil)
-    guard let finding = report.findings.first(where: { $0.id == id }) else {
-      throw NothingMatched("no finding has id:\(id) in the logs")
+    if let finding = report.findings.first(where: { $0.id == id }) {
+      return .members(.finding(id, members: FindingMembers(finding)))
     }
-    return .finding(id, members: FindingMembers(finding))
+    if let text = CensusExplainRenderer().render(id, in: report.census) {
+      Diagnostics.printWarnings(report)
+      return .census(text)
+    }
+    throw NothingMatched("no finding has id:\(id) in the logs")
   }
 }
 

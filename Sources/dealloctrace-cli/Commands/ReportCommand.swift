@@ -30,6 +30,10 @@ enum ReportCommand: Command {
       -o, --output FILE     write the report to FILE instead of standard output
       --symbolize           resolve file:line (and names) of frames that carry mod+off, with
                             llvm-symbolizer and swift-demangle found on PATH
+      --library GLOB        a module whose census leaks are a library's, not the
+                            program's (repeatable; matched against each type's module,
+                            e.g. 'Vendor*'): a group whose every named type comes from
+                            such modules or the toolchain is listed as a library leak
 
     EXIT STATUS: 0 when a report was produced (with findings or without), 2 for unusable
     input or a usage error.
@@ -39,8 +43,8 @@ enum ReportCommand: Command {
   static let spec = Arguments.Spec(
     valued: [
       "--format": "format", "--stuck-after": "stuck-after", "-o": "output", "--output": "output",
-    ],
-    flags: ["--symbolize": "symbolize"])
+    ].merging(LibraryOption.valued) { $1 },
+    flags: ["--symbolize": "symbolize"], repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -74,6 +78,7 @@ enum ReportCommand: Command {
     if let text = parsed.value("stuck-after") {
       options.stuckAfter = try DurationParsing.nanoseconds(text)
     }
+    options.libraryModules = try LibraryOption.globs(parsed)
     let symbolizer: (any FrameSymbolizer)? =
       parsed.flag("symbolize") ? LLVMSymbolizer(launcher: selfExecutable) : nil
     let resolved = try LogInput.resolveReporting(parsed.positional)

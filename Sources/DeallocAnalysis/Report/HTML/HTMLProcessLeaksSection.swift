@@ -20,6 +20,14 @@ enum HTMLProcessLeaksSection {
       if !library.isEmpty {
         section.element("details", [("class", "library-leaks")]) { details in
           details.element("summary", text: "Library leaks (not counted by the gate)")
+          details.element("ul") { list in
+            for module in CensusLibraries.byModule(library) {
+              list.element(
+                "li",
+                text: "\(module.module): \(HTMLFormat.plural(module.groups, "group")),"
+                  + " \(HTMLFormat.plural(module.objects, "object")), \(module.bytes) bytes")
+            }
+          }
           for group in library.prefix(limits.findings) { render(group, into: &details) }
         }
       }
