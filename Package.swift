@@ -161,6 +161,13 @@ let package = Package(
     // The whole-process leak census of CensusProbe scenarios, as child processes.
     .testTarget(
       name: "CensusTests", dependencies: ["CensusProbe", "DeallocTesting", "TestSupport"]),
+    // `dealloctrace run` on programs that import nothing of this package, as child processes;
+    // Fixtures/ holds a package of its own (`run -- swift test`).
+    .testTarget(
+      name: "RunCommandTests",
+      dependencies: ["dealloctrace-cli", "PlainCycle", "BaselineDemo", "TestSupport"],
+      exclude: ["Fixtures"]
+    ),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

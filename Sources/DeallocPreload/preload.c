@@ -37,6 +37,7 @@ static char started_wall[40];
 static int recording;
 static int holders_mode;
 static int queues_unknown;
+static int hand_to_linked_recorder;
 
 static int truthy(const char *value) {
   return value != NULL && value[0] != 0 && strcmp(value, "0") != 0;
@@ -125,6 +126,22 @@ static void write_log(const char *census_members) {
   close(fd);
 }
 
+/// Says why this process is not recorded: on stderr, and as `refused.<pid>.txt` in the log
+/// directory, for `run --strict`.
+static void refuse(const char *line) {
+  say(line);
+  const char *directory = getenv("DEALLOCTRACE_LOG");
+  if (directory == NULL || directory[0] == 0) return;
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/refused.%d.txt", directory, (int)getpid());
+  if (n <= 0 || (size_t)n >= sizeof path) return;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  ssize_t ignored = write(fd, line, strlen(line));
+  (void)ignored;
+  close(fd);
+}
+
 static void census_at_exit(void) {
   if (!recording) return;
   recording = 0;
@@ -165,17 +182,14 @@ __attribute__((constructor(101))) static void preload_load(void) {
   holders_mode = strcmp(mode, "holders") == 0;
   preload_decision decision = preload_decide();
   if (decision.host_links_recorder) {
-    // Variables a linked recorder of an ancestor process was given are set again here, for
-    // this process's own recorder.
-    setenv("DEALLOCTRACE_LEAKS", "1", 1);
-    if (holders_mode) setenv("DEALLOCTRACE_HOLDERS", "1", 1);
+    hand_to_linked_recorder = 1;
     return;
   }
   // Set by an ancestor that links the recorder: not for this process's CHolders copy.
   if (truthy(getenv("DEALLOCTRACE_LEAKS"))) unsetenv("DEALLOCTRACE_LEAKS");
   if (truthy(getenv("DEALLOCTRACE_HOLDERS"))) unsetenv("DEALLOCTRACE_HOLDERS");
   if (decision.refusal[0] != 0) {
-    say(decision.refusal);
+    refuse(decision.refusal);
     return;
   }
   if (!decision.record) return;
@@ -185,9 +199,19 @@ __attribute__((constructor(101))) static void preload_load(void) {
     char line[700];
     snprintf(line, sizeof line, "dealloctrace: not recording in %s: %s\n", decision.name,
              cholders_problem());
-    say(line);
+    refuse(line);
     return;
   }
   recording = 1;
   atexit(census_at_exit);
+}
+
+// Default priority, and linked after CHolders (SwiftPM links a target's dependencies first):
+// runs after CHolders' constructors in this library, which must not see the variables, and
+// before the executable's, whose linked recorder reads them. The one-session test of
+// `run` fails if this order ever changes.
+__attribute__((constructor)) static void preload_hand_over(void) {
+  if (!hand_to_linked_recorder) return;
+  setenv("DEALLOCTRACE_LEAKS", "1", 1);
+  if (holders_mode) setenv("DEALLOCTRACE_HOLDERS", "1", 1);
 }

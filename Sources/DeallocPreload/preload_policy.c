@@ -22,7 +22,7 @@
 #include "CElf.h"
 #include "preload.h"
 
-/// The toolchain's programs by file name; a trailing `*` matches any rest.
+/// The toolchain's programs by file name (globs).
 static const char *const toolchain_names[] = {
     "swift",        "swift-frontend", "swift-driver",  "swift-build",   "swift-test",
     "swift-run",    "swift-package",  "swiftc",        "swift-autolink-extract",
@@ -30,6 +30,8 @@ static const char *const toolchain_names[] = {
     "swift-demangle", "swift-format", "swift-help",    "sourcekit-lsp", "docc",
     "clang*",       "llvm-*",         "lld*",          "ld",            "ld.*",
     "ar",           "gold",           "wasm-ld",       "lldb*",
+    // A package's manifest, compiled and run by swift-build to read Package.swift.
+    "*-manifest",
 };
 
 int preload_is_toolchain(const char *name) {
@@ -77,7 +79,10 @@ preload_decision preload_decide(void) {
   const char *slash = strrchr(exe, '/');
   snprintf(decision.name, sizeof decision.name, "%s", slash ? slash + 1 : exe);
 
-  if (preload_is_toolchain(decision.name)) return decision;
+  // Package plugins are built and run by swift-build from .build/plugins/.
+  if (preload_is_toolchain(decision.name) || strstr(exe, "/.build/plugins/") != NULL) {
+    return decision;
+  }
   const char *only = getenv("DEALLOCTRACE_ONLY");
   if (only != NULL && only[0] != 0 && fnmatch(only, decision.name, 0) != 0) return decision;
 
