@@ -1,6 +1,7 @@
 // A plain Swift program that imports no module of this package: the child of the
 // `dealloctrace run` tests. `cycle` leaks a two-object cycle, `clean` lets the same pair
-// go, `exit-code N` leaks nothing and exits with N.
+// go, `exit-code N` leaks nothing and exits with N, `feed [SCREENS]` is the benchmark's
+// workload (PlainFeed).
 
 #if canImport(Glibc)
   import Glibc
@@ -33,9 +34,11 @@ case "cycle":
   makePair(linked: true)
 case "clean":
   makePair(linked: false)
+case "feed":
+  PlainFeed(screens: Int(arguments.dropFirst().first ?? "") ?? 20).run()
 case "exit-code":
   exit(Int32(arguments.dropFirst().first ?? "0") ?? 0)
 default:
-  print("usage: PlainCycle cycle|clean|exit-code N")
+  print("usage: PlainCycle cycle|clean|exit-code N|feed [SCREENS]")
   exit(2)
 }

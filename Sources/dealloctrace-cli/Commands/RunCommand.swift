@@ -86,7 +86,6 @@ enum RunCommand: Command {
     }
     let strict = parsed.flag("strict")
     let library = try preloadLibrary()
-    let logDirectory = try RunLogDirectory.prepare(parsed.value("log"))
 
     var recorded = true
     switch RunTarget.check(program) {
@@ -100,6 +99,7 @@ enum RunCommand: Command {
     case .recordable:
       break
     }
+    let logDirectory = try RunLogDirectory.prepare(parsed.value("log"))
 
     var environment = ProcessInfo.processInfo.environment
     for variable in [

@@ -7,8 +7,9 @@ import Foundation
 /// The directory `run` records into: one `dealloctrace.<pid>.jsonl` per recorded process,
 /// and one `refused.<pid>.txt` line per process whose preload refused to record.
 enum RunLogDirectory {
-  /// Makes the directory: `given` must be missing or empty (an old log in it would be
-  /// judged again); without it, a fresh `.dealloctrace/run-<time>-<pid>`.
+  /// Makes the directory and returns its absolute path (a child may change its working
+  /// directory): `given` must be missing or empty (an old log in it would be judged again);
+  /// without it, a fresh `.dealloctrace/run-<time>-<pid>`.
   static func prepare(_ given: String?) throws(UsageError) -> String {
     let manager = FileManager.default
     let directory: String
@@ -31,7 +32,7 @@ enum RunLogDirectory {
     } catch {
       throw UsageError("cannot create the log directory \(directory)")
     }
-    return directory
+    return directory.hasPrefix("/") ? directory : manager.currentDirectoryPath + "/" + directory
   }
 
   static func hasLogs(_ directory: String) -> Bool {
