@@ -106,6 +106,9 @@ let package = Package(
     // A plain Swift program that imports nothing of this package: the child of the
     // `dealloctrace run` tests.
     .executableTarget(name: "PlainCycle", path: "Examples/PlainCycle"),
+    // A program with DeallocQueue and without the recorder, for the same tests.
+    .executableTarget(
+      name: "QueueOnlyProbe", dependencies: ["DeallocQueue"], path: "Examples/QueueOnlyProbe"),
     // The stress, crash and fault child that the reliability tests run.
     .executableTarget(
       name: "StressChild",
@@ -165,7 +168,9 @@ let package = Package(
     // Fixtures/ holds a package of its own (`run -- swift test`).
     .testTarget(
       name: "RunCommandTests",
-      dependencies: ["dealloctrace-cli", "PlainCycle", "BaselineDemo", "TestSupport"],
+      dependencies: [
+        "dealloctrace-cli", "PlainCycle", "BaselineDemo", "QueueOnlyProbe", "TestSupport",
+      ],
       exclude: ["Fixtures"]
     ),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.

@@ -65,7 +65,7 @@ static int visit(const ElfW(Sym) *symbol, const char *name, void *context) {
   (void)symbol;
   executable_symbols *found = context;
   if (strcmp(name, "cholders_census_requested") == 0) found->recorder = 1;
-  if (strcmp(name, "cdeallochooks_set_recording") == 0) found->queue = 1;
+  if (strcmp(name, "cdeallochooks_start_recorder_from_environment") == 0) found->queue = 1;
   if (strncmp(name, "$s", 2) == 0) found->swift = 1;
   return found->recorder && found->swift;
 }
@@ -77,18 +77,24 @@ preload_decision preload_decide(void) {
   if (length < 0) length = 0;
   exe[length] = 0;
   const char *slash = strrchr(exe, '/');
-  snprintf(decision.name, sizeof decision.name, "%s", slash ? slash + 1 : exe);
+  const char *name = slash ? slash + 1 : exe;
+  snprintf(decision.name, sizeof decision.name, "%s", name);
+  // The name goes into lines on a terminal: no control byte or escape sequence gets there.
+  for (char *c = decision.name; *c != 0; c++) {
+    unsigned char byte = (unsigned char)*c;
+    if (byte < 0x20 || byte == 0x7f || byte >= 0x80) *c = '?';
+  }
 
   // Package plugins are built and run by swift-build from .build/plugins/.
-  if (preload_is_toolchain(decision.name) || strstr(exe, "/.build/plugins/") != NULL) {
+  if (preload_is_toolchain(name) || strstr(exe, "/.build/plugins/") != NULL) {
     return decision;
   }
   const char *only = getenv("DEALLOCTRACE_ONLY");
-  if (only != NULL && only[0] != 0 && fnmatch(only, decision.name, 0) != 0) return decision;
+  if (only != NULL && only[0] != 0 && fnmatch(only, name, 0) != 0) return decision;
 
   executable_symbols found = {0};
   found.recorder = defined_elsewhere("cholders_census_requested");
-  found.queue = defined_elsewhere("cdeallochooks_set_recording");
+  found.queue = defined_elsewhere("cdeallochooks_start_recorder_from_environment");
   if (!found.recorder || !found.swift) {
     celf_file file;
     if (length > 0 && celf_map(exe, &file)) {

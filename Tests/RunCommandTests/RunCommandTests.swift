@@ -180,3 +180,24 @@ enum RunCLI {
     }
   }
 }
+
+/// A program with DeallocQueue but not the recorder: the census cannot ask its queues, and
+/// says so.
+@Suite struct RunQueueWithoutRecorderTests {
+  @Test func theCensusSaysQueuedObjectsMayShowAsLeaks() throws {
+    let logs = try ScratchDirectory("run-queue-only")
+    defer { logs.remove() }
+    let run = try RunCLI.run([
+      "--no-gate", "--log", logs.path, "--", RunCLI.built("QueueOnlyProbe").path,
+    ])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardError.contains(
+        "uses DeallocQueue without DeallocTrace: objects waiting in a queue at exit may show"
+          + " as leaks"), "\(run.standardError)")
+    let log = try #require(
+      FileManager.default.contentsOfDirectory(atPath: logs.path).first { $0.hasSuffix(".jsonl") })
+    let text = try String(contentsOfFile: logs.file(log), encoding: .utf8)
+    #expect(text.contains("\"queues_unknown\":true"))
+  }
+}

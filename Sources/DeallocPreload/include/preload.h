@@ -23,7 +23,7 @@ typedef struct {
   /// 1: the program links DeallocQueue but not the recorder, whose queues the census
   /// cannot ask.
   int uses_queue;
-  /// The process's name: the executable's file name.
+  /// The executable's file name, its control and non-ASCII bytes as `?` (for messages).
   char name[256];
   /// One line (ending in a line break) saying why this process is not recorded, when the
   /// user should hear it; empty for the silent skips (the toolchain, --only).
