@@ -4,7 +4,7 @@ SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors -Xcc -Werror
 OUT := out
 
-.PHONY: setup build demo test sanitize lint bench compare clean
+.PHONY: setup build demo test plugin-test sanitize lint bench compare clean
 
 setup:
 	@scripts/setup
@@ -31,6 +31,11 @@ test: setup
 	$(SWIFT) build $(STRICT) --build-tests
 	$(MAKE) lint
 	$(SWIFT) test $(STRICT)
+
+# `swift package dealloctrace` end to end on a fixture package that depends on this one:
+# apart from `make test` because the fixture builds this whole package again.
+plugin-test: setup
+	DEALLOCTRACE_PLUGIN_TEST=1 $(SWIFT) test $(STRICT) --filter PluginEndToEndTests
 
 # The sanitizer groups and the fuzzers (docs/ci.md), apart from `make test` for their time:
 # the concurrency tests under ThreadSanitizer, the reader, analysis and gate under

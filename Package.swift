@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "DeallocLog", targets: ["DeallocLog"]),
     .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
     .library(name: "CHolders", targets: ["CHolders"]),
+    // The preloadable recorder of `dealloctrace run`: C only (see Sources/DeallocPreload).
+    .library(name: "DeallocTracePreload", type: .dynamic, targets: ["DeallocPreload"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
   ],
   targets: [
@@ -37,6 +39,9 @@ let package = Package(
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
+    // The preloadable recorder (`dealloctrace run`): CHolders and a constructor, no Swift
+    // module, so that it clashes with nothing a host links.
+    .target(name: "DeallocPreload", dependencies: ["CHolders", "CElf"]),
     .target(
       name: "DeallocTrace",
       dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]
@@ -98,6 +103,12 @@ let package = Package(
       dependencies: ["DeallocQueue", "DeallocTrace"],
       path: "Examples/BaselineDemo"
     ),
+    // A plain Swift program that imports nothing of this package: the child of the
+    // `dealloctrace run` tests.
+    .executableTarget(name: "PlainCycle", path: "Examples/PlainCycle"),
+    // A program with DeallocQueue and without the recorder, for the same tests.
+    .executableTarget(
+      name: "QueueOnlyProbe", dependencies: ["DeallocQueue"], path: "Examples/QueueOnlyProbe"),
     // The stress, crash and fault child that the reliability tests run.
     .executableTarget(
       name: "StressChild",
@@ -153,6 +164,15 @@ let package = Package(
     // The whole-process leak census of CensusProbe scenarios, as child processes.
     .testTarget(
       name: "CensusTests", dependencies: ["CensusProbe", "DeallocTesting", "TestSupport"]),
+    // `dealloctrace run` on programs that import nothing of this package, as child processes;
+    // Fixtures/ holds a package of its own (`run -- swift test`).
+    .testTarget(
+      name: "RunCommandTests",
+      dependencies: [
+        "dealloctrace-cli", "PlainCycle", "BaselineDemo", "QueueOnlyProbe", "TestSupport",
+      ],
+      exclude: ["Fixtures"]
+    ),
     // Stress, crash, fault and fuzz-regression tests, with StressChild as the child.
     .testTarget(
       name: "ReliabilityTests",

@@ -12,6 +12,7 @@ let commands: [any Command.Type] = [
   CheckCommand.self,
   DiffCommand.self,
   ExportCommand.self,
+  RunCommand.self,
 ]
 
 let usage = """
@@ -53,7 +54,8 @@ case let name?:
     exit(ExitStatus.unusable.rawValue)
   }
   let rest = Array(arguments.dropFirst())
-  if rest.contains("-h") || rest.contains("--help") {
+  let ownArguments = rest.prefix { $0 != "--" }  // `run`'s command has options of its own
+  if ownArguments.contains("-h") || ownArguments.contains("--help") {
     print(command.help)
     exit(ExitStatus.success.rawValue)
   }

@@ -45,6 +45,29 @@ import Testing
     #expect(report.warnings.isEmpty)
   }
 
+  /// Several processes' sessions (`dealloctrace run -- swift test`): each session's last
+  /// census counts, and the one shown is the one with leaks, even when a session without
+  /// leaks came last. Before, only the last census read counted.
+  @Test func everySessionsLastCensusCounts() throws {
+    let clean = Self.checkpoint.replacingOccurrences(
+      of: #""label":"mid""#, with: #""label":"exit""#
+    )
+    .replacingOccurrences(
+      of: #""groups":[{"id":"000000000001""#, with: #""groups":[],"x":[{"id":"000000000001""#)
+    let mixed = try self.report([
+      Self.session, Self.exit, Self.end, Self.session, clean, Self.end,
+    ])
+    #expect(mixed.census.programLeakGroups == 1)
+    #expect(mixed.census.final?.groups.first?.id == "fb73afc9ad01")
+    let twice = try self.report([
+      Self.session, Self.exit, Self.end, Self.session, Self.exit, Self.end,
+    ])
+    #expect(twice.census.programLeakGroups == 2)
+    let oneSession = try self.report([Self.session, Self.exit, Self.checkpoint, Self.end])
+    #expect(oneSession.census.programLeakGroups == 1, "a session's last census alone counts")
+    #expect(oneSession.census.final?.label == "mid")
+  }
+
   @Test func theTextReportShowsTheLeaksStyleSection() throws {
     let text = TextRenderer().render(
       try report([Self.session, Self.checkpoint, Self.exit, Self.end]))

@@ -12,6 +12,9 @@ public enum ChildEnvironment {
     "DEALLOCTRACE_HOLDERS",
     "DEALLOCTRACE_MAX_SIZE",
     "DEALLOCTRACE_LEAKS",
+    "DEALLOCTRACE_PRELOAD",
+    "DEALLOCTRACE_ONLY",
+    "DEALLOCTRACE_RUN_PID",
   ]
 
   /// This process's environment without `tracingVariables` and `clearing`, plus `adding`.

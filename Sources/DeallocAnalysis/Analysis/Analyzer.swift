@@ -58,6 +58,7 @@ public struct Analyzer: LogVisitor {
     switch consume event {
     case .sessionBegan(let info):
       state = SessionState(info, maximumExamples: options.maximumExamples)
+      censuses.beginSession()
       // A session beyond the listed ones keeps no detail: only its counts reach the report.
       if sessions.count < options.maximumListedSessions {
         state.marksLeft = marksLeft

@@ -7,18 +7,27 @@ import DeallocLog
 /// Why the last census decides: a census sees every object alive at its moment, so the
 /// last one (the exit census, when the program ran with `DEALLOCTRACE_LEAKS=1`) holds every
 /// leak the earlier ones saw that was never freed; the earlier ones are checkpoints, listed
-/// for what they counted.
+/// for what they counted. A log of several sessions (the processes `dealloctrace run`
+/// recorded) has one last census per session: each counts, and the one with the most program
+/// leaks is the one shown.
 public struct CensusSection: Sendable, Equatable {
   /// The censuses read, in log order: the first ``maximumKept``.
   public var censuses: [CensusRecord] = []
   /// Censuses read beyond ``maximumKept``; the last one read is always kept as ``final``.
   public var omitted = 0
-  /// The census whose groups are the process's leaks: the last one read.
+  /// The census whose groups are shown as the process's leaks: the last one read, or with
+  /// several sessions, the session's last census with the most program leak groups.
   public var final: CensusRecord?
+  /// The last census of each session that held one, in log order.
+  private var sessionFinals: [CensusRecord] = []
+  private var sessionHasCensus = false
 
   public static let maximumKept = 64
 
   public init() {}
+
+  /// Starts the next session: its censuses replace none of the previous session's.
+  mutating func beginSession() { sessionHasCensus = false }
 
   /// Whether the log held any census.
   public var isEmpty: Bool { final == nil }
@@ -31,7 +40,16 @@ public struct CensusSection: Sendable, Equatable {
     } else {
       omitted += 1
     }
-    final = census
+    if sessionHasCensus {
+      sessionFinals[sessionFinals.count - 1] = census
+    } else {
+      sessionFinals.append(census)
+      sessionHasCensus = true
+    }
+    // `max(by:)` keeps the first of equal ones: over the reversed list, the latest.
+    final = sessionFinals.reversed().max {
+      Self.programLeakGroups(in: $0) < Self.programLeakGroups(in: $1)
+    }
   }
 
   /// The types whose live count rose at every census of one label, for each label with at
@@ -70,9 +88,12 @@ public struct CensusSection: Sendable, Equatable {
   /// the findings it summed without listing when its listed ones are all the program's:
   /// what `--max-process-leaks` counts. Library leaks never count.
   public var programLeakGroups: Int {
-    guard let final else { return 0 }
-    let listed = final.programGroups.reduce(0) { $0 + $1.instances }
-    let unlisted = final.unlistedAreLibrary ? 0 : final.moreFindings
+    sessionFinals.reduce(0) { $0 + Self.programLeakGroups(in: $1) }
+  }
+
+  private static func programLeakGroups(in census: CensusRecord) -> Int {
+    let listed = census.programGroups.reduce(0) { $0 + $1.instances }
+    let unlisted = census.unlistedAreLibrary ? 0 : census.moreFindings
     return listed + unlisted
   }
 }

@@ -28,7 +28,7 @@ enum CheckCommand: Command {
       --max-never-released N    objects still queued when their session ended
                                 (default: unlimited)
       --max-process-leaks N     leak groups (ROOT CYCLE, ROOT LEAK) of the program in the
-                                log's last whole-process census (DEALLOCTRACE_LEAKS=1);
+                                last whole-process census of each session (a process);
                                 library leaks never count (default: 0; judged only when the
                                 log holds a census)
       --max-growing-types N     types of the program whose live count rose at every one
