@@ -291,7 +291,9 @@ public struct Analyzer: LogVisitor {
     latency.releaseToDealloc.add(r.time - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.time
     state.checks.deallocated(r.id, at: r.time)
-    if let holders = state.survivorHolders.removeValue(forKey: r.id) {
+    if !state.survivorHolders.isEmpty,
+      let holders = state.survivorHolders.removeValue(forKey: r.id)
+    {
       addLateHeld(id: r.id, survivor, holders, deallocAt: r.time)
     }
   }
@@ -540,7 +542,7 @@ public struct Analyzer: LogVisitor {
     let (survivors, survivorHolders) = (state.survivors, state.survivorHolders)
     for position in survivors.positions(inOrderOf: \.line) {
       let (id, survivor) = survivors.survivor(at: position)
-      let holders = survivorHolders[id]
+      let holders = survivorHolders.isEmpty ? nil : survivorHolders[id]
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
       addFinding(
