@@ -39,8 +39,12 @@ let package = Package(
     .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "DeallocTrace",
-      dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]
+      dependencies: [
+        "DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping", "DeallocWire",
+      ]
     ),
+    // The hot record kinds' keys and field order, which the writer and both parsers share.
+    .target(name: "DeallocWire"),
     // The queue's drain timer: a timerfd that a thread of its own waits on (see DrainTimer).
     .target(name: "CDrainTimer"),
     .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CDrainTimer"]),
@@ -52,7 +56,7 @@ let package = Package(
     // Analysis half.
     // The log's records and their reader, small enough for DeallocTesting to read the
     // process's own log back without linking the analysis and its renderers.
-    .target(name: "DeallocLog", dependencies: ["TextEscaping"]),
+    .target(name: "DeallocLog", dependencies: ["TextEscaping", "DeallocWire"]),
     .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping"]),
     .executableTarget(
       name: "dealloctrace-cli",
@@ -115,7 +119,10 @@ let package = Package(
     ),
     .testTarget(
       name: "DeallocTraceTests",
-      dependencies: ["DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport"]
+      dependencies: [
+        "DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport", "DeallocLog",
+        "DeallocWire",
+      ]
     ),
     // Golden-file comparison shared by the test targets.
     .target(name: "GoldenFiles", path: "Tests/GoldenFiles"),
@@ -125,7 +132,7 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["DeallocLog"], path: "Tests/TestSupport"),
     .testTarget(
       name: "DeallocAnalysisTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "DeallocWire"]
     ),
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
@@ -137,7 +144,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DeallocGateTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles"]
+      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "DeallocWire"]
     ),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(
