@@ -33,7 +33,7 @@ let package = Package(
     // Markdown, HTML, XML, GitHub workflow commands): shared by the recorder's writer and
     // every reader-side output, so the same name is written the same way everywhere.
     .target(name: "TextEscaping"),
-    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer"]),
+    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer", "DeallocWire"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
@@ -57,7 +57,7 @@ let package = Package(
     // The log's records and their reader, small enough for DeallocTesting to read the
     // process's own log back without linking the analysis and its renderers.
     .target(name: "DeallocLog", dependencies: ["TextEscaping", "DeallocWire"]),
-    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping"]),
+    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping", "DeallocWire"]),
     .executableTarget(
       name: "dealloctrace-cli",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]

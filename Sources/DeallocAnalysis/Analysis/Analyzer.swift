@@ -1,4 +1,5 @@
 import DeallocLog
+import DeallocWire
 
 /// Derives every object's state, the verdict of every leak check, and the grouped findings,
 /// from a stream of log events.
@@ -179,7 +180,7 @@ public struct Analyzer: LogVisitor {
     case .drain(let drain):
       let timeline = state.timeline(drain.queue)
       state.timelines[timeline].drains += 1
-      if drain.reason == "bound" { state.timelines[timeline].boundDrains += 1 }
+      if drain.drainReason == .bound { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
       if state.marksLeft > 0 {
         state.marksLeft -= 1
