@@ -35,7 +35,7 @@ let package = Package(
     // Markdown, HTML, XML, GitHub workflow commands): shared by the recorder's writer and
     // every reader-side output, so the same name is written the same way everywhere.
     .target(name: "TextEscaping"),
-    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer"]),
+    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer", "DeallocWire"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
@@ -44,8 +44,12 @@ let package = Package(
     .target(name: "DeallocPreload", dependencies: ["CHolders", "CElf"]),
     .target(
       name: "DeallocTrace",
-      dependencies: ["DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping"]
+      dependencies: [
+        "DeallocHooks", "CUnwind", "CTraceRuntime", "CHolders", "TextEscaping", "DeallocWire",
+      ]
     ),
+    // The hot record kinds' keys and field order, which the writer and both parsers share.
+    .target(name: "DeallocWire"),
     // The queue's drain timer: a timerfd that a thread of its own waits on (see DrainTimer).
     .target(name: "CDrainTimer"),
     .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CDrainTimer"]),
@@ -57,8 +61,8 @@ let package = Package(
     // Analysis half.
     // The log's records and their reader, small enough for DeallocTesting to read the
     // process's own log back without linking the analysis and its renderers.
-    .target(name: "DeallocLog", dependencies: ["TextEscaping"]),
-    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping"]),
+    .target(name: "DeallocLog", dependencies: ["TextEscaping", "DeallocWire"]),
+    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping", "DeallocWire"]),
     .executableTarget(
       name: "dealloctrace-cli",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]
@@ -126,7 +130,10 @@ let package = Package(
     ),
     .testTarget(
       name: "DeallocTraceTests",
-      dependencies: ["DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport"]
+      dependencies: [
+        "DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport", "DeallocLog",
+        "DeallocWire",
+      ]
     ),
     // Golden-file comparison shared by the test targets.
     .target(name: "GoldenFiles", dependencies: ["TestSupport"], path: "Tests/GoldenFiles"),
@@ -136,7 +143,10 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["DeallocLog"], path: "Tests/TestSupport"),
     .testTarget(
       name: "DeallocAnalysisTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport"]
+      dependencies: [
+        "DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport",
+        "DeallocWire",
+      ]
     ),
     .testTarget(
       name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
@@ -148,7 +158,10 @@ let package = Package(
     ),
     .testTarget(
       name: "DeallocGateTests",
-      dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport"]
+      dependencies: [
+        "DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport",
+        "DeallocWire",
+      ]
     ),
     // Runs the built executables (the CLI, the demo) as child processes.
     .testTarget(

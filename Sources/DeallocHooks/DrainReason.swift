@@ -1,9 +1,5 @@
-/// Why a queue releases a batch: the `drain` record's `why`.
-package enum DrainReason: String, Sendable {
-  /// The queue's delay after its first entry elapsed.
-  case timer
-  /// Someone called `drain()`.
-  case explicit
-  /// The batch reached the queue's `maxPending` and was drained at once.
-  case bound
-}
+import DeallocWire
+
+/// Why a queue releases a batch: the one enum the queue, the recorder's writer and the
+/// reader share (``DeallocWire/DrainReason``).
+package typealias DrainReason = DeallocWire.DrainReason

@@ -1,3 +1,4 @@
+import DeallocWire
 import TextEscaping
 
 /// Builds JSON Lines into a byte buffer without Foundation: the writer formats thousands
@@ -9,7 +10,7 @@ struct JSONLine {
   mutating func begin(_ kind: StaticString) {
     bytes.append(UInt8(ascii: "{"))
     needsComma = false
-    field("ev", kind)
+    field(WireKey.kind, kind)
   }
 
   mutating func end() {

@@ -1,5 +1,6 @@
 import CTraceRuntime
 import DeallocHooks
+import DeallocWire
 import Dispatch
 import Glibc
 
@@ -224,20 +225,20 @@ final class LogWriter: @unchecked Sendable {
     case .enqueue(let enqueue):
       formatEnqueue(enqueue, of: event, frames: frames)
     case .drain(let queue, let count, let why):
-      line.begin("drain")
-      line.field("t", event.time)
-      line.field("q", queue)
-      line.field("n", count)
-      line.field("tid", event.threadID)
-      line.field("why", why.rawValue)
+      line.begin(WireKind.drain)
+      line.field(WireKey.time, event.time)
+      line.field(WireKey.queue, queue)
+      line.field(WireKey.drainCount, count)
+      line.field(WireKey.threadID, event.threadID)
+      line.field(WireKey.reason, why.rawValue)
       line.end()
     case .release(let objectID, let outcome):
       formatRelease(objectID: objectID, outcome: outcome, of: event)
     case .dealloc(let objectID):
       session.holderBudget?.forget(id: objectID)
-      line.begin("dealloc")
-      line.field("t", event.time)
-      line.field("id", objectID)
+      line.begin(WireKind.dealloc)
+      line.field(WireKey.time, event.time)
+      line.field(WireKey.id, objectID)
       line.end()
     case .mark(let label):
       line.begin("mark")
@@ -271,18 +272,18 @@ final class LogWriter: @unchecked Sendable {
     }
     enqueued += 1
     session.holderBudget?.noteEnqueue(id: enqueue.objectID, stack: stackID ?? 0)
-    line.begin("enqueue")
-    line.field("t", event.time)
-    line.field("id", enqueue.objectID)
-    line.field("obj", hiddenHex: enqueue.hiddenAddress)
-    line.field("type", typeName(of: .metatype(enqueue.metatype)))
-    line.field("q", enqueue.queue)
-    line.field("tid", event.threadID)
-    line.field("depth", enqueue.depth)
-    if let stackID { line.field("stack", stackID) }
-    line.field("rc", enqueue.retainCount)
-    // Last, so that an object's line keeps the shape the reader's fast path expects.
-    if let elementCount = enqueue.elementCount { line.field("count", elementCount) }
+    // In `WireSchema.enqueue`'s order, the one the reader's fast path reads.
+    line.begin(WireKind.enqueue)
+    line.field(WireKey.time, event.time)
+    line.field(WireKey.id, enqueue.objectID)
+    line.field(WireKey.object, hiddenHex: enqueue.hiddenAddress)
+    line.field(WireKey.type, typeName(of: .metatype(enqueue.metatype)))
+    line.field(WireKey.queue, enqueue.queue)
+    line.field(WireKey.threadID, event.threadID)
+    line.field(WireKey.depth, enqueue.depth)
+    if let stackID { line.field(WireKey.stack, stackID) }
+    line.field(WireKey.retainCount, enqueue.retainCount)
+    if let elementCount = enqueue.elementCount { line.field(WireKey.elementCount, elementCount) }
     line.end()
   }
 
@@ -290,30 +291,30 @@ final class LogWriter: @unchecked Sendable {
     objectID: UInt64, outcome: TraceEvent.ReleaseOutcome, of event: TraceEvent
   ) {
     released += 1
-    line.begin("release")
-    line.field("t", event.time)
-    line.field("id", objectID)
-    line.field("tid", event.threadID)
+    line.begin(WireKind.release)
+    line.field(WireKey.time, event.time)
+    line.field(WireKey.id, objectID)
+    line.field(WireKey.threadID, event.threadID)
     switch outcome {
     case .freed:
       session.holderBudget?.forget(id: objectID)
-      line.field("freed", true)
+      line.field(WireKey.freed, true)
     case .survived(let retainCount):
-      line.field("freed", false)
-      line.field("rc", retainCount)
+      line.field(WireKey.freed, false)
+      line.field(WireKey.retainCount, retainCount)
     }
     line.end()
   }
 
   private func formatCheck(_ check: TraceEvent.Check, of event: TraceEvent) {
-    line.begin("check")
-    line.field("t", event.time)
-    line.field("obj", hiddenHex: check.hiddenAddress)
-    line.field("type", typeName(of: check.type))
-    line.field("alive", check.alive)
-    line.field("label", check.label)
-    if check.objectID != 0 { line.field("id", check.objectID) }
-    line.field("tid", event.threadID)
+    line.begin(WireKind.check)
+    line.field(WireKey.time, event.time)
+    line.field(WireKey.object, hiddenHex: check.hiddenAddress)
+    line.field(WireKey.type, typeName(of: check.type))
+    line.field(WireKey.alive, check.alive)
+    line.field(WireKey.label, check.label)
+    if check.objectID != 0 { line.field(WireKey.id, check.objectID) }
+    line.field(WireKey.threadID, event.threadID)
     line.end()
   }
 

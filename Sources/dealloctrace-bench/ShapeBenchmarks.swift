@@ -117,10 +117,10 @@ private func fullReport(_ path: String) -> Int {
   return renderedJSONSize(of: report)
 }
 
-/// `report` rendered as `report --format json` renders it (the pieces it writes out); the
+/// `report` rendered as `report --format json` renders it (the bytes it writes out); the
 /// rendered size.
 func renderedJSONSize(of report: Report) -> Int {
-  JSONRenderer().withPieces(of: report) { $0.reduce(0) { $0 + $1.count } }
+  JSONRenderer().withBytes(of: report) { $0.count }
 }
 
 /// Wall time of `body`, in seconds.

@@ -22,18 +22,13 @@ enum Output {
   }
 
   /// Writes `report` as `renderer` renders it, as ``write(_:to:)`` writes text: from the
-  /// pieces the renderer lends (``ReportRenderer/withPieces(of:_:)``), which need no `String`
-  /// (and no UTF-8 check of tens of megabytes), nor a copy, on their way out.
+  /// bytes the renderer lends (``ReportRenderer/withBytes(of:_:)``), which need no `String`
+  /// (and no UTF-8 check of tens of megabytes) on their way out.
   static func write(
     _ report: Report, as renderer: any ReportRenderer, to path: String?
   ) throws(AnalysisError) {
     try write(to: path) { fd, name in
-      renderer.withPieces(of: report) { pieces in
-        for piece in pieces {
-          if let failure = writeAll(piece, to: fd, path: name) { return failure }
-        }
-        return nil
-      }
+      renderer.withBytes(of: report) { writeAll($0, to: fd, path: name) }
     }
   }
 

@@ -3,15 +3,14 @@ import Testing
 
 @testable import DeallocAnalysis
 
-/// The filter sets its bits in groups (inserts wait until a group is full or a query comes):
-/// a query must see every insert before it, whatever the group's fill.
+/// A query sees every insert before it: an inserted address is never a certain "no".
 @Suite struct EnqueueFilterTests {
   @Test func everyInsertedAddressIsMaybeAtEveryPoint() {
     var filter = EnqueueFilter()
     #expect(!filter.mayContain(address: Address(0x6000_0000_0040)))
     var inserted: [Address] = []
     var generator = SplitMix(seed: 3)
-    // Queries after 1, 2, … inserts, across several full groups and partial ones.
+    // Queries after 1, 2, … inserts.
     for round in 1...40 {
       for _ in 0..<round {
         let address = Address(0x6000_0000_0000 + (generator.next() % 1_000_000) * 16)

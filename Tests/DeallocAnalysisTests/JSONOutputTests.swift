@@ -15,49 +15,14 @@ import Testing
     #expect(streamed.contains("\"reportVersion\": 1"))
   }
 
-  /// A report written in two halves on two threads is byte for byte the one a single writer
-  /// makes, wherever the split falls (before the first finding, between two, in the checks).
+  /// The bytes the CLI writes out are the document.
   @Test(arguments: GoldenReportTests.fixtures + ["holders"])
-  func twoHalvesOnTwoThreadsMakeTheSameDocument(_ name: String) throws {
+  func theBytesWrittenOutAreTheDocument(_ name: String) throws {
     let report = try Fixtures.report(["\(name).jsonl"])
-    var halves = JSONRenderer()
-    halves.secondThreadFrom = 0
-    var single = JSONRenderer()
-    single.secondThreadFrom = .max
-    #expect(halves.render(report) == single.render(report))
-  }
-
-  /// The pieces the CLI writes out (two halves, lent where they lie, or one piece) are the
-  /// document, one after the other.
-  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
-  func thePiecesWrittenOutAreTheDocument(_ name: String) throws {
-    let report = try Fixtures.report(["\(name).jsonl"])
-    for secondThreadFrom in [0, .max] {
-      var renderer = JSONRenderer()
-      renderer.secondThreadFrom = secondThreadFrom
-      let pieces = renderer.withPieces(of: report) { $0.map(Array.init) }
-      #expect(pieces.count == (secondThreadFrom == 0 ? 2 : 1))
-      #expect(String(decoding: pieces.joined(), as: UTF8.self) == renderer.render(report))
-    }
-    let text = TextRenderer().withPieces(of: report) { $0.map(Array.init) }
-    #expect(text.count == 1)
-    #expect(String(decoding: text[0], as: UTF8.self) == TextRenderer().render(report))
-  }
-
-  /// The halves the CLI writes out are lent where the two threads wrote them: ending the
-  /// second with its line break copies nothing (an unwrapped copy of its writer once made
-  /// that append copy the half).
-  @Test(arguments: GoldenReportTests.fixtures + ["holders"])
-  func theHalvesAreLentWithoutACopy(_ name: String) throws {
-    let report = try Fixtures.report(["\(name).jsonl"])
-    var renderer = JSONRenderer()
-    renderer.secondThreadFrom = 0
-    let copies = JSONByteBuffer.CopyCount()
-    let pieces = JSONByteBuffer.$unsharingCopies.withValue(copies) {
-      renderer.withPieces(of: report) { $0.count }
-    }
-    #expect(pieces == 2)
-    #expect(copies.count.load(ordering: .relaxed) == 0)
+    let json = JSONRenderer().withBytes(of: report) { Array($0) }
+    #expect(String(decoding: json, as: UTF8.self) == JSONRenderer().render(report))
+    let text = TextRenderer().withBytes(of: report) { Array($0) }
+    #expect(String(decoding: text, as: UTF8.self) == TextRenderer().render(report))
   }
 
   /// The byte buffer grows in place while it is not shared, and a copy stays a value: what

@@ -45,7 +45,7 @@ import Testing
     window.set(1, position: 0)
     window.set(2, position: 1)
     window.set(3, position: 2)
-    window.renumber([PositionTable.dropped, 0, 1])
+    window.renumber([RecentIDWindow.dropped, 0, 1])
     #expect(window.position(of: 1) == nil)
     #expect(window.position(of: 2) == 0)
     #expect(window.position(of: 3) == 1)

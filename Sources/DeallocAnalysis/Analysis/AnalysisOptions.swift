@@ -26,11 +26,10 @@ public struct AnalysisOptions: Sendable, Equatable {
   /// Modules the user names as libraries (`--library GLOB`): a census group whose every
   /// named type comes from one of them, or from the toolchain, is a library leak.
   public var libraryModules: [Glob] = []
-  /// Objects left in queues from which ending a session makes their findings on a second
-  /// thread (``QueuedObjectFindings``) and frees the session's tables on a third
-  /// (``BackgroundRelease``): below it, starting a thread costs about what it saves. The
-  /// report is the same either way; tests move it to run both paths.
-  var queuedObjectsForParallelFindings = 20_000
+  /// The most (stack, type) pairs whose origin ids ending a session keeps in an array
+  /// (4 MiB); beyond, it looks origins up in dictionaries. The report is the same either way;
+  /// tests move it to run both paths.
+  var originTableLimit = 1 << 20
 
   public init(stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) {
     self.stuckAfter = stuckAfter

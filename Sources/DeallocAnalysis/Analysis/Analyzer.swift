@@ -1,4 +1,5 @@
 import DeallocLog
+import DeallocWire
 
 /// Derives every object's state, the verdict of every leak check, and the grouped findings,
 /// from a stream of log events.
@@ -78,14 +79,7 @@ public struct Analyzer: LogVisitor {
       }
       finishSession(ending)
       inSession = false
-      let ended = state
       state = SessionState(state.info, maximumExamples: options.maximumExamples)
-      // A session that leaves as many objects in its queues as make their findings worth a
-      // second thread also leaves tables worth freeing on one.
-      if ended.live.count >= options.queuedObjectsForParallelFindings {
-        sessionsReleasedInBackground += 1
-        BackgroundRelease.release(consume ended)
-      }
     }
   }
 
@@ -149,12 +143,6 @@ public struct Analyzer: LogVisitor {
   /// that must not grow with the log's size. A test hook.
   package var trackedObjectCount: Int { state.live.count + state.survivors.count }
 
-  /// Sessions whose queued objects' findings a second thread made. A test hook.
-  private(set) var sessionsWithParallelFindings = 0
-
-  /// Sessions whose tables a thread of their own freed (``BackgroundRelease``). A test hook.
-  private(set) var sessionsReleasedInBackground = 0
-
   /// Checks and check groups the analyzer holds now, and recent releases: bounded however
   /// many checks and releases a log has. A test hook.
   package var retainedCheckCount: Int { state.checks.retainedCount + state.released.count }
@@ -193,7 +181,7 @@ public struct Analyzer: LogVisitor {
     case .drain(let drain):
       let timeline = state.timeline(drain.queue)
       state.timelines[timeline].drains += 1
-      if drain.reason == "bound" { state.timelines[timeline].boundDrains += 1 }
+      if drain.drainReason == .bound { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
       if state.marksLeft > 0 {
         state.marksLeft -= 1
@@ -292,7 +280,9 @@ public struct Analyzer: LogVisitor {
     latency.releaseToDealloc.add(r.time - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.time
     state.checks.deallocated(r.id, at: r.time)
-    if let holders = state.survivorHolders.removeValue(forKey: r.id) {
+    if !state.survivorHolders.isEmpty,
+      let holders = state.survivorHolders.removeValue(forKey: r.id)
+    {
       addLateHeld(id: r.id, survivor, holders, deallocAt: r.time)
     }
   }
@@ -495,28 +485,10 @@ public struct Analyzer: LogVisitor {
 
   private mutating func finishSession(_ ending: SessionEnding) {
     let end = EndOfSession(ending, stuckAfter: options.stuckAfter)
-    let queued = QueuedObjectFindings(
-      live: state.live, end: end, stacks: state.stacks, typeNames: types.map(\.type),
-      queueNames: state.timelines.map(\.queue), session: state.info.index,
-      file: state.info.file, maximumExamples: options.maximumExamples)
-    // On a second thread when it pays, and when appending its findings makes what adding
-    // them here would (see `QueuedObjectFindings`); symbolized frames are made here only.
-    let inParallel =
-      state.live.count >= options.queuedObjectsForParallelFindings && symbolizer == nil
-      && !findings.holds(queued.kind)
-    let running = inParallel ? queued.start() : nil
-    if inParallel { sessionsWithParallelFindings += 1 }
     finishSurvivors(end)
-    if running == nil { finishQueuedObjects(end, queued) }
+    finishQueuedObjects(end)
     finishWatchedQueuedObjects(end)
     finishChecks(lastTime: end.lastTime, ended: end.ended)
-    if let running {
-      let collected = running.finish()
-      findings.append(collected.findings)
-      for (type, counts) in collected.counts.enumerated() where counts != LifecycleCounts() {
-        state.counts[type].add(counts)
-      }
-    }
     findings.forgetOrigins()
 
     if !end.ended || ending.truncated || ending.cut != nil { hasIncompleteSession = true }
@@ -541,7 +513,7 @@ public struct Analyzer: LogVisitor {
     let (survivors, survivorHolders) = (state.survivors, state.survivorHolders)
     for position in survivors.positions(inOrderOf: \.line) {
       let (id, survivor) = survivors.survivor(at: position)
-      let holders = survivorHolders[id]
+      let holders = survivorHolders.isEmpty ? nil : survivorHolders[id]
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
       addFinding(
@@ -557,23 +529,57 @@ public struct Analyzer: LogVisitor {
   }
 
   /// Counts the objects still in a queue, in log order, as pending, stuck or never
-  /// released, and groups the stuck and never-released ones as findings with `queued`'s
-  /// rules: the whole of it on this thread, for a session that leaves few objects in its
-  /// queues (``QueuedObjectFindings`` on a second thread does it for the others).
-  private mutating func finishQueuedObjects(_ end: EndOfSession, _ queued: QueuedObjectFindings) {
+  /// released, and groups the stuck and never-released ones as findings.
+  ///
+  /// A session may leave a million objects in its queues and a few hundred (stack, type)
+  /// pairs among them, so each pair's origin id is kept in an array by (stack slot, type row)
+  /// when that array is small enough (``AnalysisOptions/originTableLimit``): a read per
+  /// object instead of two dictionary lookups. Either way each object joins what ``addFinding(_:_:holderKey:holders:_:)``
+  /// would have given it.
+  private mutating func finishQueuedObjects(_ end: EndOfSession) {
     let live = state.live
+    let typeCount = types.count
+    let pairCount = (live.stackSlotCount + 1) * typeCount
+    var originIDs = [Int32](
+      repeating: -1, count: pairCount <= options.originTableLimit ? pairCount : 0)
+    // The example reads copies, not `self`, whose findings change meanwhile.
+    let (types, timelines, info) = (self.types, state.timelines, state.info)
+    func example(_ id: UInt64, _ object: SessionState.Live) -> FindingExample {
+      FindingExample(
+        session: info.index, id: id, address: object.address, type: types[Int(object.type)].type,
+        queue: timelines[Int(object.queue)].queue, enqueuedAt: object.enqueuedAt,
+        age: end.lastTime - object.enqueuedAt,
+        location: LogLocation(file: info.file, line: object.line))
+    }
     for position in 0..<live.storageCount {
       guard let (id, object) = live.object(at: position) else { continue }
       let objectState = end.state(ofOpenObjectEnqueuedAt: object.enqueuedAt, released: false)
-      state.counts[Int(object.type)][objectState] += 1
-      guard let kind = QueuedObjectFindings.kind(of: objectState) else { continue }
-      addFinding(kind, object, queued.example(id, object))
+      let type = Int(object.type)
+      state.counts[type][objectState] += 1
+      let kind: Finding.Kind
+      switch objectState {
+      case .stuck: kind = .stuck
+      case .neverReleased: kind = .neverReleased
+      default: continue
+      }
+      let pair = originIDs.isEmpty ? -1 : Int(live.stackSlot(at: position) + 1) * typeCount + type
+      if pair >= 0, originIDs[pair] >= 0,
+        findings.addMember(kind, originID: Int(originIDs[pair]), example(id, object))
+      {
+        continue
+      }
+      if pair < 0 {
+        addFinding(kind, object, example(id, object))
+        continue
+      }
+      let origin = self.origin(type: type, stack: object.stack)
+      originIDs[pair] = Int32(origin.id)
+      findings.add(kind, origin, example(id, object))
     }
   }
 
   /// Tells the kept checks of objects still in a queue how those objects ended: only the
-  /// objects the checks watch are looked up, not every object still in a queue (which a
-  /// second thread may be counting meanwhile).
+  /// objects the checks watch are looked up, not every object still in a queue.
   private mutating func finishWatchedQueuedObjects(_ end: EndOfSession) {
     for id in state.checks.watchedIDs {
       guard let object = state.live[id] else { continue }

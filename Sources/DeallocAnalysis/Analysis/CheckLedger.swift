@@ -70,12 +70,9 @@ struct CheckLedger {
   private(set) var entries: [Entry] = []
   private var freeSlots: [Int] = []
   /// The kept checks of each object, by object id.
-  /// Entries by object id. An integer table, not a dictionary: every release asks it.
-  private var watched = IntegerTable<[Int]>()
-  private var provisional = IntegerTable<[Provisional]>()
+  private var watched: [UInt64: [Int]] = [:]
+  private var provisional: [UInt64: [Provisional]] = [:]
   private var provisionalCount = 0
-  /// The ids `watched` and `provisional` may hold: what ``follows(_:)`` asks first.
-  private var followedIDs = IDPrefilter()
   /// True-leak groups in order of first appearance.
   private(set) var groups: [Group] = []
   private var groupIndex: [GroupKey: Int] = [:]
@@ -114,21 +111,11 @@ struct CheckLedger {
     }
   }
 
-  /// Whether the ledger keeps checks of object `id` (cheap: the release of every object
-  /// asks). Asked with `contains`: read and compared with `nil`, each table's array of
-  /// entries was copied, a reference count up and down, for every release.
+  /// Whether the ledger keeps checks of object `id`: the release of every object asks, so
+  /// it copies no array of entries.
   func follows(_ id: UInt64) -> Bool {
-    guard followedIDs.mayContain(id) else { return false }
-    return (!watched.isEmpty && watched.contains(id))
-      || (!provisional.isEmpty && provisional.contains(id))
-  }
-
-  /// Notes that a table now holds `id`.
-  private mutating func follow(_ id: UInt64) {
-    followedIDs.add(id)
-    if followedIDs.isStale(held: watched.count + provisional.count) {
-      followedIDs.rebuild(from: watched.keys + provisional.keys)
-    }
+    (!watched.isEmpty && watched.index(forKey: id) != nil)
+      || (!provisional.isEmpty && provisional.index(forKey: id) != nil)
   }
 
   /// Object `id` was released at `t`: completes the facts of its kept checks, and turns its
@@ -178,7 +165,7 @@ struct CheckLedger {
   /// The objects whose kept checks learn how they ended (``finished(_:in:)``), in no
   /// particular order: a few per kept check, where a session may leave a million objects in
   /// its queues.
-  var watchedIDs: [UInt64] { watched.keys }
+  var watchedIDs: [UInt64] { Array(watched.keys) }
 
   /// Object `id` ended the session in `state`.
   mutating func finished(_ id: UInt64, in state: ObjectState) {
@@ -227,7 +214,6 @@ struct CheckLedger {
       kept[earliest] = check
     }
     provisional[id] = kept
-    follow(id)
   }
 
   private mutating func store(_ entry: Entry) -> Int {
@@ -240,8 +226,7 @@ struct CheckLedger {
       index = entries.count - 1
     }
     if let id = entry.facts?.id {
-      watched[id] = (watched[id] ?? []) + [index]
-      follow(id)
+      watched[id, default: []].append(index)
     }
     return index
   }

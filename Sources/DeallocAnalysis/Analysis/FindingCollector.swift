@@ -66,26 +66,6 @@ struct FindingCollector {
     originID &* 4 &+ order(kind)
   }
 
-  /// Whether a finding of `kind` exists.
-  func holds(_ kind: Finding.Kind) -> Bool {
-    findings.contains { $0.kind == kind }
-  }
-
-  /// Appends `other`'s findings after these, as they are: what adding `other`'s members
-  /// one by one would have made, provided no finding here shares a key with one of
-  /// `other`'s (the caller checks: see ``QueuedObjectFindings``). `other`'s origins are its
-  /// own, so none of its origin slots is kept.
-  mutating func append(_ other: FindingCollector) {
-    let offset = findings.count
-    for (key, index) in other.groups {
-      precondition(
-        groups.updateValue(index + offset, forKey: key) == nil, "appended a finding key held here")
-    }
-    for (index, verdict) in other.firstVerdicts { firstVerdicts[index + offset] = verdict }
-    findings += other.findings
-    variantIndexes += other.variantIndexes
-  }
-
   /// Forgets the origins of the session that ended (the next session numbers its own).
   mutating func forgetOrigins() {
     originSlots.removeAll(keepingCapacity: true)

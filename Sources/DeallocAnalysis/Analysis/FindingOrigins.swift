@@ -35,8 +35,8 @@ final class FindingOrigin {
 /// session: stack ids are per session.
 ///
 /// Looked up once per unreleased object at the session's end, so the common case (no holder
-/// key) costs two integer-table probes: stack id to a dense stack index, then (stack index,
-/// type row) to the origin. Only members with a holder key hash a string.
+/// key) costs two integer lookups: stack id to a dense stack index, then (stack index, type
+/// row) to the origin. Only members with a holder key hash a string.
 struct FindingOrigins {
   private struct HolderKeyed: Hashable {
     var type: Int
@@ -55,12 +55,12 @@ struct FindingOrigins {
     var stackKey: String
   }
 
-  /// Dense index of each stack id seen (by bit pattern), into `stackParts`.
-  private var stackIndexes = IntegerTable<Int32>()
+  /// Dense index of each stack id seen, into `stackParts`.
+  private var stackIndexes: [Int64: Int32] = [:]
   private var noStackIndex: Int32?
   private var stackParts: [StackPart] = []
   /// Origin index by ``pair(type:stackIndex:)``.
-  private var byTypeAndStack = IntegerTable<Int32>()
+  private var byTypeAndStack: [UInt64: Int32] = [:]
   private var byHolderKey: [HolderKeyed: Int] = [:]
   /// Whether each frame seen is machinery, by return address; the frame is kept to confirm
   /// the match, since a log may name two frames at one address differently. Why: every stack
@@ -119,7 +119,7 @@ struct FindingOrigins {
 
   private func stackIndex(of stack: Int64?) -> Int32? {
     guard let stack else { return noStackIndex }
-    return stackIndexes[UInt64(bitPattern: stack)]
+    return stackIndexes[stack]
   }
 
   private mutating func addStack(_ stack: Int64?, _ frames: [Frame]) -> Int32 {
@@ -130,7 +130,7 @@ struct FindingOrigins {
         frames: frames, callers: callers, callersKey: Signature.callersKey(callers),
         stackKey: FindingCollector.key(of: frames)))
     if let stack {
-      stackIndexes[UInt64(bitPattern: stack)] = index
+      stackIndexes[stack] = index
     } else {
       noStackIndex = index
     }

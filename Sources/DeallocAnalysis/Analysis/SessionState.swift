@@ -76,7 +76,7 @@ struct SessionState {
   /// id. Why apart from ``Survivor``: few sessions record holders, and as a field it made
   /// every survivor half as big again, with a reference-counted array to copy, where a
   /// leak-heavy log keeps tens of thousands of survivors.
-  var survivorHolders = IntegerTable<HolderReport>()
+  var survivorHolders: [UInt64: HolderReport] = [:]
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
   private var queueRows = NameIndex()

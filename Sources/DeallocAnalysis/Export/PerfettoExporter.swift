@@ -228,7 +228,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       for check in deferred {
         let waiting = QueueMembership.wasWaiting(
           at: check.time, enqueuedAt: slice.enqueuedAt, releasedAt: r.time)
-        writeCheck(check, verdict: waiting ? "falseLeak" : "trueLeak")
+        writeCheck(check, verdict: waiting ? .falseLeak : .trueLeak)
       }
     }
     event("e", tid: r.tid)
@@ -284,28 +284,28 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       }
       session!.deferredChecks[object.id] = deferred
       // Too many checks of one object wait already: this one is judged now, as queued.
-      writeCheck(r, verdict: "falseLeak")
+      writeCheck(r, verdict: .falseLeak)
       return
     }
     let waiting = object?.wasWaiting(at: r.time) ?? false
-    writeCheck(r, verdict: waiting ? "falseLeak" : "trueLeak")
+    writeCheck(r, verdict: waiting ? .falseLeak : .trueLeak)
   }
 
   /// Checks of one queued object whose instants wait for its release; beyond, they are
   /// written at once as false leaks.
   private static var deferredChecksPerObject: Int { 64 }
 
-  private mutating func writeCheck(_ r: CheckRecord, verdict: String?) {
+  private mutating func writeCheck(_ r: CheckRecord, verdict: CheckVerdict.Verdict?) {
     switch verdict {
-    case "falseLeak": instant("false leak: ", r.type, cat: "check", at: r.time, tid: nil)
-    case "trueLeak": instant("true leak: ", r.type, cat: "check", at: r.time, tid: nil)
-    default: instant("check passed: ", r.type, cat: "check", at: r.time, tid: nil)
+    case .falseLeak?: instant("false leak: ", r.type, cat: "check", at: r.time, tid: nil)
+    case .trueLeak?: instant("true leak: ", r.type, cat: "check", at: r.time, tid: nil)
+    case nil: instant("check passed: ", r.type, cat: "check", at: r.time, tid: nil)
     }
     writer.string("label", r.label)
     writer.string("type", r.type)
     writer.address("obj", r.object)
     writer.bool("alive", r.alive)
-    if let verdict { writer.string("verdict", verdict) }
+    if let verdict { writer.string("verdict", verdict.rawValue) }
     if let id = r.id { writer.int("id", Int64(id)) }
     writer.endArgs()
     writer.end()
@@ -335,7 +335,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       (session!.live[$0.key]?.sliceID ?? 0) < (session!.live[$1.key]?.sliceID ?? 0)
     }
     for (_, checks) in deferred {
-      for check in checks { writeCheck(check, verdict: "falseLeak") }
+      for check in checks { writeCheck(check, verdict: .falseLeak) }
     }
     for (id, slice) in session!.live.sorted(by: { $0.value.sliceID < $1.value.sliceID }) {
       let state = sessionEnd.state(ofOpenObjectEnqueuedAt: slice.enqueuedAt, released: false)

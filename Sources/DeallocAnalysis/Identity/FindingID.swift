@@ -81,13 +81,3 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
     return "?"
   }
 }
-
-extension Finding {
-  /// The finding's stable id (see ``FindingID``), with the holder path's key
-  /// (``Signature/holderKey``) when the log recorded holders.
-  public var id: FindingID {
-    FindingID(
-      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
-      holderKey: signature.holderKey)
-  }
-}

@@ -37,8 +37,17 @@ public struct Finding: Sendable, Equatable {
     }
   }
 
-  public var kind: Kind
-  public var signature: Signature
+  public var kind: Kind {
+    didSet { id = Self.id(kind, signature) }
+  }
+  public var signature: Signature {
+    didSet { id = Self.id(kind, signature) }
+  }
+  /// The finding's stable id (see ``FindingID``), with the holder path's key
+  /// (``Signature/holderKey``) when the log recorded holders: a SHA-256, worked out when the
+  /// finding is made (and again only if its kind or signature change), not at every use by
+  /// the gate, the renderers, a baseline or a diff.
+  public private(set) var id: FindingID
   /// The full enqueue stack of the first object of the group (empty when unknown), for display
   /// and for `frame:GLOB` suppressions.
   public var stack: [Frame]
@@ -55,6 +64,27 @@ public struct Finding: Sendable, Equatable {
   /// members have it, so that a `frame:` suppression judges each member by its own stack:
   /// members share the signature's first frames, but deeper frames can differ.
   var stackVariants: [StackVariant] = []
+
+  init(
+    kind: Kind, signature: Signature, stack: [Frame], holders: HolderReport? = nil, count: Int,
+    examples: [FindingExample], explanation: String, stackVariants: [StackVariant] = []
+  ) {
+    self.kind = kind
+    self.signature = signature
+    self.id = Self.id(kind, signature)
+    self.stack = stack
+    self.holders = holders
+    self.count = count
+    self.examples = examples
+    self.explanation = explanation
+    self.stackVariants = stackVariants
+  }
+
+  private static func id(_ kind: Kind, _ signature: Signature) -> FindingID {
+    FindingID(
+      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
+      holderKey: signature.holderKey)
+  }
 
   /// Counts one more member, enqueued through stack variant `variant`, held as `holders`
   /// says, and keeps its example while there are fewer than `maximumExamples`.

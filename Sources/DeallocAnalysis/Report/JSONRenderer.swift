@@ -16,67 +16,13 @@ public struct JSONRenderer: ReportRenderer {
     withBytes(of: report) { String(decoding: $0, as: UTF8.self) }
   }
 
-  /// Findings-equivalents (a finding, or ``checksPerFinding`` checks) from which the
-  /// document's second half is written on a second thread: below it, starting a thread
-  /// costs about what it saves. The bytes are the same either way; tests move it.
-  var secondThreadFrom = 200
-
-  /// Checks that cost about as much to write as a finding: what weighs the halves, so that
-  /// they end together. Measured in instructions on a leak-heavy report (a finding, its
-  /// SHA-256 id and examples, against a check's verdict), not in bytes: by bytes (eight) the
-  /// half with the checks finished first.
-  static let checksPerFinding = 11
-
-  /// Written as bytes, without a tree (see ``JSONOutput``), and lent where they lie; a
-  /// document written in two halves (``halves(_:)``) is joined first.
+  /// Written as bytes, without a tree (see ``JSONOutput``), and lent where they lie.
   public func withBytes<Result>(
     of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result
   ) -> Result {
-    var (out, second) = halves(report)
-    if let second { out.append(second) }
+    var out = JSONByteWriter(capacity: Self.capacity(report))
+    Self.write(report, to: &out)
     return out.withLine(body)
-  }
-
-  /// The document's halves lent as they lie, without the copy of the second after the first
-  /// that ``withBytes(of:_:)`` makes (about a millisecond and a half, and fresh pages, for a
-  /// 4 MB report).
-  public func withPieces<Result>(
-    of report: Report, _ body: ([UnsafeBufferPointer<UInt8>]) -> Result
-  ) -> Result {
-    var (out, second) = halves(report)
-    // Ended in place (`second!`): an unwrapped copy would share the buffer with `second`, and
-    // the line break's append would copy the half into fresh pages.
-    guard second != nil else { return out.withLine { body([$0]) } }
-    return out.withBytes { first in second!.withLine { body([first, $0]) } }
-  }
-
-  /// The document, written in two halves at once when it is large: this thread writes the
-  /// findings up to a split, a second thread the findings after it and everything that
-  /// follows them, into a writer that continues where the first half ends
-  /// (``JSONByteWriter/continuation(afterEntries:capacity:)``). Each value's bytes depend only
-  /// on it and its depth, so the halves, one after the other, are the document a single
-  /// writer makes. The reading thread is done by now, so a core is free, and the findings (a
-  /// SHA-256 id and a stack each) are the bulk. `second` is `nil` for a document written
-  /// whole; neither half ends with the document's line break.
-  private func halves(_ report: Report) -> (first: JSONByteWriter, second: JSONByteWriter?) {
-    let capacity = Self.capacity(report)
-    var out = JSONByteWriter(capacity: capacity)
-    Self.head(report, to: &out)
-    let weight = report.findings.count + report.checks.count / Self.checksPerFinding
-    guard weight >= secondThreadFrom else {
-      for finding in report.findings { Self.finding(finding, to: &out) }
-      Self.tail(report, to: &out)
-      return (out, nil)
-    }
-    let split = min(weight / 2, report.findings.count)
-    var rest = out.continuation(afterEntries: split > 0, capacity: capacity)
-    let second = SecondThread {
-      for finding in report.findings[split...] { Self.finding(finding, to: &rest) }
-      Self.tail(report, to: &rest)
-      return rest
-    }
-    for finding in report.findings[..<split] { Self.finding(finding, to: &out) }
-    return (out, second.finish())
   }
 
   /// Room for the whole document, so that a writer's buffer does not grow (a copy and new

@@ -12,14 +12,6 @@ public protocol ReportRenderer: Sendable {
   /// check, and to lend its buffer where it lies; the default lends the text's bytes.
   func withBytes<Result>(of report: Report, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
     -> Result
-
-  /// ``withBytes(of:_:)``'s document lent in pieces, to be written out one after the other:
-  /// a renderer that writes a large document in parts at once (the JSON one) lends them
-  /// where they lie instead of copying the later parts after the first (fresh pages and a
-  /// copy of megabytes). The default lends the whole document as one piece.
-  func withPieces<Result>(
-    of report: Report, _ body: ([UnsafeBufferPointer<UInt8>]) -> Result
-  ) -> Result
 }
 
 extension ReportRenderer {
@@ -28,11 +20,5 @@ extension ReportRenderer {
   ) -> Result {
     var text = render(report)
     return text.withUTF8(body)
-  }
-
-  public func withPieces<Result>(
-    of report: Report, _ body: ([UnsafeBufferPointer<UInt8>]) -> Result
-  ) -> Result {
-    withBytes(of: report) { body([$0]) }
   }
 }

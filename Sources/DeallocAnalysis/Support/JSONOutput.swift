@@ -140,33 +140,9 @@ struct JSONByteWriter: JSONOutput {
     return withBytes(body)
   }
 
-  /// The bytes written so far, lent to `body`: a part of the document that another writer's
-  /// bytes continue (``continuation(afterEntries:capacity:)``).
+  /// The bytes written so far, lent to `body`.
   func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     out.withUnsafeBytes(body)
-  }
-
-  /// A writer that goes on where this one is, in the same open containers but with none of
-  /// its bytes, for a later part of the document written on another thread; `afterEntries`:
-  /// the innermost container will have entries by then (this writer writes them meanwhile);
-  /// `capacity`: bytes reserved. ``append(_:)`` joins it back.
-  func continuation(afterEntries: Bool, capacity: Int = 0) -> JSONByteWriter {
-    var next = JSONByteWriter(capacity: capacity)
-    next.depth = depth
-    next.hasEntries = afterEntries ? hasEntries | 1 : hasEntries
-    next.spilledHasEntries = spilledHasEntries
-    next.afterKey = afterKey
-    return next
-  }
-
-  /// Appends what `continuation` wrote and takes on where it stopped: the bytes are those
-  /// this writer would have written itself.
-  mutating func append(_ continuation: JSONByteWriter) {
-    continuation.out.withUnsafeBytes { out.append(contentsOf: $0) }
-    depth = continuation.depth
-    hasEntries = continuation.hasEntries
-    spilledHasEntries = continuation.spilledHasEntries
-    afterKey = continuation.afterKey
   }
 
   /// The separator and indentation before a value in an array (a member's came with its key).

@@ -1,3 +1,5 @@
+import DeallocWire
+
 /// One decoded record of a v1 log (see `docs/log-format.md`).
 ///
 /// Only the fields the contract defines are kept; unknown fields are ignored while parsing.
@@ -191,6 +193,7 @@ public struct DrainRecord: Sendable, Equatable {
   public var queue: String
   public var count: Int
   public var tid: Int64?
+  /// The `why` as written: a recorder may add reasons, which old readers keep as text.
   public var reason: String?
 
   public init(time: Int64, queue: String, count: Int, tid: Int64? = nil, reason: String? = nil) {
@@ -200,6 +203,9 @@ public struct DrainRecord: Sendable, Equatable {
     self.tid = tid
     self.reason = reason
   }
+
+  /// ``reason`` as the queue's own ``DeallocWire/DrainReason``, when it is one of them.
+  package var drainReason: DrainReason? { reason.flatMap(DrainReason.init(rawValue:)) }
 }
 
 /// `release`: the queue dropped its reference to an object.

@@ -1,3 +1,5 @@
+import DeallocWire
+
 /// Parses the record kinds that make up nearly every line of a log (`enqueue`, `release`,
 /// `dealloc`, `drain`, and `check`, thousands of which a test suite's log holds) when they
 /// are byte for byte in the shape the recorder writes: its key order, no whitespace, no
@@ -109,7 +111,7 @@ struct RecorderShapeParser {
     literal(.closingBrace) && index == end
   }
 
-  // MARK: The kinds, in the recorder's field order (DeallocTrace's LogWriter).
+  // MARK: The kinds, in the recorder's field order (``WireSchema``).
 
   private mutating func enqueue(_ interner: inout StringInterner) -> EnqueueRecord? {
     guard let time = time(), literal(.id), let id = integer(),
@@ -385,7 +387,9 @@ struct RecorderShapeParser {
 }
 
 /// One of the recorder's fixed keys (with its punctuation), kinds or constants, as the two
-/// little-endian words ``RecorderShapeParser`` compares a line against.
+/// little-endian words ``RecorderShapeParser`` compares a line against. The keys and kinds
+/// are ``WireKey``'s and ``WireKind``'s (see ``all``); the order the parser reads them in is
+/// ``WireSchema``'s, which `WireSchemaTests` checks.
 ///
 /// Why words written out: built from a string at each use, the words cost a loop per key
 /// per line, more than the byte-by-byte compare they replace; as constants, a key is two
@@ -461,28 +465,31 @@ struct ShapeKey {
   /// `false`
   static var falseValue: ShapeKey { ShapeKey(0x65_736C_6166, 0, count: 5) }
 
-  /// Every key with its text, for the test that checks the words.
+  /// Every key with its text, for the test that checks the words: the recorder's keys and
+  /// kinds spelled from ``WireKey`` and ``WireKind``, the one place the writer takes them from.
   static var all: [(key: ShapeKey, text: String)] {
-    [
-      (.recordStart, "{\"ev\":\""),
-      (.releaseKind, "release\",\"t\":"),
-      (.enqueueKind, "enqueue\",\"t\":"),
-      (.deallocKind, "dealloc\",\"t\":"),
-      (.drainKind, "drain\",\"t\":"),
-      (.checkKind, "check\",\"t\":"),
-      (.id, ",\"id\":"),
-      (.object, ",\"obj\":"),
-      (.type, ",\"type\":"),
-      (.queue, ",\"q\":"),
-      (.tid, ",\"tid\":"),
-      (.depth, ",\"depth\":"),
-      (.stack, ",\"stack\":"),
-      (.retainCount, ",\"rc\":"),
-      (.freed, ",\"freed\":"),
-      (.drainCount, ",\"n\":"),
-      (.reason, ",\"why\":"),
-      (.alive, ",\"alive\":"),
-      (.label, ",\"label\":"),
+    func key(_ name: StaticString) -> String { ",\"\(name)\":" }
+    func kind(_ name: StaticString) -> String { "\(name)\",\"\(WireKey.time)\":" }
+    return [
+      (.recordStart, "{\"\(WireKey.kind)\":\""),
+      (.releaseKind, kind(WireKind.release)),
+      (.enqueueKind, kind(WireKind.enqueue)),
+      (.deallocKind, kind(WireKind.dealloc)),
+      (.drainKind, kind(WireKind.drain)),
+      (.checkKind, kind(WireKind.check)),
+      (.id, key(WireKey.id)),
+      (.object, key(WireKey.object)),
+      (.type, key(WireKey.type)),
+      (.queue, key(WireKey.queue)),
+      (.tid, key(WireKey.threadID)),
+      (.depth, key(WireKey.depth)),
+      (.stack, key(WireKey.stack)),
+      (.retainCount, key(WireKey.retainCount)),
+      (.freed, key(WireKey.freed)),
+      (.drainCount, key(WireKey.drainCount)),
+      (.reason, key(WireKey.reason)),
+      (.alive, key(WireKey.alive)),
+      (.label, key(WireKey.label)),
       (.closingBrace, "}"),
       (.quote, "\""),
       (.hexStart, "\"0x"),

@@ -2,25 +2,21 @@ import DeallocLog
 
 /// Row indices by name (type names, queue labels), for names that arrive once per record.
 ///
-/// Why not only a dictionary: hashing a name's characters for every enqueue was most of the
-/// cost of finding its row. The reader interns names, so the same name arrives as the same
-/// `String` value, bit for bit: a small cache keyed by those bits finds the row without
-/// reading the characters. A hit is confirmed against the row's own name by bits, and that
+/// Contract: ``row(_:)`` gives each distinct name a dense row, in order of first appearance.
+/// Why not only a dictionary: the reader interns names, so the same name arrives as the same
+/// `String` value, bit for bit, and a small cache keyed by those bits finds the row without
+/// hashing the characters. A hit is confirmed against the row's own name by bits, and that
 /// name is kept alive by the index, so no other live string can share its bits; any other
-/// string (decoded from an escaped field, say) simply misses and goes to the dictionary.
+/// string (decoded from an escaped field, say) misses and goes to the dictionary.
 struct NameIndex {
   private var names: [String] = []
   /// Each row's name as ``bits(_:)``, so that a cache hit is confirmed without copying (and
   /// retaining) the row's `String`.
   private var nameBits: [(UInt64, UInt64)] = []
   private var byName: [String: Int] = [:]
-  /// Row + 1 per slot (0: empty), probed linearly from a slot chosen by the name's bits.
-  ///
-  /// Why probing and not one slot per name: with two dozen names, two of them usually share
-  /// a slot, and a slot that took whichever came last sent every other record of those
-  /// names to the dictionary (a twelfth of a leak-heavy log's enqueues). A slot is never
-  /// overwritten; once half the slots are taken, further bits go to the dictionary only,
-  /// so that a probe stays short.
+  /// Row + 1 per slot (0: empty), probed linearly from a slot chosen by the name's bits. A
+  /// slot is never overwritten; once half the slots are taken, further bits go to the
+  /// dictionary only, so that a probe stays short.
   private var cache = [Int](repeating: 0, count: cacheSize)
   private var cached = 0
   private static let cacheSize = 256

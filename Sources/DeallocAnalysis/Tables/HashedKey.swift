@@ -4,12 +4,10 @@ import DeallocLog
 /// by long texts: a finding's signature key (the type and three demangled frames, a few
 /// hundred bytes) and a stack's key (its return addresses).
 ///
-/// Why: `String` hashes every byte through the standard library's seeded SipHash at every
-/// lookup, about 2,000 instructions for such a key, and the collector looks one up for every
-/// origin of a session's findings (a third of ending a leak-heavy session). A key made here
-/// costs a multiply per eight bytes, once. The trade-off: the hash is not seeded, so keys
-/// crafted to collide make a slow report, as with ``IntegerTable``; equal hashes still
-/// compare the texts.
+/// Contract: equal exactly when the texts are equal; the dictionary then hashes one word
+/// instead of every byte of the text at every lookup. The trade-off: the digest is not
+/// seeded, so keys crafted to collide make a slow report; equal digests still compare the
+/// texts.
 struct HashedKey: Hashable {
   let text: String
   private let digest: UInt64

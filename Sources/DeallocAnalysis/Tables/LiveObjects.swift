@@ -2,21 +2,14 @@ import DeallocLog
 
 /// The objects of a session still in a queue, by id and by address, in log order.
 ///
-/// Why this layout: an unreleased object is the one thing the analyzer keeps per object, so a
-/// log of a million never-released objects costs a million of these. Records sit in enqueue
-/// order (which is line order), 48 bytes each with no strings and no optionals, in chunks of
-/// ``chunkSize`` (so that growing never copies them, nor holds the old and the new array at
-/// once, which was half again the memory at the moment it happened); the two indexes (by id,
-/// and the latest enqueue by address) are ``PositionTable``s of 8-byte slots pointing into
-/// that array; the latest ids' positions sit in a direct-mapped window of 4-byte slots in
-/// front of the id table (``RecentIDWindow``), which grows while objects stay in their
-/// queues, so that few objects reach the table. An object costs its record and its share of
-/// the window (a slot when ids are dense), or about 80 bytes in all when it sits in the
-/// table at its worst load, against about 200 with two tables of full values and the array
-/// they were copied into to be sorted by line at the session's end; in log order, that sort
-/// is gone too.
+/// Contract: a dictionary from id to object that also answers ``latestID(at:)`` (after
+/// ``indexAddresses()``) and lists its objects in insertion order (``object(at:)``). An
+/// unreleased object is the one thing the analyzer keeps per object, so records are plain
+/// data (48 bytes, no strings, no optionals) in chunks that never move; the latest ids'
+/// positions sit in a direct-mapped window (``RecentIDWindow``) in front of a dictionary
+/// that takes only the ids the window lets go (objects that stay in their queues).
 ///
-/// The trade-off: a released object leaves a hole in the array until the next compaction,
+/// The trade-off: a released object leaves a hole in the records until the next compaction,
 /// which runs once holes outnumber objects (amortized O(1) per release).
 struct LiveObjects {
   /// One object, as stored.
@@ -37,10 +30,8 @@ struct LiveObjects {
   private static var chunkShift: Int { 16 }
 
   /// Where the records lie: position `p` is at `chunks[p >> chunkShift] + (p & (chunkSize -
-  /// 1))`. A plain pointer to the store's table of chunks, so that the position tables' key
-  /// readers capture it with no reference counting (a captured store was a retain and a
-  /// release, atomic operations, per enqueue and per release). Valid until the store adds or
-  /// drops a chunk.
+  /// 1))`. A plain pointer to the store's table of chunks, which closures capture with no
+  /// reference counting. Valid until the store adds or drops a chunk.
   private struct Chunks {
     let table: UnsafeMutablePointer<UnsafeMutablePointer<Record>>
 
@@ -50,13 +41,12 @@ struct LiveObjects {
     }
   }
 
-  /// The records, in raw chunks: reaching one is a shift, a mask and two loads, where nested
-  /// arrays cost a retain, a release and uniqueness checks per access (most of the time spent
-  /// releasing an object). Shared between copies of `LiveObjects` until one of them changes
+  /// The records, in raw chunks: reaching one is a shift, a mask and two loads, with no
+  /// reference counting. Shared between copies of `LiveObjects` until one of them changes
   /// (copy on write, checked once per change).
   private final class Store {
     /// Unchecked: a store changes only through the one `LiveObjects` that holds it
-    /// uniquely; the runtime's checks were calls on every access.
+    /// uniquely.
     @exclusivity(unchecked) private(set) var chunks: Chunks
     @exclusivity(unchecked) private var chunkCount = 0
     @exclusivity(unchecked) private var tableCapacity = 4
@@ -118,8 +108,10 @@ struct LiveObjects {
   private var holes = 0
   /// The latest ids' positions; older ids still here are in `byID`.
   private var recent: RecentIDWindow
-  private var byID = PositionTable(.sequential)
-  private var byAddress = PositionTable(.scattered)
+  /// Positions of the ids the window let go.
+  private var byID: [UInt64: Int] = [:]
+  /// Position of the latest enqueue of each address (``indexAddresses()``).
+  private var byAddress: [UInt64: Int] = [:]
   /// Whether `byAddress` is kept (``indexAddresses()``).
   private var addressesIndexed = false
   /// The session's stack ids, interned so that a record holds 4 bytes for its stack.
@@ -162,7 +154,7 @@ struct LiveObjects {
   /// Where object `id` is stored: the window for the latest ids, the table for the others.
   @inline(__always)
   private func position(of id: UInt64) -> Int? {
-    guard recent.covers(id) else { return byID.find(id) { record($0).id } }
+    guard recent.covers(id) else { return byID[id] }
     guard let position = recent.position(of: id), record(position).id == id else { return nil }
     return position
   }
@@ -177,7 +169,7 @@ struct LiveObjects {
   /// it removes.
   func latestID(at address: UInt64) -> UInt64? {
     precondition(addressesIndexed, "latestID(at:) before indexAddresses()")
-    guard let position = byAddress.find(address, { record($0).address }) else { return nil }
+    guard let position = byAddress[address] else { return nil }
     let stored = record(position)
     return stored.type >= 0 ? stored.id : nil
   }
@@ -186,19 +178,15 @@ struct LiveObjects {
   /// included, so that a released object's address reads as "none" as it would have).
   ///
   /// Why on demand: only a check without an id looks an object up by its address, and the
-  /// recorder gives every check of an enqueued object its id. Kept at every enqueue, the
-  /// index was the one table of a log whose objects stay that outgrew the cache, and each
-  /// enqueue missed it. The trade-off: a record that a compaction dropped before the index
+  /// recorder gives every check of an enqueued object its id, so most logs never pay for the
+  /// index at each enqueue. The trade-off: a record that a compaction dropped before the index
   /// was built no longer hides an older object at its address that is still in a queue
   /// (the same object enqueued twice and released out of order).
   mutating func indexAddresses() {
     guard !addressesIndexed else { return }
     addressesIndexed = true
-    let store = self.store
     for position in 0..<store.count {
-      byAddress.insert(position, key: store.pointer(position).pointee.address, replacing: true) {
-        store.pointer($0).pointee.address
-      }
+      byAddress[store.pointer(position).pointee.address] = position
     }
   }
 
@@ -216,18 +204,12 @@ struct LiveObjects {
     makeStoreUnique()
     let position = store.count
     store.append(stored)
-    // The key readers capture the chunks, not `self`, so that the tables can change in place.
     let chunks = store.chunks
     let inWindow = recent.insert(id, position: position) { evicted in
-      byID.insert(evicted, key: chunks.pointer(evicted).pointee.id) {
-        chunks.pointer($0).pointee.id
-      }
+      byID[chunks.pointer(evicted).pointee.id] = evicted
     }
-    if !inWindow { byID.insert(position, key: id) { chunks.pointer($0).pointee.id } }
-    guard addressesIndexed else { return }
-    byAddress.insert(position, key: stored.address, replacing: true) {
-      chunks.pointer($0).pointee.address
-    }
+    if !inWindow { byID[id] = position }
+    if addressesIndexed { byAddress[stored.address] = position }
   }
 
   /// Removes object `id`; its address forgets it when it was the address's latest.
@@ -243,9 +225,7 @@ struct LiveObjects {
       recent.remove(id)
       position = stored
     } else {
-      guard let stored = byID.remove(key: id, { chunks.pointer($0).pointee.id }) else {
-        return nil
-      }
+      guard let stored = byID.removeValue(forKey: id) else { return nil }
       position = stored
     }
     let stored = chunks.pointer(position)
@@ -291,13 +271,12 @@ struct LiveObjects {
     return index
   }
 
-  /// Drops the holes in place, keeping log order (a record only moves down); the tables keep
-  /// their layout (keys are unchanged, so are their slots) and only their positions are
-  /// renumbered, except the address index's entries of holes, which go. The caller has
-  /// unshared the store.
+  /// Drops the holes in place, keeping log order (a record only moves down), and renumbers
+  /// the positions the window and the dictionaries hold; the address index's entries of
+  /// holes go. The caller has unshared the store.
   private mutating func compact() {
     let store = self.store
-    var renumbered = [UInt32](repeating: PositionTable.dropped, count: store.count)
+    var renumbered = [UInt32](repeating: RecentIDWindow.dropped, count: store.count)
     var kept = 0
     for position in 0..<store.count {
       let stored = store.pointer(position).pointee
@@ -308,8 +287,16 @@ struct LiveObjects {
     }
     store.truncate(to: kept)
     holes = 0
-    byID.renumber(renumbered)
+    // Every id in `byID` is in a queue, so none of its positions is dropped.
+    for index in byID.values.indices {
+      assert(renumbered[byID.values[index]] != RecentIDWindow.dropped)
+      byID.values[index] = Int(renumbered[byID.values[index]])
+    }
     recent.renumber(renumbered)
-    if addressesIndexed { byAddress.renumber(renumbered) }
+    if addressesIndexed {
+      byAddress = byAddress.compactMapValues { position in
+        renumbered[position] == RecentIDWindow.dropped ? nil : Int(renumbered[position])
+      }
+    }
   }
 }

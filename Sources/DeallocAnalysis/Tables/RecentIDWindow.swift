@@ -1,26 +1,19 @@
 /// The positions of the objects with the latest ids, by id, in a direct-mapped window: id `n`
 /// sits in slot `n mod size` while it is among the latest `size` ids seen.
 ///
-/// Why: a recorder hands out ids in order, and a queue releases most objects a short while
-/// after their enqueue, so nearly every release is of an id among the latest few thousand.
-/// Those ids need no hash table: a slot read or written where a ``PositionTable`` hashed the
-/// id, probed, and read the object's record to confirm it (an eighth of the analyzer's
-/// instructions on a leak-heavy log, and every object's slot, 8 bytes, in a table that
-/// outgrew the cache). An object still here when its id leaves the window (stuck in a
-/// queue) moves to the owner's table: ``advance(to:evicting:)`` hands it over.
+/// Contract: an id is in the window exactly when it was put there and ``covers(_:)`` it; the
+/// owner keeps every other id in its own table (a dictionary), where
+/// ``advance(to:evicting:)`` hands over each position whose id leaves the window, and
+/// ``insert(_:position:evicting:)`` refuses an id below the window's range. No id at or
+/// below one the table received is covered, so a window that grows never claims an id the
+/// table holds.
 ///
-/// The window doubles, up to ``maximumSize``, whenever an eighth of its size in objects has
-/// left it that way since it last grew: on a log whose queues keep objects (a stalled queue,
-/// a million never released) the ids then stay in the window instead of each costing a table
-/// insert, and the window's 4 bytes per id replace the table's 8 bytes at its load. The
-/// trade-off: a window that grew keeps its size to the session's end, at most 16 slots (64
-/// bytes) per object that left it when those objects are sparse among the ids, and growing
-/// moves every slot once.
-///
-/// The rule that keeps lookups exact: an id is in the window exactly when it was put there
-/// and ``covers(_:)`` it; the owner sends ids the window does not cover (older ids enqueued
-/// late, out of order) to its table, and looks them up there. No id at or below one the
-/// table received is covered, so a window that grows never claims an id the table holds.
+/// Why: a recorder hands out ids in order and a queue releases most objects shortly after
+/// their enqueue, so nearly every release is of an id among the latest few thousand, which
+/// then needs no hashing. The window doubles, up to ``maximumSize``, whenever an eighth of
+/// its size in objects has left it since it last grew, so that a log whose queues keep
+/// objects keeps them here too. The trade-off: a window that grew keeps its size to the
+/// session's end, and growing moves every slot once.
 struct RecentIDWindow {
   /// Slots; a power of two.
   private(set) var size: Int
@@ -138,12 +131,14 @@ struct RecentIDWindow {
     evictedSinceGrowth = 0
   }
 
-  /// Replaces every stored position `p` by `renumbered[p]` (``PositionTable/renumber(_:)``'s
-  /// rule: ``PositionTable/dropped`` empties the slot).
+  /// A position for ``renumber(_:)`` that empties its slot.
+  static let dropped = UInt32.max
+
+  /// Replaces every stored position `p` by `renumbered[p]`; ``dropped`` empties the slot.
   mutating func renumber(_ renumbered: [UInt32]) {
     for index in slots.indices where slots[index] != 0 {
       let position = renumbered[Int(slots[index]) - 1]
-      slots[index] = position == PositionTable.dropped ? 0 : position + 1
+      slots[index] = position == Self.dropped ? 0 : position + 1
     }
   }
 }

@@ -10,15 +10,13 @@ protocol SurvivingObject {
 /// The objects of one session that survived their release (`freed: false`) and were not
 /// deallocated yet, by id and by address.
 ///
-/// Why one type: every reader that follows objects (the analyzer, the Perfetto exporter) keeps
-/// them until their dealloc or the session's end, and a check without an id finds its object
-/// by address; the address index must forget an object only when it is still the address's
-/// latest, which is easy to get wrong twice. Built on ``IntegerTable``, so that following a
-/// million survivors costs no hashing of `Dictionary`'s kind.
+/// Contract: ``id(at:)`` names the latest survivor inserted at an address while it is kept;
+/// removing a survivor forgets its address only when it is still the address's latest. Every
+/// reader that follows objects (the analyzer, the Perfetto exporter) shares this rule.
 struct Survivors<Survivor: SurvivingObject> {
-  private var byID = IntegerTable<Survivor>()
+  private var byID: [UInt64: Survivor] = [:]
   /// The latest survivor of each address.
-  private var idByAddress = IntegerTable<UInt64>()
+  private var idByAddress: [UInt64: UInt64] = [:]
 
   var count: Int { byID.count }
   var isEmpty: Bool { byID.isEmpty }
@@ -55,21 +53,23 @@ struct Survivors<Survivor: SurvivingObject> {
 
   /// The survivors, in no particular order.
   var entries: [(id: UInt64, survivor: Survivor)] {
-    byID.entries.map { ($0.key, $0.value) }
+    byID.map { ($0.key, $0.value) }
   }
 
-  /// The survivors' positions (for ``survivor(at:)``) in increasing order of `key`, which
-  /// must differ between survivors (the line of each release does). Sorting positions by a
-  /// key read once each copies no survivor: an array of them was two copies of every
-  /// survivor at the end of a session with many.
-  func positions(inOrderOf key: (Survivor) -> Int) -> [Int] {
-    let keys = byID.map(key)
-    return keys.indices.sorted { keys[$0] < keys[$1] }
+  /// A survivor's place, for ``survivor(at:)``, valid until the next change.
+  typealias Position = Dictionary<UInt64, Survivor>.Index
+
+  /// The survivors' positions in increasing order of `key`, which must differ between
+  /// survivors (the line of each release does); each key is read once.
+  func positions(inOrderOf key: (Survivor) -> Int) -> [Position] {
+    let positions = Array(byID.indices)
+    let keys = positions.map { key(byID[$0].value) }
+    return keys.indices.sorted { keys[$0] < keys[$1] }.map { positions[$0] }
   }
 
   /// The survivor at a position of ``positions(inOrderOf:)``, until the next change.
-  func survivor(at position: Int) -> (id: UInt64, survivor: Survivor) {
-    let entry = byID.entry(at: position)
+  func survivor(at position: Position) -> (id: UInt64, survivor: Survivor) {
+    let entry = byID[position]
     return (entry.key, entry.value)
   }
 }
