@@ -13,6 +13,8 @@ let package = Package(
     .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
     .library(name: "CHolders", targets: ["CHolders"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
+    // `swift package dealloctrace`: the tests traced, reported and gated in one command.
+    .plugin(name: "DeallocTracePlugin", targets: ["DeallocTracePlugin"]),
   ],
   targets: [
     // Recording half.
@@ -57,6 +59,15 @@ let package = Package(
     .executableTarget(
       name: "dealloctrace-cli",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]
+    ),
+
+    .plugin(
+      name: "DeallocTracePlugin",
+      capability: .command(
+        intent: .custom(
+          verb: "dealloctrace",
+          description: "Run the tests traced, print the leak report and gate with check")),
+      dependencies: ["dealloctrace-cli"]
     ),
 
     // Benchmarks and examples.
