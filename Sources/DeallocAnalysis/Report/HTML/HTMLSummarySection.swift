@@ -93,33 +93,37 @@ enum HTMLSummarySection {
   ) {
     guard !report.sessions.isEmpty else { return }
     html.element("h2", text: "Sessions")
-    html.element("table", [("class", "sessions")]) { table in
-      table.raw(
-        "<thead><tr><th>session</th><th>program</th><th>how it ended</th>"
-          + "<th class=\"num\">enqueued</th><th class=\"num\">peak depth</th></tr></thead>")
-      table.element("tbody") { body in
-        for session in report.sessions.prefix(limits.sessions) {
-          body.element("tr") { row in
-            row.element("td", text: "\(session.index + 1)")
-            row.element("td") { cell in
-              var parts: [String] = []
-              if let exe = session.header.executable { parts.append(exe) }
-              if let pid = session.header.pid { parts.append("pid \(pid)") }
-              cell.element(
-                "code",
-                text: parts.isEmpty
-                  ? "(unknown program)"
-                  : parts.joined(
-                    separator: ", "))
-              cell.element(
-                "div", [("class", "muted")],
-                text: "\(session.file):\(session.line)"
-                  + (session.header.wallClock.map { ", started \($0)" } ?? ""))
+    // Its own scroll box: a long program path never widens the page.
+    html.element("div", [("class", "table-wrap")]) { wrap in
+      wrap.element("table", [("class", "sessions")]) { table in
+        table.raw(
+          "<thead><tr><th>session</th><th>program</th><th>how it ended</th>"
+            + "<th class=\"num\">enqueued</th><th class=\"num\">peak depth</th></tr></thead>")
+        table.element("tbody") { body in
+          for session in report.sessions.prefix(limits.sessions) {
+            body.element("tr") { row in
+              row.element("td", text: "\(session.index + 1)")
+              row.element("td") { cell in
+                var parts: [String] = []
+                if let exe = session.header.executable { parts.append(exe) }
+                if let pid = session.header.pid { parts.append("pid \(pid)") }
+                cell.element(
+                  "code",
+                  text: parts.isEmpty
+                    ? "(unknown program)"
+                    : parts.joined(
+                      separator: ", "))
+                cell.element(
+                  "div", [("class", "muted")],
+                  text: "\(session.file):\(session.line)"
+                    + (session.header.wallClock.map { ", started \($0)" } ?? ""))
+              }
+              row.element("td", text: RenderingSupport.ending(session))
+              row.element(
+                "td", [("class", "num")], text: HTMLFormat.count(session.summary.enqueued))
+              let peak = session.queues.map(\.peakDepth).max() ?? 0
+              row.element("td", [("class", "num")], text: HTMLFormat.count(peak))
             }
-            row.element("td", text: RenderingSupport.ending(session))
-            row.element("td", [("class", "num")], text: HTMLFormat.count(session.summary.enqueued))
-            let peak = session.queues.map(\.peakDepth).max() ?? 0
-            row.element("td", [("class", "num")], text: HTMLFormat.count(peak))
           }
         }
       }
