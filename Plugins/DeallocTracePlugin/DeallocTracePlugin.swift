@@ -31,7 +31,7 @@ struct DeallocTracePlugin: CommandPlugin {
     try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
 
     print("dealloctrace: building the tests of \(context.package.displayName)")
-    let build = try await packageManager.build(
+    let build = try packageManager.build(
       .all(includingTests: true), parameters: .init(configuration: .debug, logging: .concise))
     guard build.succeeded else {
       print(build.logText)

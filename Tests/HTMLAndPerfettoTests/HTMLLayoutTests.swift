@@ -2,7 +2,8 @@ import DeallocAnalysis
 import Foundation
 import XCTest
 
-/// The report's layout in headless Chromium at 1280×800: the findings come before the charts,
+/// The report's layout in headless Chromium at 1280×800: the findings come before the charts
+/// and start on the first screen,
 /// and every table either fits the window or scrolls inside a box of its own that does (a
 /// table wider than the page was cut off at its right edge). A screenshot of each page is
 /// kept in out/test-artifacts/html-layout/ (its path is printed) for a person to look at.
@@ -33,6 +34,8 @@ final class HTMLLayoutTests: XCTestCase {
       var findings=document.getElementById('findings'), chart=document.querySelector('svg.chart');
       if(findings&&chart&&(findings.compareDocumentPosition(chart)&Node.DOCUMENT_POSITION_PRECEDING))
         problems.push('a chart comes before the findings');
+      if(findings&&findings.getBoundingClientRect().top>window.innerHeight)
+        problems.push('the findings start below the first screen');
       document.documentElement.setAttribute('data-layout',problems.length?problems.join(' | '):'ok');
     })();
     </script>

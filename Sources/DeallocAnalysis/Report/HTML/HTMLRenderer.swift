@@ -68,6 +68,7 @@ public struct HTMLRenderer: ReportRenderer {
         HTMLTimelineSection.render(report, limits: limits, into: &main)
         HTMLLatencySection.render(report, into: &main)
         HTMLChecksSection.render(report, limits: limits, into: &main)
+        HTMLSummarySection.renderSessions(report, limits: limits, into: &main)
         HTMLTypeTableSection.render(report, limits: limits, into: &main)
         HTMLWarningsSection.render(report, limits: limits, into: &main)
         main.element("footer") { footer in

@@ -1,5 +1,5 @@
 /// The page's head: title, inputs, a one-line verdict, one card per object state and per check
-/// verdict, and the sessions read.
+/// verdict; and, apart, the sessions read.
 enum HTMLSummarySection {
   static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
     let summary = report.summary
@@ -46,7 +46,6 @@ enum HTMLSummarySection {
           "true leaks", count: summary.trueLeaks, meaning: "alive and in no queue",
           style: "trueLeaks", into: &cards)
       }
-      sessions(report, limits: limits, into: &section)
     }
   }
 
@@ -88,7 +87,8 @@ enum HTMLSummarySection {
     }
   }
 
-  private static func sessions(
+  /// The sessions read: below the findings and charts, so that the findings open the page.
+  static func renderSessions(
     _ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
   ) {
     guard !report.sessions.isEmpty else { return }
