@@ -15,6 +15,8 @@ let package = Package(
     // The preloadable recorder of `dealloctrace run`: C only (see Sources/DeallocPreload).
     .library(name: "DeallocTracePreload", type: .dynamic, targets: ["DeallocPreload"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
+    // `swift package dealloctrace`: the tests traced, reported and gated in one command.
+    .plugin(name: "DeallocTracePlugin", targets: ["DeallocTracePlugin"]),
   ],
   targets: [
     // Recording half.
@@ -66,6 +68,15 @@ let package = Package(
     .executableTarget(
       name: "dealloctrace-cli",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]
+    ),
+
+    .plugin(
+      name: "DeallocTracePlugin",
+      capability: .command(
+        intent: .custom(
+          verb: "dealloctrace",
+          description: "Run the tests traced, print the leak report and gate with check")),
+      dependencies: ["dealloctrace-cli"]
     ),
 
     // Benchmarks and examples.

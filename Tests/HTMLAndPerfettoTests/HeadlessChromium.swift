@@ -28,8 +28,10 @@ struct HeadlessChromium {
   }
 
   /// The DOM after the page loaded and its scripts ran, and what the browser logged.
-  func dumpDOM(of file: URL) throws -> (dom: String, log: String) {
-    let output = try run(["--dump-dom", file.absoluteString])
+  /// `size` is the window's (width, height in CSS pixels), for a layout to measure.
+  func dumpDOM(of file: URL, size: (Int, Int)? = nil) throws -> (dom: String, log: String) {
+    let window = size.map { ["--window-size=\($0.0),\($0.1)"] } ?? []
+    let output = try run(window + ["--dump-dom", file.absoluteString])
     return (output.stdout, output.stderr)
   }
 

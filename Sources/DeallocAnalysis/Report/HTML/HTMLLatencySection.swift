@@ -172,26 +172,29 @@ enum HTMLLatencySection {
       ("enqueue → release", report.latency.enqueueToRelease.stats),
       ("release → dealloc (late objects)", report.latency.releaseToDealloc.stats),
     ]
-    html.element("table", [("class", "latency")]) { table in
-      table.element("thead") { head in
-        head.element("tr") { row in
-          row.element("th", text: "latency")
-          for name in ["count", "min", "p50", "p90", "p99", "max", "mean"] {
-            row.element("th", [("class", "num")], text: name)
+    // Its own scroll box, as every table has: a wide table never widens the page.
+    html.element("div", [("class", "table-wrap")]) { wrap in
+      wrap.element("table", [("class", "latency")]) { table in
+        table.element("thead") { head in
+          head.element("tr") { row in
+            row.element("th", text: "latency")
+            for name in ["count", "min", "p50", "p90", "p99", "max", "mean"] {
+              row.element("th", [("class", "num")], text: name)
+            }
           }
         }
-      }
-      table.element("tbody") { body in
-        for (name, stats) in rows {
-          body.element("tr") { row in
-            row.element("td", text: name)
-            guard let stats else {
-              row.element("td", [("class", "num muted"), ("colspan", "7")], text: "none")
-              return
-            }
-            row.element("td", [("class", "num")], text: HTMLFormat.count(stats.count))
-            for value in [stats.min, stats.p50, stats.p90, stats.p99, stats.max, stats.mean] {
-              row.element("td", [("class", "num")], text: TimeFormatting.format(value))
+        table.element("tbody") { body in
+          for (name, stats) in rows {
+            body.element("tr") { row in
+              row.element("td", text: name)
+              guard let stats else {
+                row.element("td", [("class", "num muted"), ("colspan", "7")], text: "none")
+                return
+              }
+              row.element("td", [("class", "num")], text: HTMLFormat.count(stats.count))
+              for value in [stats.min, stats.p50, stats.p90, stats.p99, stats.max, stats.mean] {
+                row.element("td", [("class", "num")], text: TimeFormatting.format(value))
+              }
             }
           }
         }

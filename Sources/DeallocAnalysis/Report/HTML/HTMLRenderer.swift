@@ -1,6 +1,6 @@
-/// The report as one self-contained HTML page: summary cards, a depth timeline per queue with
-/// its marks and checks, the enqueue → release latency histogram, the findings with their
-/// stacks, and the per-type table.
+/// The report as one self-contained HTML page: summary cards, the findings with their
+/// stacks, then a depth timeline per queue with its marks and checks, the enqueue → release
+/// latency histogram, and the per-type table.
 ///
 /// Why self-contained: the page is a CI artifact that must open offline, so the style sheet
 /// and a small script are inline and every chart is SVG drawn here, in Swift. The page reads
@@ -59,13 +59,16 @@ public struct HTMLRenderer: ReportRenderer {
     html.raw("\n")
     html.element("body") { body in
       body.element("main") { main in
+        // What to act on first (the verdict, the findings and who holds them), then the
+        // charts that explain the timing, then the tables to look things up in.
         HTMLSummarySection.render(report, limits: limits, into: &main)
-        HTMLTimelineSection.render(report, limits: limits, into: &main)
-        HTMLLatencySection.render(report, into: &main)
         HTMLFindingsSection.render(report, limits: limits, into: &main)
         HTMLProcessLeaksSection.render(report, limits: limits, into: &main)
         HTMLLateSection.render(report, limits: limits, into: &main)
+        HTMLTimelineSection.render(report, limits: limits, into: &main)
+        HTMLLatencySection.render(report, into: &main)
         HTMLChecksSection.render(report, limits: limits, into: &main)
+        HTMLSummarySection.renderSessions(report, limits: limits, into: &main)
         HTMLTypeTableSection.render(report, limits: limits, into: &main)
         HTMLWarningsSection.render(report, limits: limits, into: &main)
         main.element("footer") { footer in

@@ -1,5 +1,5 @@
 /// The page's head: title, inputs, a one-line verdict, one card per object state and per check
-/// verdict, and the sessions read.
+/// verdict; and, apart, the sessions read.
 enum HTMLSummarySection {
   static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
     let summary = report.summary
@@ -46,7 +46,6 @@ enum HTMLSummarySection {
           "true leaks", count: summary.trueLeaks, meaning: "alive and in no queue",
           style: "trueLeaks", into: &cards)
       }
-      sessions(report, limits: limits, into: &section)
     }
   }
 
@@ -88,38 +87,43 @@ enum HTMLSummarySection {
     }
   }
 
-  private static func sessions(
+  /// The sessions read: below the findings and charts, so that the findings open the page.
+  static func renderSessions(
     _ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
   ) {
     guard !report.sessions.isEmpty else { return }
     html.element("h2", text: "Sessions")
-    html.element("table", [("class", "sessions")]) { table in
-      table.raw(
-        "<thead><tr><th>session</th><th>program</th><th>how it ended</th>"
-          + "<th class=\"num\">enqueued</th><th class=\"num\">peak depth</th></tr></thead>")
-      table.element("tbody") { body in
-        for session in report.sessions.prefix(limits.sessions) {
-          body.element("tr") { row in
-            row.element("td", text: "\(session.index + 1)")
-            row.element("td") { cell in
-              var parts: [String] = []
-              if let exe = session.header.executable { parts.append(exe) }
-              if let pid = session.header.pid { parts.append("pid \(pid)") }
-              cell.element(
-                "code",
-                text: parts.isEmpty
-                  ? "(unknown program)"
-                  : parts.joined(
-                    separator: ", "))
-              cell.element(
-                "div", [("class", "muted")],
-                text: "\(session.file):\(session.line)"
-                  + (session.header.wallClock.map { ", started \($0)" } ?? ""))
+    // Its own scroll box: a long program path never widens the page.
+    html.element("div", [("class", "table-wrap")]) { wrap in
+      wrap.element("table", [("class", "sessions")]) { table in
+        table.raw(
+          "<thead><tr><th>session</th><th>program</th><th>how it ended</th>"
+            + "<th class=\"num\">enqueued</th><th class=\"num\">peak depth</th></tr></thead>")
+        table.element("tbody") { body in
+          for session in report.sessions.prefix(limits.sessions) {
+            body.element("tr") { row in
+              row.element("td", text: "\(session.index + 1)")
+              row.element("td") { cell in
+                var parts: [String] = []
+                if let exe = session.header.executable { parts.append(exe) }
+                if let pid = session.header.pid { parts.append("pid \(pid)") }
+                cell.element(
+                  "code",
+                  text: parts.isEmpty
+                    ? "(unknown program)"
+                    : parts.joined(
+                      separator: ", "))
+                cell.element(
+                  "div", [("class", "muted")],
+                  text: "\(session.file):\(session.line)"
+                    + (session.header.wallClock.map { ", started \($0)" } ?? ""))
+              }
+              row.element("td", text: RenderingSupport.ending(session))
+              row.element(
+                "td", [("class", "num")], text: HTMLFormat.count(session.summary.enqueued))
+              let peak = session.queues.map(\.peakDepth).max() ?? 0
+              row.element("td", [("class", "num")], text: HTMLFormat.count(peak))
             }
-            row.element("td", text: RenderingSupport.ending(session))
-            row.element("td", [("class", "num")], text: HTMLFormat.count(session.summary.enqueued))
-            let peak = session.queues.map(\.peakDepth).max() ?? 0
-            row.element("td", [("class", "num")], text: HTMLFormat.count(peak))
           }
         }
       }
