@@ -50,6 +50,27 @@ func plainCycle() {
   escape(order)
 }
 
+/// A cycle of one type through two fields: `reply` one way, `parent` back.
+final class Note {
+  var reply: Note?
+  var parent: Note?
+}
+
+/// 200 Note pairs, every other one with the roles swapped, so the member at the lower
+/// address (where a census enters a cycle of one type) holds `reply` in some pairs and
+/// `parent` in the others: one finding either way.
+@inline(never)
+func symmetricCycles() {
+  for index in 0..<200 {
+    let first = Note()
+    let second = Note()
+    let (holder, held) = index % 2 == 0 ? (first, second) : (second, first)
+    holder.reply = held
+    held.parent = holder
+    escape(first)
+  }
+}
+
 final class ViewModel {
   var onChange: (() -> Void)?
   var count = 0
@@ -393,6 +414,7 @@ for scenario in arguments {
   case "dictionary": dictionary()
   case "big": bigHeapScenario(225_000)
   case "many-cycles": for _ in 0..<5_000 { plainCycle() }
+  case "symmetric-cycles": symmetricCycles()
   case "many-shapes": ringShapes(59, Int.self)
   case "fork-census": forkDuringCensus()
   case "growth": growingCacheScenario()

@@ -263,6 +263,35 @@ static int compare_types(const void *a, const void *b) {
 }
 
 /// The finding id's hash: the group's kind, its types with their counts (sorted by name),
+
+/// Orders step `i` of a cycle against step `j`: by type name, then field offset.
+static int compare_steps(ch_census *c, const ch_group *g, size_t i, size_t j) {
+  size_t li, lj;
+  const char *ni = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &li);
+  const char *nj = ch_census_type_name(c->rows[g->cycle_rows[j]].metadata, &lj);
+  int order = memcmp(ni, nj, li < lj ? li : lj);
+  if (order == 0) order = li < lj ? -1 : li > lj;
+  if (order == 0) {
+    order = g->cycle_offsets[i] < g->cycle_offsets[j] ? -1 : g->cycle_offsets[i] > g->cycle_offsets[j];
+  }
+  return order;
+}
+
+/// Where the cycle's lexicographically smallest rotation starts: the same cycle entered
+/// at another member (two objects of one type, say) reads the same from there. Quadratic in
+/// the cycle's length, which `CH_CYCLE_EDGES` bounds.
+static size_t smallest_rotation(ch_census *c, const ch_group *g) {
+  size_t n = g->cycle_length, best = 0;
+  for (size_t r = 1; r < n; r++) {
+    for (size_t k = 0; k < n; k++) {
+      int order = compare_steps(c, g, (r + k) % n, (best + k) % n);
+      if (order < 0) best = r;
+      if (order != 0) break;
+    }
+  }
+  return best;
+}
+
 /// and its cycle's types and fields.
 static void finish_group(ch_census *c, ch_group *g) {
   qsort(g->types, g->type_count, sizeof g->types[0], compare_types);
@@ -284,8 +313,12 @@ static void finish_group(ch_census *c, ch_group *g) {
   if (g->other_count > 0) library = 0;
   g->library = library == 1;
   // A field is its offset within its type (the same in every instance of one build), so
-  // the offsets stand for the field names without reading the objects again.
-  for (size_t i = 0; i < g->cycle_length; i++) {
+  // the offsets stand for the field names without reading the objects again. Hashed from the
+  // cycle's smallest rotation, so that the root's choice (by address among members of one
+  // type) never changes the id.
+  size_t start = smallest_rotation(c, g);
+  for (size_t k = 0; k < g->cycle_length; k++) {
+    size_t i = (start + k) % g->cycle_length;
     size_t length;
     const char *name = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &length);
     hash = hash_bytes(hash, name, length);

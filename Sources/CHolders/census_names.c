@@ -34,6 +34,35 @@ const char *ch_census_type_name(uintptr_t metadata, size_t *length) {
   return name;
 }
 
+/// `name` with each `(unknown context at $55d0…)` (a private or local type's context, named
+/// by an address that moves with ASLR) written `(unknown context)`: finding ids hash type
+/// names, and must be the same in every run. Kept for the process's life, as closure names.
+static const char *without_context_addresses(const char *name, size_t *length) {
+  static const char opening[] = "(unknown context at $";
+  const size_t opening_length = sizeof opening - 1;
+  if (*length < opening_length || memmem(name, *length, opening, opening_length) == NULL) {
+    return name;
+  }
+  char *kept = malloc(*length + 1);
+  if (kept == NULL) return name;
+  size_t used = 0;
+  for (size_t i = 0; i < *length;) {
+    if (*length - i >= opening_length && memcmp(name + i, opening, opening_length) == 0) {
+      const char *close = memchr(name + i, ')', *length - i);
+      if (close != NULL) {
+        memcpy(kept + used, "(unknown context)", 17);
+        used += 17;
+        i = (size_t)(close - name) + 1;
+        continue;
+      }
+    }
+    kept[used++] = name[i++];
+  }
+  kept[used] = 0;
+  *length = used;
+  return kept;
+}
+
 static const char *census_type_name(uintptr_t metadata, size_t *length) {
   uintptr_t kind = *(const uintptr_t *)metadata;
   if (kind == 0x400 || kind == 0x500) {
@@ -75,7 +104,7 @@ static const char *census_type_name(uintptr_t metadata, size_t *length) {
     *length = 11;
     return "heap object";
   }
-  return ch_type_name(metadata, length);
+  return without_context_addresses(ch_type_name(metadata, length), length);
 }
 
 uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target) {
