@@ -27,13 +27,16 @@ static void append(ch_json *json, const char *bytes, size_t length) {
 
 void ch_json_raw(ch_json *json, const char *text) { append(json, text, strlen(text)); }
 
-/// Length of the valid UTF-8 sequence at `s` (1-4), or 0 when it is invalid (overlong
-/// forms, surrogates and code points above U+10FFFF included).
-static size_t utf8_sequence(const unsigned char *s, size_t left) {
+/// The code point of the valid UTF-8 sequence at `s` and its length (1-4), or 0 when it is
+/// invalid (overlong forms, surrogates and code points above U+10FFFF included).
+static size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *code_point) {
   unsigned char c = s[0];
   size_t n;
   uint32_t min, cp;
-  if (c < 0x80) return 1;
+  if (c < 0x80) {
+    *code_point = c;
+    return 1;
+  }
   if ((c & 0xe0) == 0xc0) {
     n = 2, min = 0x80, cp = c & 0x1f;
   } else if ((c & 0xf0) == 0xe0) {
@@ -49,35 +52,50 @@ static size_t utf8_sequence(const unsigned char *s, size_t left) {
     cp = (cp << 6) | (s[i] & 0x3f);
   }
   if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  *code_point = cp;
   return n;
+}
+
+/// Code points a terminal would act on: written as \u escapes, never raw.
+static int escaped_code_point(uint32_t cp) {
+  return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
+         cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void cholders_json_escape(const char *text, size_t length,
+                          void (*sink)(void *context, const char *bytes, size_t length),
+                          void *context) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t i = 0;
+  while (i < length) {
+    uint32_t cp = 0;
+    size_t n = utf8_decode(s + i, length - i, &cp);
+    if (n == 0) {
+      sink(context, "\xef\xbf\xbd", 3);  // U+FFFD for each invalid byte
+      i++;
+    } else if (cp == '"' || cp == '\\') {
+      char escaped[2] = {'\\', (char)cp};
+      sink(context, escaped, 2);
+      i++;
+    } else if (escaped_code_point(cp)) {
+      char escaped[8];
+      snprintf(escaped, sizeof escaped, "\\u%04x", (unsigned)cp);
+      sink(context, escaped, 6);
+      i += n;
+    } else {
+      sink(context, text + i, n);
+      i += n;
+    }
+  }
+}
+
+static void append_to_json(void *json, const char *bytes, size_t length) {
+  append(json, bytes, length);
 }
 
 void ch_json_string(ch_json *json, const char *text, size_t length) {
   append(json, "\"", 1);
-  const unsigned char *s = (const unsigned char *)text;
-  size_t i = 0;
-  while (i < length) {
-    unsigned char c = s[i];
-    if (c == '"' || c == '\\') {
-      char escaped[2] = {'\\', (char)c};
-      append(json, escaped, 2);
-      i++;
-    } else if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      append(json, escaped, 6);
-      i++;
-    } else {
-      size_t n = utf8_sequence(s + i, length - i);
-      if (n == 0) {
-        append(json, "\xef\xbf\xbd", 3);  // U+FFFD for each invalid byte
-        i++;
-      } else {
-        append(json, text + i, n);
-        i += n;
-      }
-    }
-  }
+  cholders_json_escape(text, length, append_to_json, json);
   append(json, "\"", 1);
 }
 

@@ -317,14 +317,16 @@ final class HolderPathTests: XCTestCase {
 
   func testModulePathsAreEscapedInTheJSON() throws {
     // A copy of the probe in a directory whose name needs escaping: quotes, a backslash,
-    // a tab (written as \u0009) and non-ASCII letters.
-    let folder = try ScratchDirectory("holder \"probe\" \\ é\t☃")
+    // a tab (written as \u0009), non-ASCII letters, and what the log format escapes beyond
+    // JSON (a C1 control, U+2028, a bidirectional override), written raw before the C
+    // writers shared one rule.
+    let folder = try ScratchDirectory("holder \"probe\" \\ é\t☃\u{85}\u{2028}\u{202E}")
     defer { folder.remove() }
     let copy = folder.url.appendingPathComponent("HolderProbe")
     try FileManager.default.copyItem(at: HolderProbeRun.debugURL, to: copy)
     let run = try HolderProbeRun.run(copy, ["chain"], holders: true)
     XCTAssertEqual(run.status, 0, run.standardError)
-    XCTAssertTrue(run.standardOutput.contains(#"é\u0009☃"#), run.standardOutput)
+    XCTAssertTrue(run.standardOutput.contains(#"é\u0009☃\u0085\u2028\u202e"#), run.standardOutput)
     let root = try XCTUnwrap(run.onlyValue().paths.first?["root"] as? [String: Any])
     XCTAssertEqual(root["mod"] as? String, copy.path)
   }

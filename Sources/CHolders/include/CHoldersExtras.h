@@ -53,6 +53,14 @@ double cholders_bench_retain_release_ns(void *object, uint64_t iterations);
 /// with `metadata` (its instance size `size`; a class without stored properties or deinit).
 double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t iterations);
 
+/// Writes `text` as the inside of a JSON string through `sink`, by the log format's one rule
+/// (docs/log-format.md): `"` and `\\` escaped; the C0 controls, DEL, the C1 controls, U+2028,
+/// U+2029 and the bidirectional overrides as \\u escapes; each byte that is not part of a
+/// valid UTF-8 sequence as U+FFFD. Shared by every C writer (holders, the census, the preload).
+void cholders_json_escape(const char *text, size_t length,
+                          void (*sink)(void *context, const char *bytes, size_t length),
+                          void *context);
+
 #ifdef __cplusplus
 }
 #endif
