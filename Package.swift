@@ -107,7 +107,9 @@ let package = Package(
     // The child of the census tests: one leak (or non-leak) scenario per argument.
     .executableTarget(
       name: "CensusProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace", "CHolders", "CensusProbeSupport"],
+      dependencies: [
+        "DeallocQueue", "DeallocHooks", "DeallocTrace", "CHolders", "CensusProbeSupport",
+      ],
       path: "Examples/CensusProbe"
     ),
     // The census child's C: a thread whose only reference is in a register while it blocks.

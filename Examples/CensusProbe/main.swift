@@ -10,6 +10,7 @@
 
 import CHolders
 import CensusProbeSupport
+import DeallocHooks
 import DeallocQueue
 import DeallocTrace
 import Dispatch
@@ -359,6 +360,20 @@ func growingCacheScenario() {
   }
 }
 
+/// The recorder's question before a holder scan, "is this object waiting in a queue", asked
+/// 1,000 times between checkpoints ("lookup"): the answer must leave nothing behind.
+@inline(never)
+func pendingLookupScenario() {
+  let queue = DeallocQueue(label: "probe.lookup", delay: .seconds(3600))
+  var local: Local? = Local()
+  queue.releaseInBackground(&local)
+  for _ in 0..<4 {
+    for address in 0..<UInt(1_000) { _ = QueueTracing.isPendingInAnyQueue(address: address) }
+    DeallocTrace.checkpoint("lookup")
+  }
+  queue.drain()
+}
+
 /// The key that hides the register-held object's address while it travels.
 let registerKey: UInt = 0x3c3c_3c3c_3c3c_3c3c
 
@@ -418,6 +433,7 @@ for scenario in arguments {
   case "many-shapes": ringShapes(59, Int.self)
   case "fork-census": forkDuringCensus()
   case "growth": growingCacheScenario()
+  case "pending-lookup": pendingLookupScenario()
   case "register-held": registerHeldLocal()
   case "clean": break
   default:

@@ -74,7 +74,7 @@ public final class DeallocQueue: Sendable {
       boxes.append(WeakQueue(queue: self))
     }
     // The recorder scans for holders only of objects that no queue holds; it asks here.
-    QueueTracing.registerPendingLookup(DeallocQueue.isPendingInAnyQueue(address:))
+    QueueTracing.registerPendingLookup(DeallocQueue.pendingLookup)
     QueueTracing.registerCensusLookup(DeallocQueue.censusLookup)
     // `DEALLOCTRACE_LOG` / `DEALLOCTRACE` turn tracing on with no code change: every
     // enqueue needs a queue, so checking once at the first queue's creation covers them all.
@@ -193,6 +193,10 @@ public final class DeallocQueue: Sendable {
       state.entries.map { UInt(bitPattern: ObjectIdentifier($0.object)) ^ key }
     }
   }
+
+  /// The recorder's lookup, made once: a new function value per queue would be thrown away
+  /// by every registration after the first.
+  static let pendingLookup = QueueTracing.PendingLookup(DeallocQueue.isPendingInAnyQueue(address:))
 
   /// Whether the object at `address` is waiting in any live queue: the recorder's question
   /// before it scans for a checked object's holders (see `QueueTracing`).

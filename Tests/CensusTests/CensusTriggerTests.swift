@@ -87,6 +87,27 @@ final class CensusTriggerTests: XCTestCase {
     XCTAssertEqual(Set(live.map { $0.description }).count, 1, "\(live)")
   }
 
+  /// The recorder's "is it queued" lookup, asked 1,000 times between checkpoints, leaves no
+  /// closure context behind (it kept two per call when the function value sat in the
+  /// generic mutex). The recorder's own census records, strings in the writer's batch until
+  /// it runs, may grow by one per checkpoint; those are not this test's concern.
+  func testThePendingLookupLeavesNothingBehind() throws {
+    let directory = try ScratchDirectory("census-lookup")
+    defer { directory.remove() }
+    let log = directory.file("log.jsonl")
+    let run = try CensusProbeRun.run(
+      .debug, ["pending-lookup"], environment: ["DEALLOCTRACE_LOG": log])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let censuses = try ParsedLog(path: log).kind("census").map(CensusValue.init)
+    let lookups = censuses.filter { $0.raw["label"] as? String == "lookup" }
+    XCTAssertEqual(lookups.count, 4)
+    let growing = lookups.flatMap { $0.raw["growing"] as? [[String: Any]] ?? [] }
+    let contexts = growing.compactMap { $0["type"] as? String }.filter {
+      $0.hasPrefix("closure context")
+    }
+    XCTAssertEqual(contexts, [], "\(growing)")
+  }
+
   /// With a log, the exit census is a `census` record before `end`, which the contract's
   /// validator accepts, and nothing is printed on stderr.
   func testExitCensusIsARecordBeforeEnd() throws {
