@@ -1,8 +1,9 @@
 /// `check`'s judgement of growth across checkpoints (`--max-growing-types`): the program's
 /// types whose live count rose at every census of one label (``CensusSection/growing``).
-/// Types of the toolchain's libraries (`Swift.`, `Foundation.`, ...) and closure contexts,
-/// whose module the census cannot name, are listed in the report but not counted: the
-/// recorder's own buffers grow between checkpoints that come faster than its writer.
+/// Types of the toolchain's libraries (``CensusLibraries/toolchainModules``), of the modules
+/// `--library` names, and closure contexts, whose module the census cannot name, are listed
+/// in the report but not counted: the recorder's own buffers grow between checkpoints that
+/// come faster than its writer, and a library's growth is not the program's to fix.
 public struct GrowingTypesResult: Sendable, Equatable {
   public var limit: Int?
   /// The program's growing types.
@@ -17,7 +18,8 @@ public struct GrowingTypesResult: Sendable, Equatable {
     guard labels.values.contains(where: { $0.count >= CensusSection.minimumCheckpoints })
     else { return nil }
     self.limit = limit
-    types = growing.filter { Self.isProgramType($0.type) }
+    let libraries = report.options.libraryModules
+    types = growing.filter { Self.isProgramType($0.type, libraries: libraries) }
   }
 
   public var passed: Bool { limit.map { types.count <= $0 } ?? true }
@@ -30,16 +32,14 @@ public struct GrowingTypesResult: Sendable, Equatable {
     return text
   }
 
-  static let libraryModules: Set<Substring> = [
-    "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization", "Dispatch",
-    "XCTest", "Testing", "_Concurrency", "CoreFoundation", "_StringProcessing", "Synchronization",
-  ]
-
-  /// Whether `type` names a module of the program: not a library's, not a closure context.
-  static func isProgramType(_ type: String) -> Bool {
+  /// Whether `type` names a module of the program: not the toolchain's, not one of
+  /// `libraries` (`--library`), not a closure context.
+  static func isProgramType(_ type: String, libraries: [Glob] = []) -> Bool {
     guard let dot = type.firstIndex(of: "."), !type.hasPrefix("closure context"),
       !type.hasPrefix("box (")
     else { return false }
-    return !libraryModules.contains(type[..<dot])
+    let module = String(type[..<dot])
+    return !CensusLibraries.toolchainModules.contains(module)
+      && !libraries.contains { $0.matches(module) }
   }
 }
