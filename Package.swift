@@ -57,12 +57,16 @@ let package = Package(
     .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CDrainTimer"]),
     .target(
       name: "DeallocTesting",
-      dependencies: ["DeallocHooks", "DeallocQueue", "DeallocTrace", "DeallocLog"]
+      // DeallocAnalysis only for a failing Swift Testing test's HTML attachment: linked into
+      // test targets, where its size costs nothing at run time and it runs only on failure.
+      dependencies: [
+        "DeallocHooks", "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis",
+      ]
     ),
 
     // Analysis half.
-    // The log's records and their reader, small enough for DeallocTesting to read the
-    // process's own log back without linking the analysis and its renderers.
+    // The log's records and their reader: what DeallocTesting reads its own log back with
+    // (an enqueue stack) on every failing check.
     .target(name: "DeallocLog", dependencies: ["TextEscaping", "DeallocWire"]),
     .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping", "DeallocWire"]),
     .executableTarget(

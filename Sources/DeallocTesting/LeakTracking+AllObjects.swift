@@ -66,6 +66,7 @@ struct AllObjectsCensus {
         recordLeakAttachment(
           message + "\n", type: leak.group.tree.first?.type ?? "census", at: location)
       }
+      if !leaks.isEmpty { SessionReportAttachment.record(at: location) }
     }
   }
 

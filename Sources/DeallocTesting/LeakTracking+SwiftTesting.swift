@@ -157,6 +157,7 @@ func scopeLabel(_ test: Test) -> String {
 }
 
 private func recordIssues(_ findings: [LeakFinding]) {
+  var firstLocation: SourceLocation?
   for finding in findings {
     let site = finding.callSite
     let fileID = site.fileID.contains("/") ? site.fileID : "?/\(site.fileID)"
@@ -168,7 +169,9 @@ private func recordIssues(_ findings: [LeakFinding]) {
       sourceLocation: location
     )
     recordLeakAttachment("leak: \(finding)\n", type: finding.typeName, at: location)
+    if firstLocation == nil { firstLocation = location }
   }
+  if let firstLocation { SessionReportAttachment.record(at: firstLocation) }
 }
 
 /// Attaches a failure's whole text (the holder path or the census tree) to the test, as

@@ -196,6 +196,39 @@ final class LeakAssertionChildProcessTests: XCTestCase {
       text)
   }
 
+  /// With tracing on, a failing test also carries the HTML report of its process's log
+  /// (issue 32): the leak with its holder tree, as `dealloctrace report --format html` shows
+  /// it. Without tracing there is no log, and no HTML.
+  func testSwiftTestingFailureWithTracingAttachesTheHTMLReport() throws {
+    let scratch = try ScratchDirectory("html-attachment")
+    defer { scratch.remove() }
+    let traced = scratch.url.appendingPathComponent("traced")
+    let untraced = scratch.url.appendingPathComponent("untraced")
+    for folder in [traced, untraced] {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    let run = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      environment: ["DEALLOCTRACE_HOLDERS": "1", "DEALLOCTRACE_LOG": scratch.file("trace.jsonl")],
+      extraArguments: ["--attachments-path", traced.path])
+    XCTAssertEqual(run.status, 1, run.output)
+    let files = try FileManager.default.contentsOfDirectory(atPath: traced.path)
+    let attachment = try XCTUnwrap(
+      files.first { $0.hasPrefix("dealloctrace-report") && $0.hasSuffix(".html") }, "\(files)")
+    let html = try String(
+      contentsOf: traced.appendingPathComponent(attachment), encoding: .utf8)
+    XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>"), String(html.prefix(200)))
+    XCTAssertTrue(html.contains("DeallocTestingTests.Node"), "the leaked type is in the report")
+
+    let plain = try ChildTestRun.run(
+      .swiftTesting, filter: "SwiftTestingLeakSamples/closureCycleFails",
+      extraArguments: ["--attachments-path", untraced.path])
+    XCTAssertEqual(plain.status, 1, plain.output)
+    let plainFiles = try FileManager.default.contentsOfDirectory(atPath: untraced.path)
+    XCTAssertFalse(plainFiles.contains { $0.hasSuffix(".html") }, "\(plainFiles)")
+    XCTAssertTrue(plainFiles.contains { $0.hasPrefix("leak-Node") }, "\(plainFiles)")
+  }
+
   func testSwiftTestingWithLeakTrackingFailsACachedScreen() throws {
     let run = try ChildTestRun.run(
       .swiftTesting, filter: "SwiftTestingLeakSamples/cachedScreenInWithLeakTrackingFails")
