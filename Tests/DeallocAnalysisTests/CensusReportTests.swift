@@ -70,6 +70,37 @@ import Testing
     #expect(oneSession.census.final?.label == "mid")
   }
 
+  /// Each session's last census counts, so each one's findings are listed and judged: a
+  /// baseline of a two-process run (XCTest's and Swift Testing's, as the plugin runs them)
+  /// covers both processes' leaks, and the same leak in both is one finding seen twice.
+  /// Before, the gate counted every session's leaks but listed the shown census's only, so
+  /// a baseline could never cover the other process's leak.
+  @Test func aBaselineCoversTheLeaksOfEverySession() throws {
+    let otherLeak = Self.checkpoint.replacingOccurrences(
+      of: #""label":"mid""#, with: #""label":"exit""#)
+    let twoProcesses = try report([
+      Self.session, Self.exit, Self.end, Self.session, otherLeak, Self.end,
+    ])
+    #expect(twoProcesses.census.programGroups.map(\.id) == ["fb73afc9ad01", "000000000001"])
+    let recorded = Baseline(recording: Gate().evaluate(twoProcesses), path: "b.json")
+    #expect(recorded.entries.filter(\.isProcess).count == 2)
+    let judged = try #require(Gate(baseline: recorded).evaluate(twoProcesses).processLeaks)
+    #expect(judged.count == 0)
+    #expect(judged.known == 2)
+    #expect(judged.passed)
+
+    let sameLeakTwice = try report([
+      Self.session, Self.exit, Self.end, Self.session, Self.exit, Self.end,
+    ])
+    let merged = sameLeakTwice.census.programGroups
+    #expect(merged.map(\.id) == ["fb73afc9ad01"])
+    #expect(merged.first?.instances == 2)
+    #expect(merged.first?.count == 4)
+    let gate = try #require(Gate().evaluate(sameLeakTwice).processLeaks)
+    #expect(gate.count == 2)
+    #expect(gate.groups.count == 1)
+  }
+
   @Test func theTextReportShowsTheLeaksStyleSection() throws {
     let text = TextRenderer().render(
       try report([Self.session, Self.checkpoint, Self.exit, Self.end]))

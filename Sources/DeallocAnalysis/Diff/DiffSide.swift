@@ -52,7 +52,7 @@ public struct DiffSide: Sendable, Equatable {
     self.init(
       inputs: report.inputs, isSavedReport: false,
       findings: report.findings.map(FindingDigest.init)
-        + (report.census.final?.programGroups ?? []).compactMap(FindingDigest.init),
+        + report.census.programGroups.compactMap(FindingDigest.init),
       falseLeaks: falseLeaks)
   }
 

@@ -46,7 +46,7 @@ public struct ProcessLeakResult: Sendable, Equatable {
   public var library: Int
   /// Why the final census could not run, if it could not.
   public var error: String?
-  /// The final census's program findings, in its order.
+  /// The program's findings of every session's last census (``CensusSection/programGroups``).
   public var groups: [JudgedGroup] = []
   /// Groups the baseline covered (not counted).
   public var known = 0
@@ -70,7 +70,7 @@ public struct ProcessLeakResult: Sendable, Equatable {
     self.init(
       limit: limit, count: report.census.programLeakGroups,
       library: final.libraryGroups.reduce(0) { $0 + $1.instances }, error: final.error)
-    for group in final.programGroups {
+    for group in report.census.programGroups {
       var claimed: Suppression?
       for (index, suppression) in suppressions.suppressions.enumerated()
       where Self.covers(suppression, group) {

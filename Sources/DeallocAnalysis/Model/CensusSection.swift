@@ -91,6 +91,29 @@ public struct CensusSection: Sendable, Equatable {
     sessionFinals.reduce(0) { $0 + Self.programLeakGroups(in: $1) }
   }
 
+  /// The program's leak groups of every session's last census, one per finding id, in
+  /// order of first appearance, with the instances, objects and bytes of all of them summed:
+  /// what the gate judges and a baseline records. The same leak in an XCTest process and in
+  /// a Swift Testing process is one finding seen twice, not two findings, and no session's
+  /// leak is counted without being listed (and so without a baseline able to cover it).
+  public var programGroups: [CensusGroup] {
+    var merged: [CensusGroup] = []
+    var position: [String: Int] = [:]
+    for census in sessionFinals {
+      for group in census.programGroups {
+        guard let index = position[group.id] else {
+          position[group.id] = merged.count
+          merged.append(group)
+          continue
+        }
+        merged[index].instances += group.instances
+        merged[index].count += group.count
+        merged[index].bytes += group.bytes
+      }
+    }
+    return merged
+  }
+
   private static func programLeakGroups(in census: CensusRecord) -> Int {
     let listed = census.programGroups.reduce(0) { $0 + $1.instances }
     let unlisted = census.unlistedAreLibrary ? 0 : census.moreFindings

@@ -122,7 +122,7 @@ enum CheckCommand: Command {
     let report = try readLogs(parsed, destinations: destinations, summaryPath: summaryPath)
     let elapsed = ContinuousClock.now - started
     try baseline?.checkKinds(
-      against: report.findings, census: report.census.final?.programGroups ?? [])
+      against: report.findings, census: report.census.programGroups)
     Diagnostics.printWarnings(report)
 
     let gate = Gate(
