@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `dealloctrace report` and `explain` as a user runs them: exit statuses, formats, standard
@@ -137,7 +138,7 @@ import Testing
   }
 
   @Test func arbitraryBytesNeverCrashTheTool() throws {
-    var generator = SystemRandomNumberGenerator()
+    var generator = SeededRandom.printed(for: "arbitraryBytesNeverCrashTheTool")
     var bytes = Array((#"{"ev":"session","v":1,"t":0}"# + "\n").utf8)
     bytes += (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let run = try CLIRun.run(["report", "-"], input: Data(bytes))
