@@ -49,10 +49,9 @@ import Testing
   }
 
   @Test func theOutputFileGetsTheReport() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "report-\(UUID().uuidString).md"
-    ).path
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = try ScratchDirectory("report")
+    let path = scratch.url.appendingPathComponent("report.md").path
+    defer { scratch.remove() }
     let run = try CLIRun.run(["report", "fixtures/feed.jsonl", "--format", "markdown", "-o", path])
     #expect(run.status == 0)
     #expect(run.standardOutput.isEmpty)
