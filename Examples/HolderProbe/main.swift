@@ -278,18 +278,23 @@ func sharedChild() -> UInt {
   return address(of: child) ^ scramble
 }
 
-/// Threads allocating, sharing and releasing objects at once: no crash, and the registry
-/// returns to where it started (every final release seen).
+/// Threads allocating, sharing and releasing objects at once: no crash, the registry holds
+/// at least the objects still alive in the middle (so a registry that counts nothing cannot
+/// pass), and returns to where it started (every final release seen).
 func stress() {
   let before = cholders_live_count()
-  stressWork()
+  let during = stressWork()
   let after = cholders_live_count()
-  print("STRESS before=\(before) after=\(after)")
+  print("STRESS before=\(before) during=\(during) alive=\(stressSharedCount) after=\(after)")
 }
 
+/// The objects the stress's threads share, alive while `stressWork` counts the registry.
+let stressSharedCount = 64
+
+/// Returns the registry's count once the threads are done and the shared objects still live.
 @inline(never)
-func stressWork() {
-  let shared = (0..<64).map { _ in Child() }
+func stressWork() -> UInt64 {
+  let shared = (0..<stressSharedCount).map { _ in Child() }
   DispatchQueue.concurrentPerform(iterations: 4) { worker in
     var kept: [Child] = []
     for i in 0..<100_000 {
@@ -303,6 +308,7 @@ func stressWork() {
       _ = weakly?.value
     }
   }
+  return withExtendedLifetime(shared) { cholders_live_count() }
 }
 
 /// A retained reference kept in tool memory is no holder: the scan finds nothing.

@@ -1,3 +1,4 @@
+import CTraceRuntime
 import DeallocQueue
 import DeallocTrace
 import Foundation
@@ -7,16 +8,36 @@ import Synchronization
   import Glibc
 #endif
 
-/// Its `deinit` outlasts `DeallocTrace.finish()`: it waits until tracing is off (the
-/// session unpublished), then long enough for `finish()` to close the buffer, so the
-/// queue's release record for it arrives at a closed session.
-final class SlowDeinitController {
+/// The order `runLostAtFinish` needs, kept by semaphores instead of a sleep: the release's
+/// `deinit` starts, `finish()` closes the buffer (the writer reaches the recorder's test hook),
+/// the `deinit` returns and its release record is refused, and only then does the writer count
+/// what was refused.
+enum ClosingOrder {
   static let deinitStarted = DispatchSemaphore(value: 0)
+  static let bufferClosed = DispatchSemaphore(value: 0)
+  static let drained = DispatchSemaphore(value: 0)
+  static let drainerDone = DispatchSemaphore(value: 0)
+  /// Long enough for any scheduling delay, short of the test's own timeout.
+  static let bound = DispatchTime.now() + .seconds(15)
 
+  /// Runs on the closing session's writer, after the buffer closed: lets the `deinit` return,
+  /// then waits until the drain that released it is over, its record refused.
+  static let beforeReleaseWait: @convention(c) () -> Void = {
+    ClosingOrder.bufferClosed.signal()
+    if ClosingOrder.drained.wait(timeout: ClosingOrder.bound) == .timedOut {
+      FileHandle.standardError.write(Data("the drain never ended\n".utf8))
+    }
+  }
+}
+
+/// Its `deinit` outlasts `DeallocTrace.finish()`: it returns only once the closing session's
+/// buffer is closed, so the queue's release record for it arrives at a closed session.
+final class SlowDeinitController {
   deinit {
-    Self.deinitStarted.signal()
-    while DeallocTrace.isEnabled { usleep(1_000) }
-    usleep(50_000)
+    ClosingOrder.deinitStarted.signal()
+    if ClosingOrder.bufferClosed.wait(timeout: ClosingOrder.bound) == .timedOut {
+      FileHandle.standardError.write(Data("the buffer never closed\n".utf8))
+    }
   }
 }
 
@@ -37,11 +58,23 @@ func runLostAtFinish(path: String) {
   let racing = DeallocQueue(label: "racing", delay: .seconds(60))
   var slow: SlowDeinitController? = SlowDeinitController()
   racing.releaseInBackground(&slow)
-  let drainer = Thread { racing.drain() }
+  let drainer = Thread {
+    racing.drain()
+    ClosingOrder.drained.signal()
+    ClosingOrder.drainerDone.signal()
+  }
   drainer.start()
-  SlowDeinitController.deinitStarted.wait()
+  guard ClosingOrder.deinitStarted.wait(timeout: ClosingOrder.bound) == .success else {
+    FileHandle.standardError.write(Data("the deinit never started\n".utf8))
+    return
+  }
+  ctrace_set_test_before_release_wait(ClosingOrder.beforeReleaseWait)
   DeallocTrace.finish()
-  while !drainer.isFinished { usleep(1_000) }
+  ctrace_set_test_before_release_wait(nil)
+  guard ClosingOrder.drainerDone.wait(timeout: ClosingOrder.bound) == .success else {
+    FileHandle.standardError.write(Data("the drainer never finished\n".utf8))
+    return
+  }
   print("waiting \(waiting.pendingCount)")
 }
 

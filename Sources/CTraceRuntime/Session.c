@@ -13,8 +13,14 @@ void *ctrace_latest_session_pointer = NULL;
 uint64_t ctrace_object_id_counter = 0;
 void (*ctrace_test_before_enqueue_id_hook)(void) = NULL;
 
+void (*ctrace_test_before_release_wait_hook)(void) = NULL;
+
 void ctrace_set_test_before_enqueue_id(void (*hook)(void)) {
   __atomic_store_n(&ctrace_test_before_enqueue_id_hook, hook, __ATOMIC_RELAXED);
+}
+
+void ctrace_set_test_before_release_wait(void (*hook)(void)) {
+  __atomic_store_n(&ctrace_test_before_release_wait_hook, hook, __ATOMIC_RELAXED);
 }
 
 void ctrace_set_current_session(void *session) {

@@ -168,6 +168,7 @@ final class LogWriter: @unchecked Sendable {
   /// record, which the closed buffer refuses and counts, so that `lost` and `pending` in
   /// `end` see them. Polled: this runs once per session.
   private func waitForReleasesUnderWay() {
+    ctrace_test_before_release_wait()
     let deadline = ctrace_monotonic_ns() &+ TraceSession.releaseWaitNanoseconds
     while session.releasesUnderWay.load(ordering: .sequentiallyConsistent) > 0
       && ctrace_monotonic_ns() < deadline

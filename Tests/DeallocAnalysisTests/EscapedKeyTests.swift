@@ -98,9 +98,9 @@ import Testing
       plain.split(separator: "\n").map { Self.escaped(String($0)) }
       .joined(separator: "\n") + "\n"
     #expect(escapedLog != plain)
-    let directory = NSTemporaryDirectory() + "dealloctrace-escaped-\(getpid())"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory("escaped")
+    defer { scratch.remove() }
+    let directory = scratch.path
     let plainPath = directory + "/plain.jsonl"
     let escapedPath = directory + "/escaped.jsonl"
     try plain.write(toFile: plainPath, atomically: false, encoding: .utf8)

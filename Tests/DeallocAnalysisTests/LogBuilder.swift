@@ -1,7 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
-import Synchronization
+import TestSupport
 
 /// Writes a log from lines into a temporary file and reads it back, for tests that need a
 /// log of their own shape.
@@ -22,25 +22,10 @@ struct TemporaryLog {
 
   var path: String { url.path }
 
-  /// The directories made so far, removed when the test process exits: a log is a value that
-  /// tests copy and pass around, so no single owner knows when it is no longer read.
-  private static let directories = Mutex<[URL]>([])
-
+  /// A scratch directory, removed when the test process exits: a log is a value that tests
+  /// copy and pass around, so no single owner knows when it is no longer read.
   private static func makeDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    directories.withLock { made in
-      if made.isEmpty { atexit { TemporaryLog.removeDirectories() } }
-      made.append(directory)
-    }
-    return directory
-  }
-
-  private static func removeDirectories() {
-    for directory in directories.withLock({ $0 }) {
-      try? FileManager.default.removeItem(at: directory)
-    }
+    try ScratchDirectory("log").url
   }
 
   func report(stuckAfter: Int64 = AnalysisOptions.defaultStuckAfter) throws(AnalysisError) -> Report

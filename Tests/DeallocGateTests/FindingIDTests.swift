@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 /// The finding id: SHA-256 against the standard's vectors, and an id that depends on the
@@ -81,10 +82,10 @@ import Testing
   }
 
   func report(_ log: String) throws -> Report {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-id-\(UUID().uuidString).jsonl").path
+    let scratch = try ScratchDirectory("id")
+    let path = scratch.url.appendingPathComponent("id.jsonl").path
     try Data(log.utf8).write(to: URL(fileURLWithPath: path))
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    defer { scratch.remove() }
     return try DeallocAnalysis.analyze([path])
   }
 

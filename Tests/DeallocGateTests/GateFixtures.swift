@@ -116,8 +116,8 @@ func writeManyLeaksLog(count: Int) throws -> String {
     }
   }
   lines.append(#"{"ev":"end","t":100000,"why":"exit","pending":0,"lost":0}"#)
-  let path = FileManager.default.temporaryDirectory
-    .appendingPathComponent("dealloctrace-gate-many-\(count)-\(UUID().uuidString).jsonl").path
+  // Removed when the test process exits (ScratchDirectory): the caller reads it.
+  let path = try ScratchDirectory("gate-many").file("many-\(count).jsonl")
   try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
   return path
 }

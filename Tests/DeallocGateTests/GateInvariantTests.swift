@@ -30,9 +30,11 @@ import Testing
   /// What the fuzz target does with one input.
   static func check(_ data: Data, appending extra: String = "") -> [String] {
     let bytes = data + Data(extra.utf8)
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("gate-invariants-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: url) }
+    guard let scratch = try? ScratchDirectory("gate-invariants") else {
+      return ["cannot make a scratch directory"]
+    }
+    let url = scratch.url.appendingPathComponent("input")
+    defer { scratch.remove() }
     guard (try? bytes.write(to: url)) != nil else { return ["cannot write \(url.path)"] }
     var reader = LogReader()
     var analyzer = Analyzer()

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 import TextEscaping
 
@@ -184,9 +185,9 @@ import TextEscaping
 
 @Suite struct StepSummaryTests {
   @Test func appendsAndKeepsWhatEarlierStepsWrote() throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("step-summary-\(UUID().uuidString).md").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = try ScratchDirectory("step-summary")
+    let path = scratch.url.appendingPathComponent("step-summary.md").path
+    defer { scratch.remove() }
     try StepSummary.append("first\n", to: path)  // creates it
     try StepSummary.append("second\n", to: path)
     #expect(try String(contentsOfFile: path, encoding: .utf8) == "first\nsecond\n")

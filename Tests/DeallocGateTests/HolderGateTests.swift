@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 /// `dealloctrace check`'s outputs of `fixtures/holders.jsonl` (a session recorded with
@@ -45,9 +46,9 @@ import Testing
       #"{"ev":"holders","t":11,"obj":"0x10","type":"T.X","why":"check","direct":1,"paths":[{"root":{"kind":"global","sym":"T.g\n::error::x<b>&\"","mod":"/m"},"steps":[{"type":"T.Y","obj":"0x20","off":8,"field":"f\r%0A"}]}]}"#,
       #"{"ev":"end","t":20,"why":"exit","pending":0,"lost":0}"#,
     ]
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("holders-hostile-\(UUID().uuidString).jsonl")
-    defer { try? FileManager.default.removeItem(at: url) }
+    let scratch = try ScratchDirectory("holders-hostile")
+    let url = scratch.url.appendingPathComponent("holders-hostile.jsonl")
+    defer { scratch.remove() }
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
     var reader = LogReader()
     var analyzer = Analyzer()

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 /// A `frame:` suppression judges each member of a finding by its own enqueue stack: two
@@ -32,10 +33,10 @@ import Testing
   }
 
   func report() throws -> Report {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("partial-suppression-\(UUID().uuidString).jsonl")
+    let scratch = try ScratchDirectory("partial-suppression")
+    let url = scratch.url.appendingPathComponent("partial-suppression.jsonl")
     try Data(Self.log.utf8).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { scratch.remove() }
     var reader = LogReader()
     var analyzer = Analyzer()
     try reader.read([LogInput(path: url.path)], into: &analyzer)

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import Testing
 
 /// Different suppressions covering different members of one finding: each suppression gets
@@ -45,10 +46,10 @@ import Testing
   }
 
   func result() throws -> GateResult {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("several-suppressions-\(UUID().uuidString).jsonl")
+    let scratch = try ScratchDirectory("several-suppressions")
+    let url = scratch.url.appendingPathComponent("several-suppressions.jsonl")
     try Data((Self.log.joined(separator: "\n") + "\n").utf8).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { scratch.remove() }
     var reader = LogReader()
     var analyzer = Analyzer()
     try reader.read([LogInput(path: url.path, displayName: "several.jsonl")], into: &analyzer)

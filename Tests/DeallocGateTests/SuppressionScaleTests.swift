@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 12, item 12: suppressions and the step summary scale with their input. Time is
@@ -33,9 +34,9 @@ import Testing
   }
 
   @Test func theStepSummaryStopsAtGitHubsLimitWithANote() throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dealloctrace-summary-\(UUID().uuidString).md").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = try ScratchDirectory("summary")
+    let path = scratch.url.appendingPathComponent("summary.md").path
+    defer { scratch.remove() }
     try Data("earlier step\n".utf8).write(to: URL(fileURLWithPath: path))
     var markdown = "## dealloctrace report\n\n<details>\n\n```\n"
     while markdown.utf8.count < 2 << 20 { markdown += "frame é😀 Feed.close() -> ()\n" }

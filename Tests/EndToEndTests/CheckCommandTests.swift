@@ -151,7 +151,7 @@ import Testing
   }
 
   @Test func junitFileParsesWithOneCasePerThresholdAndFinding() throws {
-    let directory = try CheckRun.temporaryDirectory()
+    let directory = try ScratchDirectory("check").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let junit = directory.appendingPathComponent("junit.xml")
     let run = try CheckRun([
@@ -195,7 +195,7 @@ import Testing
   }
 
   @Test func githubAnnotationsAndStepSummaryAppended() throws {
-    let directory = try CheckRun.temporaryDirectory()
+    let directory = try ScratchDirectory("check").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let summary = directory.appendingPathComponent("step-summary.md")
     try Data("## an earlier step\n\n".utf8).write(to: summary)
@@ -250,7 +250,7 @@ import Testing
   }
 
   @Test func aJUnitFileOnStandardOutputStaysXMLAndAnnotationsGoToStandardError() throws {
-    let directory = try CheckRun.temporaryDirectory()
+    let directory = try ScratchDirectory("check").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let verdict = directory.appendingPathComponent("verdict.txt")
     let run = try CheckRun([
@@ -284,7 +284,7 @@ import Testing
   }
 
   @Test func withoutGithubTheStepSummaryIsLeftAlone() throws {
-    let directory = try CheckRun.temporaryDirectory()
+    let directory = try ScratchDirectory("check").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let summary = directory.appendingPathComponent("step-summary.md")
     let run = try CheckRun(
@@ -295,7 +295,7 @@ import Testing
   }
 
   @Test func jsonVerdictToAFile() throws {
-    let directory = try CheckRun.temporaryDirectory()
+    let directory = try ScratchDirectory("check").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let output = directory.appendingPathComponent("verdict.json")
     let run = try CheckRun(["fixtures/gate/leaks.jsonl", "--format", "json", "-o", output.path])
@@ -345,9 +345,5 @@ private struct CheckRun {
     status = run.status
     standardOutput = run.standardOutput
     standardError = run.standardError
-  }
-
-  static func temporaryDirectory() throws -> URL {
-    try ScratchDirectory("check").url
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `dealloctrace report` and `explain` as a user runs them: exit statuses, formats, standard
@@ -48,10 +49,9 @@ import Testing
   }
 
   @Test func theOutputFileGetsTheReport() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "report-\(UUID().uuidString).md"
-    ).path
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = try ScratchDirectory("report")
+    let path = scratch.url.appendingPathComponent("report.md").path
+    defer { scratch.remove() }
     let run = try CLIRun.run(["report", "fixtures/feed.jsonl", "--format", "markdown", "-o", path])
     #expect(run.status == 0)
     #expect(run.standardOutput.isEmpty)
@@ -137,7 +137,7 @@ import Testing
   }
 
   @Test func arbitraryBytesNeverCrashTheTool() throws {
-    var generator = SystemRandomNumberGenerator()
+    var generator = SeededRandom.printed(for: "arbitraryBytesNeverCrashTheTool")
     var bytes = Array((#"{"ev":"session","v":1,"t":0}"# + "\n").utf8)
     bytes += (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let run = try CLIRun.run(["report", "-"], input: Data(bytes))

@@ -7,7 +7,7 @@ import Testing
 /// status 2, and no half-written trace left behind.
 @Suite struct VisualCommandTests {
   @Test func reportWritesOneSelfContainedHTMLFile() throws {
-    let directory = try temporaryDirectory()
+    let directory = try ScratchDirectory("visual").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("report.html")
     let run = try CLIRun.run([
@@ -30,7 +30,7 @@ import Testing
   }
 
   @Test func exportWritesAWholeTraceFile() throws {
-    let directory = try temporaryDirectory()
+    let directory = try ScratchDirectory("visual").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("trace.json")
     let run = try CLIRun.run([
@@ -79,7 +79,7 @@ import Testing
 
   @Test(arguments: unusableRuns)
   func unusableInputIsOneLineAndExitTwo(_ arguments: [String], _ message: String) throws {
-    let directory = try temporaryDirectory()
+    let directory = try ScratchDirectory("visual").url
     defer { try? FileManager.default.removeItem(at: directory) }
     let output = directory.appendingPathComponent("out").path
     let run = try CLIRun.run(arguments + (arguments.contains("-o") ? [] : ["-o", output]))
@@ -97,9 +97,4 @@ import Testing
     #expect(help.status == 0)
     #expect(help.standardOutput.hasPrefix("USAGE: dealloctrace export LOG..."))
   }
-}
-
-/// A fresh directory for a command's output files.
-private func temporaryDirectory() throws -> URL {
-  try ScratchDirectory("visual").url
 }

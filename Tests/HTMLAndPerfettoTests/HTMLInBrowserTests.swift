@@ -1,12 +1,13 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// Opens the HTML report in headless Chromium: the charts render, the script runs without
 /// an error, and hostile log text stays text in a real browser's DOM.
 final class HTMLInBrowserTests: XCTestCase {
   private func render(_ fixture: String) throws -> URL {
-    let directory = try temporaryDirectory()
+    let directory = try scratchDirectory("visual").url
     let file = directory.appendingPathComponent("report.html")
     let html = HTMLRenderer().render(try Fixtures.report(fixture))
     try Data(html.utf8).write(to: file)

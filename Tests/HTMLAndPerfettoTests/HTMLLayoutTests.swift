@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// The report's layout in headless Chromium at 1280×800: the findings come before the charts
@@ -43,7 +44,7 @@ final class HTMLLayoutTests: XCTestCase {
 
   func testFindingsComeFirstAndEveryTableFitsAt1280() throws {
     let browser = try HeadlessChromium.require()
-    let directory = try temporaryDirectory()
+    let directory = try scratchDirectory("visual").url
     let artifacts = Fixtures.root.deletingLastPathComponent()
       .appendingPathComponent("out/test-artifacts/html-layout")
     try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)

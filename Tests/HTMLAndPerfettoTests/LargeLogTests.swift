@@ -1,13 +1,14 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import XCTest
 
 /// A large log: the HTML page stays a few megabytes and says what it left out, and the
 /// Perfetto export streams in chunks while holding only what is queued.
 final class LargeLogTests: XCTestCase {
   private static let log: URL = {
-    let url = try! Fixtures.temporaryDirectory().appendingPathComponent("large.jsonl")
+    let url = try! ScratchDirectory("large-log").url.appendingPathComponent("large.jsonl")
     try! LargeLog.write(to: url)
     return url
   }()

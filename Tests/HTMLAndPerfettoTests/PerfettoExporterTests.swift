@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import TestSupport
 import XCTest
 
 /// The Perfetto export: structurally valid, one slice per object with ids that never repeat
@@ -193,7 +194,7 @@ extension PerfettoExporterTests {
   private func checkVerdicts(_ lines: [String], in name: String) throws
     -> (verdicts: [String: String], url: URL)
   {
-    let url = try temporaryDirectory().appendingPathComponent(name)
+    let url = try scratchDirectory("visual").url.appendingPathComponent(name)
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
     let (trace, _) = try export([url.path])
     XCTAssertEqual(trace.problems, [])

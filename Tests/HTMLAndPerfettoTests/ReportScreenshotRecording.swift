@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// Re-takes `docs/report-screenshot.png`, the README's picture of the HTML report down to its
@@ -20,7 +21,7 @@ final class ReportScreenshotRecording: XCTestCase {
     }
     let browser = try HeadlessChromium.require()
     let log = environment["DEALLOCTRACE_SCREENSHOT_LOG"] ?? Fixtures.path("html/demo.jsonl")
-    let page = try temporaryDirectory().appendingPathComponent("report.html")
+    let page = try scratchDirectory("visual").url.appendingPathComponent("report.html")
     try Data(HTMLRenderer().render(try DeallocAnalysis.analyze([log])).utf8).write(to: page)
     let png = Fixtures.root.deletingLastPathComponent()
       .appendingPathComponent("docs/report-screenshot.png")

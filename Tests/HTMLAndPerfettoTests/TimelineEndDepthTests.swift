@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import TestSupport
 import XCTest
 
 /// A downsampled timeline still ends at the depth the queue really ended at: a burst that
@@ -32,7 +33,7 @@ final class TimelineEndDepthTests: XCTestCase {
       )
     }
     lines.append(#"{"ev":"end","t":\#(burst + 1_000_000_000),"why":"exit","pending":0,"lost":0}"#)
-    let log = try temporaryDirectory().appendingPathComponent("burst.jsonl")
+    let log = try scratchDirectory("visual").url.appendingPathComponent("burst.jsonl")
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: log)
 
     let report = try DeallocAnalysis.analyze([log.path])

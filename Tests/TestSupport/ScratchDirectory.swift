@@ -1,11 +1,16 @@
 import Foundation
+import Synchronization
+import XCTest
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A fresh directory under the system's temporary directory, for one test; the test removes
-/// it with `remove()` (a directory left behind after a failure helps to debug it).
+/// A fresh directory under the system's temporary directory, for one test. Every one is
+/// removed when the test process exits, so a run leaves nothing in the temporary directory
+/// however its tests end; an XCTest test that asks through `XCTestCase.scratchDirectory(_:)`
+/// has it removed as soon as it ends. `DEALLOCTRACE_TEST_KEEP_SCRATCH=1` keeps them all, to
+/// look at what a failing test wrote.
 public struct ScratchDirectory: Sendable {
   public let url: URL
 
@@ -18,6 +23,13 @@ public struct ScratchDirectory: Sendable {
       throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
     url = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+    Self.madeInThisProcess.withLock { made in
+      if made.urls.isEmpty && made.pid == 0 {
+        made.pid = getpid()
+        atexit { ScratchDirectory.removeAllAtExit() }
+      }
+      made.urls.append(url)
+    }
   }
 
   public var path: String { url.path }
@@ -26,6 +38,32 @@ public struct ScratchDirectory: Sendable {
   public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
 
   public func remove() {
+    guard !Self.keep else { return }
     try? FileManager.default.removeItem(at: url)
+  }
+
+  private static var keep: Bool {
+    ProcessInfo.processInfo.environment["DEALLOCTRACE_TEST_KEEP_SCRATCH"] == "1"
+  }
+
+  /// The directories made so far, and the process that made them: a forked child that exits
+  /// through `exit` runs the handler too, and must not remove its parent's directories.
+  private static let madeInThisProcess = Mutex<(pid: pid_t, urls: [URL])>((0, []))
+
+  private static func removeAllAtExit() {
+    let made = madeInThisProcess.withLock { $0 }
+    guard made.pid == getpid() else { return }
+    for url in made.urls { ScratchDirectory(existing: url).remove() }
+  }
+
+  private init(existing url: URL) { self.url = url }
+}
+
+extension XCTestCase {
+  /// A scratch directory removed when this test ends (whatever its outcome).
+  public func scratchDirectory(_ name: String = "tests") throws -> ScratchDirectory {
+    let directory = try ScratchDirectory(name)
+    addTeardownBlock { directory.remove() }
+    return directory
   }
 }

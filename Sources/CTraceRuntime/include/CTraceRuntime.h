@@ -61,6 +61,16 @@ static inline void ctrace_test_before_enqueue_id(void) {
 }
 void ctrace_set_test_before_enqueue_id(void (*hook)(void));
 
+/// Tests only: called by the writer of a closing session once its buffer is closed, before it
+/// waits for releases under way, so a test can hold a release back until the buffer refuses
+/// it. NULL in every real run: one predictable branch, once per session.
+extern void (*ctrace_test_before_release_wait_hook)(void);
+static inline void ctrace_test_before_release_wait(void) {
+  void (*hook)(void) = __atomic_load_n(&ctrace_test_before_release_wait_hook, __ATOMIC_RELAXED);
+  if (__builtin_expect(hook != NULL, 0)) hook();
+}
+void ctrace_set_test_before_release_wait(void (*hook)(void));
+
 /// Registers (once) a fork handler that switches tracing off in the child and resets the
 /// cached thread id: a forked child must never write into its parent's log.
 /// The corresponding C function is `pthread_atfork`.
