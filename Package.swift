@@ -40,7 +40,9 @@ let package = Package(
     .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer", "DeallocWire"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
-    .target(name: "CHolders", dependencies: ["CElf"], linkerSettings: [.linkedLibrary("dl")]),
+    // Allocation stacks (DEALLOCTRACE_ALLOC_STACKS) unwind with CUnwind.
+    .target(
+      name: "CHolders", dependencies: ["CElf", "CUnwind"], linkerSettings: [.linkedLibrary("dl")]),
     // The preloadable recorder (`dealloctrace run`): CHolders and a constructor, no Swift
     // module, so that it clashes with nothing a host links.
     .target(name: "DeallocPreload", dependencies: ["CHolders", "CElf"]),

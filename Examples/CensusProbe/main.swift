@@ -402,6 +402,15 @@ func registerHeldLocal() {
   usleep(20_000)
 }
 
+/// 10,000 objects alive at once, then freed: with allocation stacks on, each one's entry
+/// must leave the side table with it (made and freed one at a time, each would reuse the
+/// last one's address, and so its entry, which hides a missing removal).
+@inline(never)
+func churn() {
+  let batch = (0..<10_000).map { _ in Payment() }
+  escape(batch as AnyObject)
+}
+
 // MARK: - Main
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -435,6 +444,7 @@ for scenario in arguments {
   case "growth": growingCacheScenario()
   case "pending-lookup": pendingLookupScenario()
   case "register-held": registerHeldLocal()
+  case "churn": churn()
   case "clean": break
   default:
     let message = "CensusProbe: unknown scenario \(scenario)\n"

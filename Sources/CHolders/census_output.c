@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "CHoldersExtras.h"
+#include "CUnwind.h"
+#include "alloc_stacks.h"
 #include "census.h"
 
 #define CH_CENSUS_FULL_FINDINGS 50
@@ -171,6 +174,53 @@ static void json_tree_line(ch_census *c, ch_json *json, const ch_group *g,
   ch_json_raw(json, "}");
 }
 
+/// `allocStack`: where the group's root object was allocated, as a `stack` record's frames
+/// (return address, module, offset, symbol); nothing when allocation stacks are off or the
+/// root has none (allocated before they started, or dropped by a full table).
+static void json_alloc_stack(ch_census *c, ch_json *json, const ch_group *g) {
+  uintptr_t ips[CH_ALLOC_STACK_DEPTH];
+  size_t n = ch_alloc_stacks_lookup(c->rows[g->root].address, ips, CH_ALLOC_STACK_DEPTH);
+  if (n == 0) return;
+  ch_json_raw(json, ",\"allocStack\":[");
+  char module[1024], symbol[2048];
+  for (size_t i = 0; i < n; i++) {
+    if (i) ch_json_raw(json, ",");
+    ch_json_raw(json, "{\"ip\":");
+    ch_json_hex(json, ips[i]);
+    uintptr_t base = 0;
+    // A return address: the call lies just before it.
+    int found = cunwind_describe_address(ips[i] - 1, module, sizeof module, &base, symbol,
+                                         sizeof symbol);
+    if (found & CUNWIND_FOUND_MODULE) {
+      ch_json_raw(json, ",\"mod\":");
+      ch_json_string(json, module, strlen(module));
+      ch_json_raw(json, ",\"off\":");
+      ch_json_hex(json, ips[i] - base);
+    }
+    if (found & CUNWIND_FOUND_SYMBOL) {
+      ch_json_raw(json, ",\"sym\":");
+      ch_json_string(json, symbol, strlen(symbol));
+    }
+    ch_json_raw(json, "}");
+  }
+  ch_json_raw(json, "]");
+}
+
+/// `allocStacks`: allocations given a stack and those the full tables dropped, and the live
+/// objects that have one now, when on.
+static void json_alloc_stack_counts(ch_json *json) {
+  cholders_alloc_stack_counts counts;
+  cholders_alloc_stack_stats(&counts);
+  if (!counts.on) return;
+  ch_json_raw(json, ",\"allocStacks\":{\"recorded\":");
+  ch_json_int(json, (int64_t)counts.recorded);
+  ch_json_raw(json, ",\"dropped\":");
+  ch_json_int(json, (int64_t)counts.dropped);
+  ch_json_raw(json, ",\"objects\":");
+  ch_json_int(json, (int64_t)counts.objects);
+  ch_json_raw(json, "}");
+}
+
 static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t count,
                        uint64_t bytes) {
   char id[24];
@@ -189,7 +239,9 @@ static void json_group(ch_census *c, ch_json *json, const ch_group *g, uint64_t 
     if (i) ch_json_raw(json, ",");
     json_tree_line(c, json, g, &g->tree[i]);
   }
-  ch_json_raw(json, "]}");
+  ch_json_raw(json, "]");
+  json_alloc_stack(c, json, g);
+  ch_json_raw(json, "}");
 }
 
 /// Group indexes in output order: the program's findings (largest first), then library
@@ -413,6 +465,7 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
   if (findings > full) json_more(c, &json, order, findings, full, table);
   json_delayed(c, &json, table);
   json_live(c, &json, table);
+  json_alloc_stack_counts(&json);
   ch_json_raw(&json, ",\"threads_stopped\":");
   ch_json_int(&json, (int64_t)c->park.stopped);
   ch_json_raw(&json, ",\"threads_unstopped\":");
@@ -427,6 +480,42 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
 }
 
 // ---- text --------------------------------------------------------------------------------
+
+/// Frames of an allocation stack the text form shows, after the runtime's.
+#define TEXT_ALLOC_FRAMES 6
+
+/// "allocated at:" and the root's allocation frames, one a line, the Swift runtime's leading
+/// frames left out (the JSON keeps them); nothing when the root has no stack.
+static void text_alloc_stack(ch_census *c, ch_json *out, const ch_group *g) {
+  uintptr_t ips[CH_ALLOC_STACK_DEPTH];
+  size_t n = ch_alloc_stacks_lookup(c->rows[g->root].address, ips, CH_ALLOC_STACK_DEPTH);
+  if (n == 0) return;
+  text_raw(out, "    allocated at:\n");
+  char module[1024], symbol[2048];
+  size_t shown = 0;
+  for (size_t i = 0; i < n && shown < TEXT_ALLOC_FRAMES; i++) {
+    uintptr_t base = 0;
+    module[0] = 0;
+    int found = cunwind_describe_address(ips[i] - 1, module, sizeof module, &base, symbol,
+                                         sizeof symbol);
+    const char *file = strrchr(module, '/');
+    file = file ? file + 1 : module;
+    if (shown == 0 && (found & CUNWIND_FOUND_MODULE) && strncmp(file, "libswiftCore", 12) == 0) {
+      continue;
+    }
+    text_raw(out, "      ");
+    if (found & CUNWIND_FOUND_SYMBOL) {
+      text_escaped(out, symbol, strlen(symbol));
+    } else if (found & CUNWIND_FOUND_MODULE) {
+      text_escaped(out, file, strlen(file));
+      text_format(out, "+0x%llx", ips[i] - base, 0);
+    } else {
+      text_format(out, "0x%llx", ips[i], 0);
+    }
+    text_raw(out, "\n");
+    shown++;
+  }
+}
 
 static void text_group(ch_census *c, ch_json *out, const ch_group *g, uint64_t count,
                        uint64_t bytes) {
@@ -452,6 +541,7 @@ static void text_group(ch_census *c, ch_json *out, const ch_group *g, uint64_t c
     text_raw(out, "\n");
   }
   if (g->tree_count == CH_TREE_LINES) text_raw(out, "       ... (tree cut)\n");
+  text_alloc_stack(c, out, g);
   char id[24];
   finding_id(g, id, sizeof id);
   text_raw(out, "    ");

@@ -14,12 +14,14 @@
 
 #include <pthread.h>
 
+#include "alloc_stacks.h"
 #include "internal.h"
 
 static void prepare(void) {
   // Lock order as elsewhere: naming is never held while taking the others, and the
   // registry's slab lock is held while it maps memory (the ranges lock).
   ch_naming_fork_prepare();
+  ch_alloc_stacks_fork_prepare();
   ch_registry_fork_prepare();
   ch_arena_fork_prepare();
 }
@@ -27,12 +29,14 @@ static void prepare(void) {
 static void parent(void) {
   ch_arena_fork_parent();
   ch_registry_fork_parent();
+  ch_alloc_stacks_fork_parent();
   ch_naming_fork_parent();
 }
 
 static void child(void) {
   ch_arena_fork_child();
   ch_registry_fork_child();
+  ch_alloc_stacks_fork_child();
   ch_naming_fork_child();
   ch_scan_fork_child();
   ch_hooks_fork_child();

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "CHoldersExtras.h"
+#include "alloc_stacks.h"
 #include "internal.h"
 
 typedef uintptr_t (*alloc_fn)(uintptr_t metadata, size_t size, size_t align_mask);
@@ -92,6 +93,13 @@ static uintptr_t fixed_retain_adapter(uintptr_t object) {
   return object;
 }
 
+/// An object's final release: out of the registry and, when they are on, of the
+/// allocation stacks' table.
+static inline void forget(uintptr_t object) {
+  ch_registry_remove(object);
+  if (__builtin_expect(ch_alloc_stacks_on, 0)) ch_alloc_stacks_forget(object);
+}
+
 /// Removes the object when this release (of `n` references) takes its strong count to zero.
 /// Read before the original release runs: afterwards the memory may already be free. A weak
 /// load racing with the last release can make the removal premature; the scan then simply
@@ -101,11 +109,11 @@ static inline void note_release(uintptr_t object, uint32_t n) {
   if (CH_RC_SLOW(bits)) {
     if (CH_RC_IMMORTAL(bits)) return;
     // A side table holds the counts: ask the runtime (it reads, never retains).
-    if (retain_count_fn && retain_count_fn(object) <= n) ch_registry_remove(object);
+    if (retain_count_fn && retain_count_fn(object) <= n) forget(object);
     return;
   }
   if (bits & CH_RC_DEINITING) return;  // already deiniting
-  if (CH_RC_STRONG_EXTRA(bits) + 1 <= n) ch_registry_remove(object);
+  if (CH_RC_STRONG_EXTRA(bits) + 1 <= n) forget(object);
 }
 
 /// The last metadata this thread registered, so that a run of same-typed allocations
@@ -120,6 +128,7 @@ static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) 
       last_metadata = metadata;
     }
     ch_registry_insert(object);
+    if (__builtin_expect(ch_alloc_stacks_on, 0)) ch_alloc_stacks_record(object);
   }
   return object;
 }
@@ -272,6 +281,7 @@ static int enable_locked(void) {
     __atomic_store_n(adapter_pointer, fixed_retain_adapter, __ATOMIC_RELEASE);
   }
   if (!ch_registry_start()) return refuse("cannot map memory for the live-object registry");
+  ch_alloc_stacks_start();
   // Release hooks first, so that no object is registered whose final release goes unseen;
   // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);

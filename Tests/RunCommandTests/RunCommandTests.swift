@@ -113,14 +113,36 @@ import Testing
     #expect(try RunCLI.records(in: logs.path).isEmpty)
   }
 
-  /// Usage errors: no `--`, `--alloc-stacks` (not built yet).
+  /// Usage errors: no `--`.
   @Test func usageErrors() throws {
     let noSeparator = try RunCLI.run([RunCLI.built("PlainCycle").path])
     #expect(noSeparator.status == 2)
     #expect(noSeparator.standardError.contains("needs '--'"))
-    let allocStacks = try RunCLI.run(["--alloc-stacks", "--", "/bin/true"])
-    #expect(allocStacks.status == 2)
-    #expect(allocStacks.standardError.contains("--alloc-stacks is not built yet"))
+  }
+
+  /// `--alloc-stacks`: the report says where the leaked cycle was allocated, in
+  /// `makePair(linked:)`, the program's frame first (the runtime's allocator left out).
+  @Test func allocStacksNameTheAllocatingFunction() throws {
+    let logs = try ScratchDirectory("run-alloc-stacks")
+    defer { logs.remove() }
+    let program = try RunCLI.built("PlainCycle").path
+    let run = try RunCLI.run(["--alloc-stacks", "--log", logs.path, "--", program, "cycle"])
+    #expect(run.status == 1, "\(run.standardOutput)\n\(run.standardError)")
+    let lines = run.standardOutput.split(separator: "\n").map(String.init)
+    let heading = try #require(lines.firstIndex { $0.hasSuffix("allocated at:") }, "\(lines)")
+    let frames = lines[(heading + 1)...].prefix { $0.hasPrefix("      ") }
+    #expect(frames.first?.contains("PlainCycle.") == true, "\(frames)")
+    #expect(frames.contains { $0.contains("PlainCycle.makePair(linked: Swift.Bool)") }, "\(frames)")
+  }
+
+  /// Without `--alloc-stacks` the report has no allocation stack.
+  @Test func noAllocStacksByDefault() throws {
+    let logs = try ScratchDirectory("run-no-alloc-stacks")
+    defer { logs.remove() }
+    let run = try RunCLI.run(["--log", logs.path, "--", RunCLI.built("PlainCycle").path, "cycle"])
+    #expect(run.status == 1, "\(run.standardError)")
+    #expect(run.standardOutput.contains("ROOT CYCLE"))
+    #expect(!run.standardOutput.contains("allocated at:"), "\(run.standardOutput)")
   }
 }
 

@@ -61,6 +61,16 @@ void cholders_json_escape(const char *text, size_t length,
                           void (*sink)(void *context, const char *bytes, size_t length),
                           void *context);
 
+/// Allocation stacks (DEALLOCTRACE_ALLOC_STACKS=1): whether they are on, allocations given a
+/// stack and those the full tables could not record since the start, and what the tables
+/// hold now (live objects with a stack, distinct stacks).
+typedef struct {
+  int64_t on;
+  uint64_t recorded, dropped;
+  uint64_t objects, stacks;
+} cholders_alloc_stack_counts;
+void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -199,7 +199,13 @@ public struct Analyzer: LogVisitor {
       }
     case .holders(let scan):
       applyHolders(scan)
-    case .census(let census):
+    case .census(var census):
+      if symbolizer != nil {
+        for index in census.groups.indices where !census.groups[index].allocationStack.isEmpty {
+          census.groups[index].allocationStack = symbolizer!.symbolize(
+            census.groups[index].allocationStack)
+        }
+      }
       censuses.add(census, libraryModules: options.libraryModules)
     case .end, .session, .cut, .unknown:
       break

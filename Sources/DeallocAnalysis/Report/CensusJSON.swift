@@ -110,6 +110,8 @@ enum CensusJSON {
           o.field("bytes", line.bytes)
         }
       }
+      o.key("allocStack")
+      o.array(group.allocationStack) { JSONRenderer.frame($1, to: &$0) }
     }
   }
 

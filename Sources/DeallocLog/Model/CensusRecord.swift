@@ -38,6 +38,8 @@ public struct CensusRecord: Sendable, Equatable {
   public var threadsUnstopped = 0
   /// The census's own time, in microseconds.
   public var microseconds: Int?
+  /// The record's optional `allocStacks`: written only with allocation stacks on.
+  public var allocationStacks: AllocationStackCounts?
 
   public init(time: Int64, label: String) {
     self.time = time
@@ -57,6 +59,22 @@ public struct CensusRecord: Sendable, Equatable {
     public static let treeLines = 256
     public static let types = 1_000
     public static let queues = 256
+    public static let allocationFrames = 64
+  }
+}
+
+/// How allocation stacks fared (the record's `allocStacks`): allocations given a stack,
+/// those the recorder's full tables dropped (their objects have none), and live objects
+/// with one at the census.
+public struct AllocationStackCounts: Sendable, Equatable {
+  public var recorded: Int
+  public var dropped: Int
+  public var objects: Int
+
+  public init(recorded: Int, dropped: Int, objects: Int) {
+    self.recorded = recorded
+    self.dropped = dropped
+    self.objects = objects
   }
 }
 
@@ -94,11 +112,16 @@ public struct CensusGroup: Sendable, Equatable {
   public var edges: [CensusEdge]
   /// The first instance as `leaks` prints it, depth first.
   public var tree: [CensusTreeLine]
+  /// Where the root was allocated, innermost frame first (the record's optional
+  /// `allocStack`); empty when allocation stacks were off or the root has none.
+  public var allocationStack: [Frame]
 
   public init(
     id: String, kind: Kind, instances: Int, count: Int, bytes: Int, library: Bool,
-    members: [CensusTypeCount], edges: [CensusEdge], tree: [CensusTreeLine]
+    members: [CensusTypeCount], edges: [CensusEdge], tree: [CensusTreeLine],
+    allocationStack: [Frame] = []
   ) {
+    self.allocationStack = allocationStack
     self.id = id
     self.kind = kind
     self.instances = instances

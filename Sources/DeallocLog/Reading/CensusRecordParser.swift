@@ -59,6 +59,12 @@ enum CensusRecordParser {
     if let microseconds = root["census_us"] {
       record.microseconds = try count(microseconds, "census_us")
     }
+    if let counts = root["allocStacks"] {
+      record.allocationStacks = AllocationStackCounts(
+        recorded: try count(counts["recorded"], "recorded"),
+        dropped: try count(counts["dropped"], "dropped"),
+        objects: try count(counts["objects"], "objects"))
+    }
     let groups = root["groups"]?.array ?? []
     for group in groups.prefix(CensusRecord.Limits.groups) {
       record.groups.append(try self.group(group))
@@ -123,7 +129,28 @@ enum CensusRecordParser {
       count: try count(value["count"], "count"), bytes: try count(value["bytes"], "bytes"),
       library: library,
       members: try typeCounts(value["members"], CensusRecord.Limits.membersPerGroup),
-      edges: edges, tree: tree)
+      edges: edges, tree: tree, allocationStack: try frames(value["allocStack"]))
+  }
+
+  /// An `allocStack`: frames as a `stack` record writes them (`ip`, `mod`, `off`, `sym`).
+  private static func frames(_ value: Value?) throws(Failure) -> [Frame] {
+    var frames: [Frame] = []
+    for entry in (value?.array ?? []).prefix(CensusRecord.Limits.allocationFrames) {
+      guard let ip = hex(entry["ip"]) else {
+        throw Failure("census 'allocStack' frame without 'ip'")
+      }
+      frames.append(
+        Frame(
+          ip: ip, module: entry["mod"]?.string, offset: hex(entry["off"]),
+          symbol: entry["sym"]?.string))
+    }
+    return frames
+  }
+
+  /// A `"0x…"` string's value.
+  private static func hex(_ value: Value?) -> UInt64? {
+    guard let text = value?.string, text.hasPrefix("0x") else { return nil }
+    return UInt64(text.dropFirst(2), radix: 16)
   }
 
   private static func growingInstance(_ entry: Value) -> CensusGrowingInstance {

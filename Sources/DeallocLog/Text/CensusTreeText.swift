@@ -22,6 +22,7 @@ public enum CensusTreeText {
       text += "<\(line.type)\(line.object.map { " \($0)" } ?? "")> [\(line.size)]"
       lines.append(text)
     }
+    lines += allocatedAt(group.allocationStack)
     var footer = "    "
     if !group.edges.isEmpty { footer += "cycle: \(group.cycleText); " }
     footer += "id \(group.id)"
@@ -30,6 +31,23 @@ public enum CensusTreeText {
     }
     lines.append(footer)
     return lines
+  }
+}
+
+extension CensusTreeText {
+  /// Frames of an allocation stack shown, after the machinery's.
+  public static let allocationFramesShown = 6
+
+  /// `allocated at:` and the stack's frames, one a line, the program's first: the leading
+  /// machinery frames (the Swift runtime's allocator) are left out. Empty for no stack.
+  public static func allocatedAt(_ stack: [Frame]) -> [String] {
+    guard !stack.isEmpty else { return [] }
+    let callers = stack.drop { $0.isMachinery }
+    let shown = (callers.isEmpty ? stack[...] : callers).prefix(allocationFramesShown)
+    return ["    allocated at:"]
+      + shown.map { frame in
+        "      " + frame.displayName + (frame.location.map { " at \($0)" } ?? "")
+      }
   }
 }
 

@@ -34,7 +34,8 @@ enum RunCommand: Command {
       --leaks                   the whole-process leak census at exit (the default)
       --holders                 also start the holder machinery (DEALLOCTRACE_HOLDERS) in
                                 programs that link DeallocTrace
-      --alloc-stacks            allocation stacks: not built yet (refused)
+      --alloc-stacks            allocation stacks (DEALLOCTRACE_ALLOC_STACKS=1): each leak
+                                of the census says where its root was allocated
       --log DIR                 where the logs go: a missing or empty directory (default:
                                 a fresh directory under .dealloctrace/)
       --only GLOB               record only in processes whose executable's file name
@@ -78,9 +79,6 @@ enum RunCommand: Command {
       throw UsageError("unexpected argument '\(parsed.positional[0])' before '--'")
     }
     guard let program = command.first else { throw UsageError("run needs a command after '--'") }
-    if parsed.flag("alloc-stacks") {
-      throw UsageError("--alloc-stacks is not built yet; run with --leaks or --holders")
-    }
     if parsed.flag("leaks") && parsed.flag("holders") {
       throw UsageError("--leaks and --holders cannot both be given")
     }
@@ -104,6 +102,7 @@ enum RunCommand: Command {
     var environment = ProcessInfo.processInfo.environment
     for variable in [
       "DEALLOCTRACE_LEAKS", "DEALLOCTRACE_HOLDERS", "DEALLOCTRACE", "DEALLOCTRACE_ONLY",
+      "DEALLOCTRACE_ALLOC_STACKS",
     ] {
       environment[variable] = nil
     }
@@ -112,6 +111,7 @@ enum RunCommand: Command {
       environment["DEALLOCTRACE_LOG"] = logDirectory + "/"
       environment["DEALLOCTRACE_RUN_PID"] = String(getpid())
       environment["DEALLOCTRACE_ONLY"] = parsed.value("only")
+      if parsed.flag("alloc-stacks") { environment["DEALLOCTRACE_ALLOC_STACKS"] = "1" }
       let existing = environment["LD_PRELOAD"].map { $0.isEmpty ? "" : ":" + $0 } ?? ""
       environment["LD_PRELOAD"] = library + existing
     }
