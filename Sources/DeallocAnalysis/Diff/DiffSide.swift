@@ -142,8 +142,9 @@ public struct DiffSide: Sendable, Equatable {
       if let digest = FindingDigest(group) { digests.append(digest) }
     }
     var falseLeaks: [FalseLeakKey: Int] = [:]
-    for check in document["checks"]?.arrayValue ?? []
-    where check["verdict"]?.stringValue == "falseLeak" {
+    for check in document["checks"]?.arrayValue ?? [] {
+      let verdict = check["verdict"]?.stringValue.flatMap(CheckVerdict.Verdict.init(rawValue:))
+      guard verdict == .falseLeak else { continue }
       let key = FalseLeakKey(
         label: check["label"]?.stringValue ?? "", type: check["type"]?.stringValue ?? "")
       falseLeaks[key, default: 0] += 1
