@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The child runner itself: a child's output reaches the test however much there is.
@@ -45,5 +46,26 @@ final class ProbeRunTests: XCTestCase {
       timeout: .seconds(20), executable: URL(fileURLWithPath: "/bin/sh"))
     XCTAssertEqual(run.status, 0)
     XCTAssertEqual(run.standardOutput, "closed\n")
+  }
+
+  /// A child killed at its timeout whose descendant still holds its output (a background
+  /// process, a browser's helpers): the runner gives up on the pipe after its bound and says
+  /// so, instead of waiting as long as the descendant lives.
+  func testADescendantHoldingTheOutputEndsTheWaitWithAMessage() throws {
+    let child = try ProbeRun.launch(
+      ["-c", "sleep 60 & echo $!; exec sleep 60"], environment: [:],
+      executable: URL(fileURLWithPath: "/bin/sh"))
+    XCTAssertTrue(
+      child.output.wait(until: { $0.last == UInt8(ascii: "\n") }, deadline: testWaitDeadline))
+    let run = child.wait(timeout: .milliseconds(100), outputBound: .milliseconds(100))
+    if let descendant = pid_t(run.standardOutput.split(separator: "\n").first ?? "") {
+      kill(descendant, SIGKILL)
+    }
+    XCTAssertTrue(run.timedOut)
+    XCTAssertEqual(run.signal, SIGKILL)
+    XCTAssertTrue(
+      run.standardError.hasSuffix(
+        "[test harness] sh was killed after 0.1 seconds: it did not finish\n"),
+      "standard error: \(run.standardError)")
   }
 }

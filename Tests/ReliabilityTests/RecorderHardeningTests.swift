@@ -442,7 +442,12 @@ enum HardeningChild {
     let child = try ChildProcess(
       StressChild.executable(), ["heartbeat", log], standardError: .discarded
     ).start()
-    _ = child.output.wait { String(decoding: $0, as: UTF8.self).contains("beat ") }
+    let beat = child.output.wait(
+      until: { String(decoding: $0, as: UTF8.self).contains("beat ") }, deadline: testWaitDeadline)
+    guard beat else {
+      child.stop()
+      throw TestWaitTimedOut(what: "StressChild heartbeat's first beat")
+    }
     return child
   }
 }

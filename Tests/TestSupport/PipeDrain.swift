@@ -51,30 +51,28 @@ public final class PipeDrain: @unchecked Sendable {
     thread.start()
   }
 
-  /// Waits for the pipe's end (every process holding its write end closed it) and returns
-  /// everything read.
-  public func wait() -> Data {
+  /// Waits for the pipe's end (every process holding its write end closed it), at most until
+  /// `deadline`: a descendant of the child that keeps the write end open must not hang the
+  /// test. Returns everything read, and whether the pipe ended.
+  public func wait(deadline: Date) -> (data: Data, ended: Bool) {
     condition.lock()
     defer { condition.unlock() }
-    while !ended { condition.wait() }
-    return data
+    while !ended {
+      if !condition.wait(until: deadline) && !ended { break }
+    }
+    return (data, ended)
   }
 
   /// Waits until what was read so far satisfies `isComplete`, or the pipe ends, or
   /// `deadline` passes (a guard against a hang, not a measurement); returns whether it was
   /// satisfied.
-  public func wait(until isComplete: (Data) -> Bool, deadline: Date? = nil) -> Bool {
+  public func wait(until isComplete: (Data) -> Bool, deadline: Date) -> Bool {
     condition.lock()
     defer { condition.unlock() }
     while true {
       if isComplete(data) { return true }
       if ended { return false }
-      // Not `wait(until: .distantFuture)`: Foundation traps converting it to a timespec.
-      if let deadline {
-        if !condition.wait(until: deadline) && !isComplete(data) { return false }
-      } else {
-        condition.wait()
-      }
+      if !condition.wait(until: deadline) && !isComplete(data) { return false }
     }
   }
 }

@@ -78,8 +78,14 @@ public final class RunningChild: @unchecked Sendable {
   }
 
   /// Waits for the child's end and for its pipes to close, and returns what it did. A child
-  /// still running after `timeout` is killed with SIGKILL; the run then says `timedOut`.
-  public func wait(timeout: Duration = RunningChild.defaultTimeout) -> ChildRun {
+  /// still running after `timeout` is killed with SIGKILL; pipes still open `testWaitBound`
+  /// after its end are given up. Either way the run says `timedOut`, and a line of its
+  /// standard error (or output, when merged) says what happened.
+  ///
+  /// `outputBound` replaces `testWaitBound` as the wait for the pipes (for the runner's tests).
+  public func wait(
+    timeout: Duration = RunningChild.defaultTimeout, outputBound: Duration? = nil
+  ) -> ChildRun {
     var timedOut = false
     condition.lock()
     let deadline = Self.deadline(after: timeout)
@@ -90,15 +96,34 @@ public final class RunningChild: @unchecked Sendable {
         break
       }
     }
-    while waitStatus == nil { condition.wait() }
-    let status = waitStatus!
+    // Killed: its end comes at once (or the kernel is broken); bounded all the same.
+    while waitStatus == nil {
+      if !condition.wait(until: testWaitDeadline) && waitStatus == nil { break }
+    }
+    let status = waitStatus ?? (128 + SIGKILL) << 8
     condition.unlock()
     let signal = status & 0x7f
-    return ChildRun(
+    let pipesDeadline = outputBound.map { Self.deadline(after: $0) } ?? testWaitDeadline
+    let standardOutput = output.wait(deadline: pipesDeadline)
+    let standardError = error?.wait(deadline: pipesDeadline)
+    let pipesEnded = standardOutput.ended && standardError?.ended != false
+    var run = ChildRun(
       pid: pid, exitStatus: signal == 0 ? (status >> 8) & 0xff : nil,
-      signal: signal == 0 ? nil : signal, timedOut: timedOut,
-      standardOutput: String(decoding: output.wait(), as: UTF8.self),
-      standardError: error.map { String(decoding: $0.wait(), as: UTF8.self) } ?? "")
+      signal: signal == 0 ? nil : signal, timedOut: timedOut || !pipesEnded,
+      standardOutput: String(decoding: standardOutput.data, as: UTF8.self),
+      standardError: standardError.map { String(decoding: $0.data, as: UTF8.self) } ?? "")
+    if run.timedOut {
+      // Said in the output every test prints with its failed asserts, so that a hang reads as
+      // one whichever runner asked.
+      let note =
+        "\n[test harness] \(executable) "
+        + (timedOut
+          ? "was killed after \(timeout): it did not finish"
+          : "ended, but its output stayed open past the bound (a descendant holds it)")
+        + "\n"
+      if error == nil { run.standardOutput += note } else { run.standardError += note }
+    }
+    return run
   }
 }
 
