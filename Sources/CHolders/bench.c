@@ -40,8 +40,8 @@ double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t 
   return (double)(cpu_ns() - start) / (double)iterations;
 }
 
-/// Frames unwound beyond the caller in the unwind floor: swift_allocObject's frame, which
-/// the allocation path unwinds through and this loop does not have.
+/// Frames left out above the caller in the unwind floor, as the allocation path leaves out
+/// the hook's (alloc_stacks.c): the same unwind from the same depth.
 #define ALLOCATION_FRAMES_ABOVE 1
 
 double cholders_bench_unwind_ns(uint64_t iterations) {

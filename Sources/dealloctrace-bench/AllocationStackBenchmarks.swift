@@ -23,9 +23,29 @@ private let allocationStackRounds = 7
 /// `cholders_bench_alloc_free_ns` requires (its instance is the 16-byte header).
 private final class StackedObject {}
 
+/// Calls `body` from `depth` frames further down the stack, so that every unwind in the
+/// child finds the full `CH_ALLOC_STACK_DEPTH` frames above it, as in a real program, and
+/// not a short benchmark stack.
+@inline(never)
+private func fromDeeperStack(_ depth: Int, _ body: () -> Void) {
+  if depth == 0 {
+    body()
+  } else {
+    fromDeeperStack(depth - 1, body)
+  }
+  _ = getpid()  // not a tail call: each level keeps its frame
+}
+
+/// Frames `fromDeeperStack` adds: more than the stacks' depth.
+private let addedFrames = 24
+
 /// The child's side: `{"on":ns,"off":ns,"unwind":ns,"dropped":n}`, CPU nanoseconds per
 /// allocation+free with stacks, without, and per unwind.
 func allocationStackChild() {
+  fromDeeperStack(addedFrames, measureAllocationStacks)
+}
+
+private func measureAllocationStacks() {
   let metadata = unsafeBitCast(StackedObject.self, to: UnsafeRawPointer.self)
   guard cholders_bench_set_alloc_stacks(1) >= 0 else {
     print("{\"error\":\"allocation stacks did not start\"}")
