@@ -18,6 +18,8 @@ let allocationStackChildArgument = "--alloc-stack-child"
 private let allocationsPerRound: UInt64 = 500_000
 /// Rounds of each kind; the fastest is the figure (the least disturbed on a shared VM).
 private let allocationStackRounds = 7
+/// Objects kept alive for the memory figure, made with stacks off and then on.
+private let liveObjectsMeasured = 200_000
 
 /// What is allocated: no stored properties and no deinit, as
 /// `cholders_bench_alloc_free_ns` requires (its instance is the 16-byte header).
@@ -61,10 +63,28 @@ private func measureAllocationStacks() {
     off = min(off, cholders_bench_alloc_free_ns(metadata, 16, allocationsPerRound))
     unwind = min(unwind, cholders_bench_unwind_ns(allocationsPerRound))
   }
-  _ = cholders_bench_set_alloc_stacks(1)
+  let memory = bytesPerLiveObject()
   var counts = cholders_alloc_stack_counts()
   cholders_alloc_stack_stats(&counts)
-  print("{\"on\":\(on),\"off\":\(off),\"unwind\":\(unwind),\"dropped\":\(counts.dropped)}")
+  print(
+    "{\"on\":\(on),\"off\":\(off),\"unwind\":\(unwind),\"dropped\":\(counts.dropped),"
+      + "\"bytes_per_object\":\(memory)}")
+}
+
+/// What allocation stacks add to the resident memory per live object: the RSS growth of
+/// `liveObjectsMeasured` objects made with stacks on, less that of as many made (and kept)
+/// with them off, per object. The objects come from one call site, so the stacks are one.
+private func bytesPerLiveObject() -> Double {
+  _ = cholders_bench_set_alloc_stacks(0)
+  let beforeOff = currentResidentBytes()
+  let kept = (0..<liveObjectsMeasured).map { _ in StackedObject() }
+  let growthOff = currentResidentBytes() - beforeOff
+  _ = cholders_bench_set_alloc_stacks(1)
+  let beforeOn = currentResidentBytes()
+  let stacked = (0..<liveObjectsMeasured).map { _ in StackedObject() }
+  let growthOn = currentResidentBytes() - beforeOn
+  withExtendedLifetime((kept, stacked)) {}
+  return Double(growthOn - growthOff) / Double(liveObjectsMeasured)
 }
 
 /// Allocation-stack figures: an allocation with stacks against holders alone and against
@@ -87,4 +107,5 @@ func allocationStackFigures(into figures: inout BenchFigures) {
   figures.add("alloc_stacks_on_over_off", on / off)
   figures.add("alloc_stacks_on_over_unwind_plus_off", on / (unwind + off))
   figures.add("alloc_stacks_dropped", (object["dropped"] as? Int) ?? -1)
+  figures.add("alloc_stacks_bytes_per_live_object", (object["bytes_per_object"] as? Double) ?? .nan)
 }
