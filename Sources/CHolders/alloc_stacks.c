@@ -32,9 +32,10 @@
 /// A table is full at seven eighths, so that a probe stays short.
 #define FULL(slots) ((slots) / 8 * 7)
 
-/// Frames of the unwind above ch_alloc_stacks_record's caller (the allocation hook) that
-/// belong to the runtime: swift_allocObject.
-#define RUNTIME_FRAMES 1
+/// Frames left out above ch_alloc_stacks_record: the allocation hook's own. swift_allocObject
+/// jumps to the hook (a tail call), so its frame is not on the stack; a runtime that kept it
+/// would show it first, and the reports' machinery rule leaves it out.
+#define HOOK_FRAMES 1
 
 typedef struct {
   uintptr_t address;  // 0: empty
@@ -129,7 +130,7 @@ static uint32_t intern(const uintptr_t *frames, int depth) {
 
 __attribute__((noinline)) void ch_alloc_stacks_record(uintptr_t object) {
   uintptr_t frames[CH_ALLOC_STACK_DEPTH];
-  int depth = cunwind_backtrace_above_caller(frames, CH_ALLOC_STACK_DEPTH, RUNTIME_FRAMES);
+  int depth = cunwind_backtrace_above_caller(frames, CH_ALLOC_STACK_DEPTH, HOOK_FRAMES);
   take();
   uint32_t mask = object_slots - 1;
   uint32_t slot = object_hash(object) & mask;

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Return addresses kept per allocation, innermost first, after the hook's own frames and
-/// swift_allocObject's.
+/// Return addresses kept per allocation, innermost first, from the function that called
+/// swift_allocObject (the hook's own frames left out).
 #define CH_ALLOC_STACK_DEPTH 16
 
 /// 1 once DEALLOCTRACE_ALLOC_STACKS turned allocation stacks on (read by the hooks: the

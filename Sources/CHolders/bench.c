@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "CHoldersExtras.h"
+#include "CUnwind.h"
+#include "alloc_stacks.h"
 
 extern void *swift_retain(void *object);
 extern void swift_release(void *object);
@@ -36,4 +38,29 @@ double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t 
     swift_release(object);
   }
   return (double)(cpu_ns() - start) / (double)iterations;
+}
+
+/// Frames left out above the caller in the unwind floor, as the allocation path leaves out
+/// the hook's (alloc_stacks.c): the same unwind from the same depth.
+#define ALLOCATION_FRAMES_ABOVE 1
+
+double cholders_bench_unwind_ns(uint64_t iterations) {
+  if (iterations == 0) return 0;
+  uintptr_t frames[CH_ALLOC_STACK_DEPTH];
+  uint64_t start = cpu_ns();
+  for (uint64_t i = 0; i < iterations; i++) {
+    cunwind_backtrace_above_caller(frames, CH_ALLOC_STACK_DEPTH, ALLOCATION_FRAMES_ABOVE);
+    __asm__ volatile("" : : "r"(frames) : "memory");
+  }
+  return (double)(cpu_ns() - start) / (double)iterations;
+}
+
+int cholders_bench_set_alloc_stacks(int on) {
+  // Only tables that DEALLOCTRACE_ALLOC_STACKS made can be switched back on.
+  static int started;
+  int was = __atomic_load_n(&ch_alloc_stacks_on, __ATOMIC_SEQ_CST);
+  if (was) started = 1;
+  if (!started) return -1;
+  __atomic_store_n(&ch_alloc_stacks_on, on ? 1 : 0, __ATOMIC_SEQ_CST);
+  return was;
 }

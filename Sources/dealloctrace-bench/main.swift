@@ -5,14 +5,16 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, holders, census, report, shapes,
-//                                                      report-large), e.g. to profile one
+//                                                      memory, holders, alloc-stacks, census,
+//                                                      report, shapes, report-large), e.g. to
+//                                                      profile one
 
 let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("queue", queueFigures(into:)),
   ("tracing", tracingFigures(into:)),
   ("memory", recorderMemoryFigures(into:)),
   ("holders", holderFigures(into:)),
+  ("alloc-stacks", allocationStackFigures(into:)),
   ("census", censusFigures(into:)),
   ("report", reportFigures(into:)),
   ("shapes", shapeFigures(into:)),
@@ -33,6 +35,10 @@ if CommandLine.arguments.dropFirst().first == "--write-log", CommandLine.argumen
   exit(0)
 }
 
+if CommandLine.arguments.dropFirst().first == allocationStackChildArgument {
+  allocationStackChild()  // a child of `allocationStackFigures`
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == recorderWorkloadArgument {
   recorderWorkload()  // a child of `recorderMemoryFigures`
   exit(0)

@@ -71,6 +71,14 @@ typedef struct {
 } cholders_alloc_stack_counts;
 void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out);
 
+/// CPU nanoseconds per unwind of the allocation stacks' depth, from as deep a stack as the
+/// allocation hook's (the floor of an allocation with stacks).
+double cholders_bench_unwind_ns(uint64_t iterations);
+/// Switches allocation stacks off (0) or back on, for a benchmark's same-process floor;
+/// returns whether they were on, or -1 when DEALLOCTRACE_ALLOC_STACKS never turned them on.
+/// Only while no other thread allocates.
+int cholders_bench_set_alloc_stacks(int on);
+
 #ifdef __cplusplus
 }
 #endif
