@@ -101,7 +101,7 @@ let package = Package(
     // A small traced program that the tracing tests run as a child process.
     .executableTarget(
       name: "TraceProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime"],
+      dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting"],
       path: "Examples/TraceProbe"
     ),
     // The child that the CHolders tests run: one holder scenario per argument.

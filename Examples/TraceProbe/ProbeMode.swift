@@ -52,4 +52,6 @@ enum ProbeMode: String {
   /// copied into arrays, dictionaries, closures, weak and unowned references, async tasks,
   /// libdispatch); prints `survived` at the end.
   case holdersSurvival = "holders-survival"
+  /// Both ends of a cycle tracked by one `LeakTracker`, with holders (`runBothEnds`).
+  case bothEnds = "both-ends"
 }

@@ -74,5 +74,7 @@ case .values:
   runValueScenario()
 case .localTypes:
   runLocalTypes()
+case .bothEnds:
+  runBothEnds()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)
