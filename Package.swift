@@ -151,7 +151,7 @@ let package = Package(
       name: "DeallocTraceTests",
       dependencies: [
         "DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport", "DeallocLog",
-        "DeallocWire",
+        "DeallocWire", "DeallocAnalysis",
       ]
     ),
     // Golden-file comparison shared by the test targets.

@@ -9,8 +9,7 @@ import Testing
   private static func id(of finding: Finding) -> FindingID {
     FindingID(
       kind: finding.kind, type: finding.signature.type,
-      symbols: finding.signature.frames.map(FindingID.stableName),
-      holderKey: finding.signature.holderKey)
+      symbols: finding.signature.frames.map(FindingID.stableName))
   }
 
   @Test func theStoredIDFollowsTheKindAndTheSignature() {
@@ -22,7 +21,11 @@ import Testing
     let leaked = finding.id
     finding.kind = .stuck
     #expect(finding.id == Self.id(of: finding) && finding.id != leaked)
+    // The holder path stays out of the id: holders on or off, one id.
+    let unheld = finding.id
     finding.signature.holderKey = "App.Cache.items"
-    #expect(finding.id == Self.id(of: finding))
+    #expect(finding.id == Self.id(of: finding) && finding.id == unheld)
+    finding.signature.frames = [Frame(ip: 16, symbol: "App.open()")]
+    #expect(finding.id == Self.id(of: finding) && finding.id != unheld)
   }
 }

@@ -63,8 +63,8 @@ import Testing
     let annotations = GitHubRenderer().annotations(result)
     #expect(
       annotations.filter { $0.level == .notice }.map(\.title) == [
-        "dealloctrace: known: true leak: Feed.ImageCache (×1) [id:8b9cc71d51db]",
-        "dealloctrace: fixed, remove from the baseline [id:5e1f0c2a9b3d]",
+        "dealloctrace: known: true leak: Feed.ImageCache (×1) [id:60ae43d0f1c9]",
+        "dealloctrace: fixed, remove from the baseline [id:42f2ad6c272e]",
       ])
     #expect(annotations.filter { $0.level == .error }.count == 3)
   }

@@ -41,7 +41,7 @@ import Testing
     let viewModel = try finding(report, "Feed.FeedViewModel")
     let cache = try finding(report, "Feed.ImageCache")
     let gone = FindingDigest(
-      id: FindingID(kind: .leaked, type: "Feed.Gone", symbols: [], holderKey: nil), kind: .leaked,
+      id: FindingID(kind: .leaked, type: "Feed.Gone", symbols: []), kind: .leaked,
       type: "Feed.Gone", count: 4, frames: [])
     let baseline = Baseline(
       entries: [
@@ -98,11 +98,12 @@ import Testing
     // Recording in another order writes the same bytes.
     let shuffled = Baseline(entries: recorded.entries.reversed(), path: "b.json")
     #expect(shuffled.serialized() == text)
-    #expect(text.hasPrefix("{\n  \"baselineVersion\": 1,\n  \"findings\": [\n"))
+    #expect(
+      text.hasPrefix("{\n  \"baselineVersion\": 1,\n  \"idRule\": 2,\n  \"findings\": [\n"))
   }
 
   @Test func findingsSharingAnIDShareOneEntryWithTheirTotal() {
-    let id = FindingID(kind: .leaked, type: "T", symbols: ["libx.so"], holderKey: nil)
+    let id = FindingID(kind: .leaked, type: "T", symbols: ["libx.so"])
     let entries = FindingDigest.combined([
       FindingDigest(id: id, kind: .leaked, type: "T", count: 2, frames: ["libx.so+0x10"]),
       FindingDigest(id: id, kind: .leaked, type: "T", count: 3, frames: ["libx.so+0x90"]),

@@ -142,7 +142,7 @@ import Testing
     #expect(
       out.contains(
         "  - never released: Feed.ImageDecoder from ImageDecoderPool.recycle(Feed.ImageDecoder) (×2)"
-          + " id:b83ddb394f5c by type:Feed.ImageDecoder* (fixtures/gate/suppressions.txt:4):"
+          + " id:d09ec6f31253 by type:Feed.ImageDecoder* (fixtures/gate/suppressions.txt:4):"
           + " decoder pool keeps two decoders for the whole run\n"))
     #expect(
       out.contains(
@@ -188,7 +188,7 @@ import Testing
       ])
     let leaked = try #require(
       cases.first {
-        attribute($0, "name") == "Feed.FeedViewModel from FeedScreen.close() [id:015d8a0f7052]"
+        attribute($0, "name") == "Feed.FeedViewModel from FeedScreen.close() [id:f1d6912aa837]"
       })
     let failure = try #require(leaked.elements(forName: "failure").first)
     #expect(failure.stringValue?.contains("enqueued at:\n  Feed.FeedScreen.close() -> ()") == true)

@@ -18,6 +18,7 @@ import Foundation
 ///
 ///     {
 ///       "baselineVersion": 1,
+///       "idRule": 2,
 ///       "findings": [
 ///         {
 ///           "id": "3fa2c4e1b0d9",
@@ -30,6 +31,12 @@ import Foundation
 ///     }
 ///
 /// A reader of version 1 accepts added members; a file of a newer version is refused.
+///
+/// `idRule` is the ``FindingID/rule`` the ids were computed by. A file without it was
+/// written by rule 1: its entries of the queue's findings are mapped to the current rule
+/// from their kind, type and frames (what the rule hashes), so that no such baseline breaks
+/// `check`; its census entries keep their ids, and ``writtenByOldRule`` lets `check` say
+/// once that the file should be rewritten when some entry matched nothing.
 public struct Baseline: Sendable, Equatable {
   /// The version this tool writes and reads.
   public static let version = 1
@@ -38,6 +45,12 @@ public struct Baseline: Sendable, Equatable {
   public var entries: [FindingDigest]
   /// Where it was read from or will be written to, for messages.
   public var path: String
+  /// The ``FindingID/rule`` the file was written with: ``FindingID/rule`` for a baseline
+  /// made by this tool.
+  public var idRule = FindingID.rule
+
+  /// Whether the file was written by an older id rule, whose entries were mapped.
+  public var writtenByOldRule: Bool { idRule < FindingID.rule }
 
   public init(entries: [FindingDigest], path: String) {
     self.entries = FindingDigest.combined(entries)
@@ -65,6 +78,7 @@ public struct Baseline: Sendable, Equatable {
   public func serialized() -> String {
     JSONValue.object([
       ("baselineVersion", .int(Self.version)),
+      ("idRule", .int(FindingID.rule)),
       (
         "findings",
         .array(entries.map(\.json))
@@ -140,6 +154,12 @@ public struct Baseline: Sendable, Equatable {
     guard let findings = document["findings"]?.arrayValue else {
       throw bad("no 'findings' array")
     }
+    let idRule = document["idRule"]?.intValue ?? 1
+    guard idRule >= 1, idRule <= Int64(FindingID.rule) else {
+      throw bad(
+        "idRule \(idRule) is not one this dealloctrace knows (1 to \(FindingID.rule));"
+          + " upgrade dealloctrace or rewrite the baseline with --write-baseline")
+    }
     var entries: [FindingDigest] = []
     var indexByID: [FindingID: Int] = [:]
     for (index, entry) in findings.enumerated() {
@@ -167,10 +187,17 @@ public struct Baseline: Sendable, Equatable {
         throw bad("\(at).count: expected a count (0 or more)")
       }
       let frames = entry["frames"]?.arrayValue?.compactMap(\.stringValue) ?? []
-      entries.append(
-        FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames))
+      var digest = FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames)
+      if idRule < FindingID.rule, case .finding(let findingKind) = kind {
+        // What rule 1 hashed, less the holder key, is what this rule hashes before it
+        // normalises: the entry's own fields give its id by this rule.
+        digest.id = FindingID(kind: findingKind, type: type, symbols: frames)
+      }
+      entries.append(digest)
     }
-    return Baseline(entries: entries, path: path)
+    var baseline = Baseline(entries: entries, path: path)
+    baseline.idRule = Int(idRule)
+    return baseline
   }
 
   /// Refuses a baseline whose entry gives an id another kind than the finding with that id

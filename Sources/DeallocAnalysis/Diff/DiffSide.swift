@@ -58,8 +58,9 @@ public struct DiffSide: Sendable, Equatable {
 
   /// The side of a saved `report --format json`; `path` names it in errors.
   ///
-  /// A finding without an `id` (a report saved before ids existed) gets one computed from
-  /// its kind, type and `signatureFrames`, as the analysis would.
+  /// A finding without an `id` (a report saved before ids existed), or with one of an older
+  /// id rule (no `idRule`), gets one computed from its kind, type and `signatureFrames`, as
+  /// the analysis would.
   /// - Throws: ``AnalysisError/badSavedReport(path:line:message:)``.
   ///
   /// `libraryModules` (`--library`) moves the saved census findings whose every named type
@@ -85,6 +86,7 @@ public struct DiffSide: Sendable, Equatable {
           + " (\(JSONRenderer.reportVersion)); upgrade dealloctrace")
     }
     guard let findings = document["findings"]?.arrayValue else { throw bad("no 'findings' array") }
+    let idRule = document["idRule"]?.intValue ?? 1
     var digests: [FindingDigest] = []
     for (index, finding) in findings.enumerated() {
       let at = "findings[\(index)]"
@@ -98,9 +100,10 @@ public struct DiffSide: Sendable, Equatable {
         throw bad("\(at).count: expected a count (0 or more)")
       }
       let frames = (finding["signatureFrames"]?.arrayValue ?? []).map(frame)
-      var id = FindingID(
-        kind: kind, type: type, symbols: frames.map(FindingID.stableName), holderKey: nil)
-      if let text = finding["id"]?.stringValue {
+      var id = FindingID(kind: kind, type: type, symbols: frames.map(FindingID.stableName))
+      // A report of an older id rule (no `idRule`) holds that rule's ids: the id computed
+      // above from the finding's own fields, by this rule, stands instead.
+      if idRule == Int64(FindingID.rule), let text = finding["id"]?.stringValue {
         guard let saved = FindingID(parsing: text) else {
           throw bad("\(at).id: expected \(FindingID.length) hex digits")
         }

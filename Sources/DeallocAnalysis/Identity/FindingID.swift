@@ -3,12 +3,19 @@ import DeallocLog
 /// A short, stable name for a finding: the first 12 hex digits of a SHA-256 of what makes
 /// the finding what it is, and nothing of when or where it ran.
 ///
-/// What goes in: the kind, the type, the demangled symbol of each signature frame and, when
-/// there is one, the text key of the holder path (the types and fields that keep the object
-/// alive). What stays out: addresses, module offsets, build directories, pids and times, so
-/// the id of a leak is the same across rebuilds, machines and runs of the same code, and
-/// changes when the code that enqueues the object changes. That is what lets a baseline,
-/// a suppression (`id:HASH`) and a pull-request diff refer to a finding.
+/// What goes in (rule 2, ``rule``): the kind, the type and the names of the signature
+/// frames that belong to the program, each normalised by ``SymbolNormalization`` (closure
+/// numbers, specialization and merge markers, unknown-context addresses and Swift Testing's
+/// macro names taken out; XCTest, Swift Testing, libdispatch, runtime and thunk frames left
+/// out). What stays out: addresses, module offsets, build directories, pids, times and the
+/// holder path, so the id of a leak is the same across rebuilds, machines, runs, debug and
+/// release where the program's frame survives, with holders on or off, and after unrelated
+/// tests are added; it changes when the code that enqueues the object changes. That is what
+/// lets a baseline, a suppression (`id:HASH`) and a pull-request diff refer to a finding.
+///
+/// Rule 1 (``legacy(kind:type:symbols:holderKey:)``) hashed every signature frame as it was
+/// and the holder path's key; baselines written before `idRule` existed hold its ids, and
+/// ``Baseline`` maps them to this rule from their entries' kind, type and frames.
 ///
 /// A frame without a symbol (a stripped library, or a log written with symbols off)
 /// contributes only its module's file name, see ``stableName(of:)``. The trade-off: two
@@ -27,17 +34,37 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
 
   public var description: String { hex }
 
+  /// The id rule this tool computes, written into baselines as `idRule`.
+  public static let rule = 2
+
   /// The id of a finding of `kind` and `type` whose signature frames have `symbols` (from
-  /// ``stableName(of:)``) and, when its holder path is known, the path's text key.
-  ///
-  /// `holderKey` is `nil` for findings without a holder path; their ids do not change when
-  /// holder paths are added, since `nil` hashes as its own marker, not as an empty key.
-  public init(kind: Finding.Kind, type: String, symbols: [String], holderKey: String?) {
+  /// ``stableName(of:)``), by the current ``rule``.
+  public init(kind: Finding.Kind, type: String, symbols: [String]) {
+    self.init(
+      header: "dealloctrace finding id 2\n", kind: kind,
+      type: SymbolNormalization.normalized(type),
+      symbols: SymbolNormalization.programFrames(symbols), holderKey: nil, hashesHolders: false)
+  }
+
+  /// The id rule 1 gave: every signature frame's name as it was, and the holder path's key
+  /// (`nil` hashed as its own marker). Kept to recognise the ids of old baselines.
+  public static func legacy(
+    kind: Finding.Kind, type: String, symbols: [String], holderKey: String?
+  ) -> FindingID {
+    FindingID(
+      header: "dealloctrace finding id 1\n", kind: kind, type: type, symbols: symbols,
+      holderKey: holderKey, hashesHolders: true)
+  }
+
+  private init(
+    header: String, kind: Finding.Kind, type: String, symbols: [String], holderKey: String?,
+    hashesHolders: Bool
+  ) {
     var message: [UInt8] = []
     message.reserveCapacity(
       64 + type.utf8.count + symbols.reduce(0) { $0 + $1.utf8.count + 5 }
         + (holderKey?.utf8.count ?? 0))
-    message.append(contentsOf: "dealloctrace finding id 1\n".utf8)
+    message.append(contentsOf: header.utf8)
     // Each field as its length in bytes, a colon, and its bytes.
     func field(_ text: String) {
       message.append(contentsOf: String(text.utf8.count).utf8)
@@ -48,11 +75,13 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
     field(type)
     field(String(symbols.count))
     symbols.forEach(field)
-    if let holderKey {
-      message.append(UInt8(ascii: "h"))
-      field(holderKey)
-    } else {
-      message.append(UInt8(ascii: "-"))
+    if hashesHolders {
+      if let holderKey {
+        message.append(UInt8(ascii: "h"))
+        field(holderKey)
+      } else {
+        message.append(UInt8(ascii: "-"))
+      }
     }
     hex = SHA256.hexDigest(message, digits: Self.length)
   }

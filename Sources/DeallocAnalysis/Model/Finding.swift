@@ -43,8 +43,8 @@ public struct Finding: Sendable, Equatable {
   public var signature: Signature {
     didSet { id = Self.id(kind, signature) }
   }
-  /// The finding's stable id (see ``FindingID``), with the holder path's key
-  /// (``Signature/holderKey``) when the log recorded holders: a SHA-256, worked out when the
+  /// The finding's stable id (see ``FindingID``; the holder path stays out, so findings held
+  /// differently share it and a baseline adds up their counts): a SHA-256, worked out when the
   /// finding is made (and again only if its kind or signature change), not at every use by
   /// the gate, the renderers, a baseline or a diff.
   public private(set) var id: FindingID
@@ -82,8 +82,7 @@ public struct Finding: Sendable, Equatable {
 
   private static func id(_ kind: Kind, _ signature: Signature) -> FindingID {
     FindingID(
-      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
-      holderKey: signature.holderKey)
+      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName))
   }
 
   /// Counts one more member, enqueued through stack variant `variant`, held as `holders`

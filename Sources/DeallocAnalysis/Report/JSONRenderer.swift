@@ -51,6 +51,7 @@ public struct JSONRenderer: ReportRenderer {
   private static func head<O: JSONOutput>(_ report: Report, to o: inout O) {
     o.beginObject()
     o.field("reportVersion", Self.reportVersion)
+    o.field("idRule", FindingID.rule)
     o.field("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
     o.key("inputs")
     o.array(report.inputs) { $0.string($1) }

@@ -128,6 +128,7 @@ enum CheckCommand: Command {
     let gate = Gate(
       thresholds: thresholds, suppressions: suppressions ?? SuppressionList(), baseline: baseline)
     let result = try evaluate(report, gate, writingBaselineTo: parsed.value("write-baseline"))
+    if let baseline { adviseRewriting(baseline, fixed: result.fixedBaselineEntries.count) }
     let workspace = WorkspacePaths.fromEnvironment(
       environment, currentDirectory: FileManager.default.currentDirectoryPath)
     let verdict =
@@ -234,6 +235,19 @@ enum CheckCommand: Command {
     var judged = gate
     judged.baseline = recorded
     return judged.evaluate(report)
+  }
+
+  /// Says once, when a baseline of an older id rule has entries that matched nothing, that
+  /// it should be rewritten: its queue entries were mapped to the current rule, but a census
+  /// entry's id, or an entry edited by hand, cannot be.
+  private static func adviseRewriting(_ baseline: Baseline, fixed: Int) {
+    guard baseline.writtenByOldRule, fixed > 0 else { return }
+    StandardError.line(
+      "the baseline \(baseline.path) was written with finding id rule \(baseline.idRule)"
+        + " (this dealloctrace uses rule \(FindingID.rule)) and \(fixed) of its entries match"
+        + " no finding, perhaps only by their old ids; rewrite it with"
+        + " 'dealloctrace check LOGS --write-baseline \(baseline.path)'",
+      command: name)
   }
 
   /// Writes the JUnit XML, timed by how long reading and analysing the logs took.

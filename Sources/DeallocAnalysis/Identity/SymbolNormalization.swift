@@ -1,0 +1,145 @@
+import Foundation
+
+/// What of a frame's or a type's name identifies a bug, for ``FindingID``: the names with
+/// the parts that change when nothing about the bug did taken out, and the frames that are
+/// test or compiler plumbing left out.
+///
+/// Why one place: a finding id, a baseline's old entries (mapped to the new rule when read)
+/// and a saved report without ids all hash names; two copies of the rule would give one
+/// leak two ids.
+///
+/// The trade-off: two closures of one function that leak the same type share an id (their
+/// numbers go), and a bug enqueued only from plumbing is identified by its type and kind
+/// alone. Both are rarer than an id that moves whenever a test is added.
+public enum SymbolNormalization {
+  /// `name` without what moves between builds, runs and unrelated edits:
+  /// - closure numbers: `closure #4 in f()` and `implicit closure #2 in f()` lose ` #N`;
+  /// - specialization and merge markers: `generic specialization <…> of `,
+  ///   `function signature specialization <…> of `, `specialized `, `merged `,
+  ///   `partial apply for `;
+  /// - `(unknown context at $5611c35a93ac)`, an ASLR address: `(unknown context)`;
+  /// - Swift Testing's macro names, tied to the source file and line: `__🟡$s…` becomes
+  ///   `__🟡`, `__macro_local_12nameLLfMu_` becomes `__macro_local_`.
+  public static func normalized(_ name: String) -> String {
+    var text = Substring(name)
+    var changed = true
+    while changed {
+      changed = false
+      for prefix in droppedPrefixes where text.hasPrefix(prefix) {
+        text = text.dropFirst(prefix.count)
+        changed = true
+      }
+      for marker in specializationMarkers where text.hasPrefix(marker) {
+        guard let of = text.range(of: "> of ") else { break }
+        text = text[of.upperBound...]
+        changed = true
+      }
+    }
+    var result = String(text)
+    result = removingNumbers(after: "closure #", in: result, keeping: "closure")
+    result = replacingRuns(
+      from: "(unknown context at $", through: ")", with: "(unknown context)", in: result)
+    result = replacingTokens(after: "__🟡$", with: "__🟡", in: result)
+    result = replacingTokens(after: "__macro_local_", with: "__macro_local_", in: result)
+    return result
+  }
+
+  /// Whether a frame named `symbol` (demangled, or a module's file name when it has none) is
+  /// plumbing rather than the program's: XCTest's and Swift Testing's frames, their
+  /// generated test lists (`__allTests__`) and macro thunks (`$s…` left mangled, `__🟡$`),
+  /// libdispatch, the C library's start, and the compiler's thunks.
+  ///
+  /// A closure belongs where the function that owns it does (`closure #1 in
+  /// XCTest.XCTestCase.invokeTest()` is XCTest's).
+  public static func isPlumbing(_ symbol: String) -> Bool {
+    if plumbingModules.contains(symbol) { return true }
+    if symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") { return true }
+    if plumbingMarkers.contains(where: symbol.contains) { return true }
+    var owner = normalized(symbol)[...]
+    while owner.hasPrefix("closure ") || owner.hasPrefix("implicit closure "),
+      let separator = owner.range(of: " in ")
+    {
+      owner = owner[separator.upperBound...]
+    }
+    return plumbingPrefixes.contains(where: owner.hasPrefix)
+  }
+
+  /// The names that go into an id, from a finding's signature frame names innermost first:
+  /// the program's frames only, normalised, a frame that repeats the one before it (a
+  /// `partial apply for` forwarder above its closure) once.
+  public static func programFrames(_ symbols: [String]) -> [String] {
+    var kept: [String] = []
+    for symbol in symbols where !isPlumbing(symbol) {
+      let name = normalized(symbol)
+      if kept.last != name { kept.append(name) }
+    }
+    return kept
+  }
+
+  private static let droppedPrefixes = ["merged ", "partial apply for ", "specialized "]
+  private static let specializationMarkers = [
+    "generic specialization <", "function signature specialization <",
+  ]
+  private static let plumbingModules: Set<String> = [
+    "libXCTest.so", "libTesting.so", "lib_TestingInternals.so", "libdispatch.so",
+    "libc.so.6", "libswiftCore.so", "libswift_Concurrency.so", "libFoundation.so",
+  ]
+  private static let plumbingPrefixes = [
+    "XCTest.", "(extension in XCTest)", "Testing.", "(extension in Testing)", "thunk for ",
+    "reabstraction thunk", "dispatch thunk of ", "protocol witness for ", "outlined ",
+    "_dispatch_", "dispatch_", "__libc_start", "_start", "swift_", "__swift",
+  ]
+  private static let plumbingMarkers = ["__allTests__", "__🟡$", "__macro_local_"]
+
+  /// `text` with the decimal digits after each `marker` (and the marker's ` #`) removed:
+  /// `closure #12 in` becomes `closure in`.
+  private static func removingNumbers(
+    after marker: String, in text: String, keeping kept: String
+  ) -> String {
+    guard text.contains(marker) else { return text }
+    var result = ""
+    var rest = Substring(text)
+    while let range = rest.range(of: marker) {
+      result += rest[..<range.lowerBound]
+      result += kept
+      rest = rest[range.upperBound...].drop { $0.isASCII && $0.isNumber }
+    }
+    return result + rest
+  }
+
+  /// `text` with each run from `opening` to the next `closing` (inclusive) replaced.
+  private static func replacingRuns(
+    from opening: String, through closing: String, with replacement: String, in text: String
+  ) -> String {
+    guard text.contains(opening) else { return text }
+    var result = ""
+    var rest = Substring(text)
+    while let start = rest.range(of: opening) {
+      result += rest[..<start.lowerBound]
+      guard let end = rest[start.upperBound...].range(of: closing) else {
+        return result + rest[start.lowerBound...]
+      }
+      result += replacement
+      rest = rest[end.upperBound...]
+    }
+    return result + rest
+  }
+
+  /// `text` with each `marker` and the identifier characters after it (letters, digits,
+  /// `_`, `$`) replaced by `replacement`.
+  private static func replacingTokens(
+    after marker: String, with replacement: String, in text: String
+  ) -> String {
+    guard text.contains(marker) else { return text }
+    var result = ""
+    var rest = Substring(text)
+    while let range = rest.range(of: marker) {
+      result += rest[..<range.lowerBound]
+      result += replacement
+      rest = rest[range.upperBound...].drop {
+        $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$")
+      }
+    }
+    return result + rest
+  }
+}
