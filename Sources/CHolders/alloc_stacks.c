@@ -11,6 +11,12 @@
 // for all threads, which an allocation-heavy program with many threads contends on; it is
 // paid only with DEALLOCTRACE_ALLOC_STACKS set.
 //
+// Sampling (DEALLOCTRACE_ALLOC_STACKS=N, N > 1) records one allocation in N per thread: a
+// countdown in thread-local storage, so an unsampled allocation takes no lock and unwinds
+// nothing. The trade-off: an unsampled allocation does not look at the table either, so the
+// entry of an object whose release went unseen (below) may speak for a later unsampled
+// object at its address; a sampled one always overwrites it.
+//
 // An entry leaves with its object's final release (hooks.c). An entry whose release went
 // unseen stays until an allocation at the same address overwrites it, so it can never be
 // reported for another object: every registered allocation at that address passes here.
@@ -49,6 +55,9 @@ typedef struct {
 } stack_slot;
 
 int ch_alloc_stacks_on;
+uint32_t ch_alloc_stacks_sample_every = 1;
+/// Allocations this thread made since it last recorded one (sampling only).
+static __thread uint32_t unsampled __attribute__((tls_model("initial-exec")));
 
 static object_slot *objects;
 static uint32_t object_slots;  // a power of two
@@ -78,6 +87,12 @@ void ch_alloc_stacks_fork_child(void) {
 void ch_alloc_stacks_start(void) {
   const char *value = getenv("DEALLOCTRACE_ALLOC_STACKS");
   if (value == NULL || value[0] == 0 || strcmp(value, "0") == 0 || ch_alloc_stacks_on) return;
+  // A number above 1 samples; any other value but 0 records every allocation.
+  char *end = NULL;
+  unsigned long every = strtoul(value, &end, 10);
+  if (end != value && *end == 0 && every > 1) {
+    ch_alloc_stacks_sample_every = every > UINT32_MAX ? UINT32_MAX : (uint32_t)every;
+  }
   object_slots = OBJECT_SLOTS_DEFAULT;
   // CHOLDERS_TEST_ALLOC_STACK_SLOTS=N (a power of two, 8 or more) shrinks the object table so
   // that tests reach its full state with a few objects.
@@ -129,6 +144,10 @@ static uint32_t intern(const uintptr_t *frames, int depth) {
 }
 
 __attribute__((noinline)) void ch_alloc_stacks_record(uintptr_t object) {
+  if (ch_alloc_stacks_sample_every > 1) {
+    if (++unsampled < ch_alloc_stacks_sample_every) return;
+    unsampled = 0;
+  }
   uintptr_t frames[CH_ALLOC_STACK_DEPTH];
   int depth = cunwind_backtrace_above_caller(frames, CH_ALLOC_STACK_DEPTH, HOOK_FRAMES);
   take();
@@ -204,6 +223,7 @@ void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out) {
   memset(out, 0, sizeof *out);
   out->on = ch_alloc_stacks_on;
   if (!ch_alloc_stacks_on) return;
+  out->sample_every = ch_alloc_stacks_sample_every;
   take();
   out->recorded = recorded;
   out->dropped = dropped;

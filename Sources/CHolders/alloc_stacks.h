@@ -18,6 +18,9 @@ extern int ch_alloc_stacks_on;
 /// Reads DEALLOCTRACE_ALLOC_STACKS and, when set, maps the tables and loads the unwinder.
 /// Called once while holders are enabled, before the hooks are installed.
 void ch_alloc_stacks_start(void);
+/// One allocation in this many gets a stack: DEALLOCTRACE_ALLOC_STACKS=N (1 records all).
+extern uint32_t ch_alloc_stacks_sample_every;
+
 /// Records where `object` was allocated: called by the allocation hook, which is the frame
 /// this function's caller-relative unwind starts above.
 void ch_alloc_stacks_record(uintptr_t object);

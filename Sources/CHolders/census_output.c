@@ -218,6 +218,10 @@ static void json_alloc_stack_counts(ch_json *json) {
   ch_json_int(json, (int64_t)counts.dropped);
   ch_json_raw(json, ",\"objects\":");
   ch_json_int(json, (int64_t)counts.objects);
+  if (counts.sample_every > 1) {
+    ch_json_raw(json, ",\"sampleEvery\":");
+    ch_json_int(json, (int64_t)counts.sample_every);
+  }
   ch_json_raw(json, "}");
 }
 
@@ -485,12 +489,23 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
 #define TEXT_ALLOC_FRAMES 6
 
 /// "allocated at:" and the root's allocation frames, one a line, the Swift runtime's leading
-/// frames left out (the JSON keeps them); nothing when the root has no stack.
+/// frames left out (the JSON keeps them); nothing when the root has no stack, but "allocation
+/// not sampled" when sampling left it out. A sampled run says its rate on either line.
 static void text_alloc_stack(ch_census *c, ch_json *out, const ch_group *g) {
   uintptr_t ips[CH_ALLOC_STACK_DEPTH];
   size_t n = ch_alloc_stacks_lookup(c->rows[g->root].address, ips, CH_ALLOC_STACK_DEPTH);
-  if (n == 0) return;
-  text_raw(out, "    allocated at:\n");
+  uint32_t every = ch_alloc_stacks_sample_every;
+  if (n == 0) {
+    if (ch_alloc_stacks_on && every > 1) {
+      text_format(out, "    allocation not sampled (sampled 1 in %llu)\n", every, 0);
+    }
+    return;
+  }
+  if (every > 1) {
+    text_format(out, "    allocated at (sampled 1 in %llu):\n", every, 0);
+  } else {
+    text_raw(out, "    allocated at:\n");
+  }
   char module[1024], symbol[2048];
   size_t shown = 0;
   for (size_t i = 0; i < n && shown < TEXT_ALLOC_FRAMES; i++) {

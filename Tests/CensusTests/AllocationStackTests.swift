@@ -90,4 +90,28 @@ final class AllocationStackTests: XCTestCase {
     XCTAssertFalse(firstFrame.contains("swift_allocObject"), text)
     XCTAssertTrue(text[allocated.upperBound...].contains("CensusProbe.plainCycle()"), text)
   }
+
+  /// DEALLOCTRACE_ALLOC_STACKS=1000 records one allocation in 1,000 (a per-thread count): the
+  /// churn's 10,000 objects and the probe's few others give about ten stacks, not thousands,
+  /// and the record states the rate.
+  func testSamplingRecordsOneAllocationInN() throws {
+    let value = try census(
+      .debug, ["churn", "cycle"], environment: ["DEALLOCTRACE_ALLOC_STACKS": "1000"])
+    let counts = try XCTUnwrap(value.raw["allocStacks"] as? [String: Any], "\(value.raw)")
+    XCTAssertEqual(counts["sampleEvery"] as? Int, 1_000, "\(value.raw)")
+    let recorded = try XCTUnwrap(counts["recorded"] as? Int, "\(value.raw)")
+    XCTAssertTrue((9...30).contains(recorded), "recorded \(recorded): \(value.raw)")
+  }
+
+  /// A root sampling passed over says "allocation not sampled" and the rate, in the census's
+  /// text; so rare a rate that nothing in the probe is sampled makes it certain.
+  func testAnUnsampledRootSaysSo() throws {
+    let run = try CensusProbeRun.run(
+      .debug, ["cycle"], environment: ["DEALLOCTRACE_ALLOC_STACKS": "1000000"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    XCTAssertTrue(
+      run.standardError.contains("allocation not sampled (sampled 1 in 1000000)"),
+      run.standardError)
+    XCTAssertFalse(run.standardError.contains("allocated at"), run.standardError)
+  }
 }

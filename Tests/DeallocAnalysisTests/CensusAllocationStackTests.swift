@@ -67,6 +67,7 @@ import Testing
     let frames = try #require(leak["allocStack"] as? [[String: Any]])
     #expect(frames.map { $0["sym"] as? String }.last == "Shop.checkout() -> ()")
     #expect(frames.last?["off"] as? String == "0x5100")
+    #expect(leak["allocSampleEvery"] == nil, "an unsampled run's report has no rate")
   }
 
   /// A record without `allocStack` reads as before: no frames, no heading.
@@ -80,5 +81,40 @@ import Testing
     let report = analyzer.finish(inputs: ["census.jsonl"])
     #expect(report.census.final?.groups.first?.allocationStack == [])
     #expect(!TextRenderer().render(report).contains("allocated at:"))
+  }
+
+  /// A sampled run (`allocStacks.sampleEvery`): the counts keep the rate, a root with a stack
+  /// says it was sampled, and a root without one says it was not sampled, in every report.
+  @Test func samplingIsStated() throws {
+    let sampled = Self.census.replacingOccurrences(
+      of: #""objects":30}"#, with: #""objects":30,"sampleEvery":100}"#)
+    let unsampled = sampled.replacingOccurrences(
+      of: #","allocStack":[{"ip":"0x7f0000001000""#, with: #","x":[{"ip":"0x7f0000001000""#)
+    func report(_ census: String) throws -> Report {
+      var reader = LogReader()
+      var analyzer = Analyzer()
+      let log = try TemporaryLog([Self.session, census, Self.end])
+      try reader.read([LogInput(path: log.path, displayName: "census.jsonl")], into: &analyzer)
+      return analyzer.finish(inputs: ["census.jsonl"])
+    }
+    let withStack = try report(sampled)
+    #expect(withStack.census.final?.allocationStacks?.sampleEvery == 100)
+    let text = TextRenderer().render(withStack)
+    #expect(text.contains("    allocated at (sampled 1 in 100):\n      Shop.Order"), "\(text)")
+    let without = try report(unsampled)
+    #expect(
+      TextRenderer().render(without).contains("    allocation not sampled (sampled 1 in 100)"))
+    #expect(
+      MarkdownRenderer().render(without).contains("allocation not sampled (sampled 1 in 100)"))
+    #expect(HTMLRenderer().render(without).contains("allocation not sampled (sampled 1 in 100)"))
+    let json = JSONRenderer().render(without)
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let leak = try #require(
+      ((document["census"] as? [String: Any])?["leaks"] as? [[String: Any]])?.first)
+    #expect(leak["allocSampleEvery"] as? Int == 100, "\(leak)")
+    #expect(leak["allocStack"] as? [Any] == nil || (leak["allocStack"] as? [Any])?.isEmpty == true)
+    // Unsampled runs say nothing of sampling.
+    #expect(!TextRenderer().render(try self.report()).contains("sampled"))
   }
 }

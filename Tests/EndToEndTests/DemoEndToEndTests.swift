@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `make demo`'s program, traced with holders and the census as `make demo` runs it, then
+/// `make demo`'s program, traced with the settings the Makefile's demo target gives it, then
 /// reported: the README's excerpt is what a new user sees first, so its stories are checked
-/// here, the leak only the census finds among them.
+/// here, the leak only the census finds among them with the place it was allocated.
 /// ("WithHolders" in the name: the sanitizer groups skip it, as holders are refused there.)
 @Suite struct DemoEndToEndTests {
   /// FeedDemo sits beside the CLI, as every executable of the package does.
@@ -12,15 +12,34 @@ import Testing
     CLIRun.executable.deletingLastPathComponent().appendingPathComponent("FeedDemo")
   }
 
+  /// The `DEALLOCTRACE_*` settings the Makefile's demo recipe gives FeedDemo, but the log's
+  /// place: read from the Makefile, so that this test runs what `make demo` runs.
+  static func demoSettings() throws -> [String: String] {
+    let text = try String(contentsOf: PackageRoot.appending("Makefile"), encoding: .utf8)
+    let recipe =
+      text.components(separatedBy: "\ndemo:").dropFirst().first?
+      .components(separatedBy: "\n\n").first ?? ""
+    var settings: [String: String] = [:]
+    for word in recipe.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+      let parts = word.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2, parts[0].hasPrefix("DEALLOCTRACE_"), parts[0] != "DEALLOCTRACE_LOG"
+      else { continue }
+      settings[String(parts[0])] = String(parts[1])
+    }
+    return settings
+  }
+
   @Test func theDemoWithHoldersShowsALeakALateDeallocAFalseLeakAndACensusLeak() throws {
     let scratch = try ScratchDirectory("demo")
     defer { scratch.remove() }
     let log = scratch.file("feed-demo.jsonl")
+    let settings = try Self.demoSettings()
+    #expect(settings["DEALLOCTRACE_HOLDERS"] == "1", "\(settings)")
+    #expect(settings["DEALLOCTRACE_LEAKS"] == "1", "\(settings)")
     let traced = try ChildProcess(
       Self.demo,
-      environment: ChildEnvironment.inherited(adding: [
-        "DEALLOCTRACE_LOG": log, "DEALLOCTRACE_HOLDERS": "1", "DEALLOCTRACE_LEAKS": "1",
-      ])
+      environment: ChildEnvironment.inherited(
+        adding: settings.merging(["DEALLOCTRACE_LOG": log]) { _, log in log })
     ).run()
     #expect(traced.status == 0, "\(traced.standardError)")
     #expect(traced.standardOutput.contains("trace written to \(log)"))
@@ -55,6 +74,16 @@ import Testing
       "\(section)")
     #expect(section.contains("ROOT CYCLE: <FeedDemo.ProfileViewModel 0x"), "\(section)")
     #expect(!text.contains("CommentThreadScreen from"), "the screen itself was freed: \(text)")
+    // With the demo's allocation stacks, the comments' group names where they were made: the
+    // screen's initializer (or, where the optimizer inlined it, the function that made it).
+    let comments = section.components(separatedBy: "ROOT CYCLE: <FeedDemo.Comment 0x").last ?? ""
+    let allocated =
+      comments.components(separatedBy: "allocated at:\n").dropFirst().first?
+      .components(separatedBy: "ROOT CYCLE").first ?? ""
+    #expect(
+      allocated.contains("FeedDemo.CommentThreadScreen.init()")
+        || allocated.contains("FeedDemo.closeCommentThread()"),
+      "no allocation stack for the comments: \(section)")
 
     // The demo leaks on purpose, so its gate fails, the census's leaks among the reasons.
     let check = try CLIRun.run(["check", log])

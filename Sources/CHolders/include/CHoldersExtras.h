@@ -63,9 +63,11 @@ void cholders_json_escape(const char *text, size_t length,
 
 /// Allocation stacks (DEALLOCTRACE_ALLOC_STACKS=1): whether they are on, allocations given a
 /// stack and those the full tables could not record since the start, and what the tables
-/// hold now (live objects with a stack, distinct stacks).
+/// hold now (live objects with a stack, distinct stacks). `sample_every`: one allocation in
+/// this many is recorded (DEALLOCTRACE_ALLOC_STACKS=N; 1 records every one).
 typedef struct {
   int64_t on;
+  uint64_t sample_every;
   uint64_t recorded, dropped;
   uint64_t objects, stacks;
 } cholders_alloc_stack_counts;

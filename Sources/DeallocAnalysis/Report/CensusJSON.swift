@@ -112,6 +112,10 @@ enum CensusJSON {
       }
       o.key("allocStack")
       o.array(group.allocationStack) { JSONRenderer.frame($1, to: &$0) }
+      // Only a sampled run's: reports of unsampled runs stay as they were.
+      if group.allocationSampleEvery > 1 {
+        o.field("allocSampleEvery", group.allocationSampleEvery)
+      }
     }
   }
 

@@ -65,16 +65,19 @@ public struct CensusRecord: Sendable, Equatable {
 
 /// How allocation stacks fared (the record's `allocStacks`): allocations given a stack,
 /// those the recorder's full tables dropped (their objects have none), and live objects
-/// with one at the census.
+/// with one at the census, and the sampling rate (`sampleEvery`: one allocation in this many
+/// was recorded; 1, the default, records every one).
 public struct AllocationStackCounts: Sendable, Equatable {
   public var recorded: Int
   public var dropped: Int
   public var objects: Int
+  public var sampleEvery: Int
 
-  public init(recorded: Int, dropped: Int, objects: Int) {
+  public init(recorded: Int, dropped: Int, objects: Int, sampleEvery: Int = 1) {
     self.recorded = recorded
     self.dropped = dropped
     self.objects = objects
+    self.sampleEvery = sampleEvery
   }
 }
 
@@ -115,6 +118,9 @@ public struct CensusGroup: Sendable, Equatable {
   /// Where the root was allocated, innermost frame first (the record's optional
   /// `allocStack`); empty when allocation stacks were off or the root has none.
   public var allocationStack: [Frame]
+  /// One allocation in this many was given a stack (the record's `allocStacks.sampleEvery`);
+  /// 1 when every one was, or allocation stacks were off.
+  public var allocationSampleEvery = 1
 
   public init(
     id: String, kind: Kind, instances: Int, count: Int, bytes: Int, library: Bool,

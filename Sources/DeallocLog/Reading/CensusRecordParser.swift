@@ -63,7 +63,8 @@ enum CensusRecordParser {
       record.allocationStacks = AllocationStackCounts(
         recorded: try count(counts["recorded"], "recorded"),
         dropped: try count(counts["dropped"], "dropped"),
-        objects: try count(counts["objects"], "objects"))
+        objects: try count(counts["objects"], "objects"),
+        sampleEvery: max(1, try count(counts["sampleEvery"], "sampleEvery")))
     }
     let groups = root["groups"]?.array ?? []
     for group in groups.prefix(CensusRecord.Limits.groups) {
@@ -72,6 +73,8 @@ enum CensusRecordParser {
     // The recorder lists the program's findings first: unlisted ones are the libraries'
     // only when the listed ones reached them.
     record.unlistedAreLibrary = record.groups.last?.library == true
+    let sampleEvery = record.allocationStacks?.sampleEvery ?? 1
+    for index in record.groups.indices { record.groups[index].allocationSampleEvery = sampleEvery }
     for dropped in groups.dropFirst(CensusRecord.Limits.groups) {
       record.moreFindings += 1
       record.moreObjects += try count(dropped["count"], "count")

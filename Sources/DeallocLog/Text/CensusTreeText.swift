@@ -22,7 +22,7 @@ public enum CensusTreeText {
       text += "<\(line.type)\(line.object.map { " \($0)" } ?? "")> [\(line.size)]"
       lines.append(text)
     }
-    lines += allocatedAt(group.allocationStack)
+    lines += allocatedAt(group.allocationStack, sampledOneIn: group.allocationSampleEvery)
     var footer = "    "
     if !group.edges.isEmpty { footer += "cycle: \(group.cycleText); " }
     footer += "id \(group.id)"
@@ -39,12 +39,17 @@ extension CensusTreeText {
   public static let allocationFramesShown = 6
 
   /// `allocated at:` and the stack's frames, one a line, the program's first: the leading
-  /// machinery frames (the Swift runtime's allocator) are left out. Empty for no stack.
-  public static func allocatedAt(_ stack: [Frame]) -> [String] {
-    guard !stack.isEmpty else { return [] }
+  /// machinery frames (the Swift runtime's allocator) are left out. Empty for no stack, but
+  /// `allocation not sampled` when sampling (one allocation in `sampledOneIn`) left it out;
+  /// a sampled run states its rate on either line.
+  public static func allocatedAt(_ stack: [Frame], sampledOneIn: Int = 1) -> [String] {
+    let rate = sampledOneIn > 1 ? " (sampled 1 in \(sampledOneIn))" : ""
+    guard !stack.isEmpty else {
+      return sampledOneIn > 1 ? ["    allocation not sampled\(rate)"] : []
+    }
     let callers = stack.drop { $0.isMachinery }
     let shown = (callers.isEmpty ? stack[...] : callers).prefix(allocationFramesShown)
-    return ["    allocated at:"]
+    return ["    allocated at\(rate):"]
       + shown.map { frame in
         "      " + frame.displayName + (frame.location.map { " at \($0)" } ?? "")
       }
