@@ -67,3 +67,21 @@ import Testing
     #expect(current.findings.allSatisfy { $0.id.hex == "000000000000" })
   }
 }
+
+/// An `id:` suppression written before rule 2 names the finding's rule-1 id: it still
+/// covers that finding, and only it.
+@Suite struct OldRuleSuppressionTests {
+  @Test func anIDSuppressionOfTheOldRuleStillCoversItsFinding() throws {
+    let report = try GateFixtures.report("leaks.jsonl")
+    let target = try #require(report.findings.first { $0.signature.type == "Feed.FeedViewModel" })
+    let old = FindingID.legacy(
+      kind: target.kind, type: target.signature.type,
+      symbols: target.signature.frames.map(FindingID.stableName),
+      holderKey: target.signature.holderKey)
+    #expect(old != target.id)
+    let list = try SuppressionList.parse("id:\(old.hex)   known, FEED-1\n", file: "s.txt")
+    let result = Gate(suppressions: list).evaluate(report)
+    #expect(result.suppressed.map(\.finding.id) == [target.id])
+    #expect(result.unusedSuppressions.isEmpty)
+  }
+}

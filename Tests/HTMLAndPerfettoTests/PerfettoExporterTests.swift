@@ -162,7 +162,8 @@ extension PerfettoExporterTests {
 
   /// A check matches its object with the report's lookup, survivors of their release
   /// included: a check timed before a survivor's release, read after that release has left
-  /// the recent releases (over a second of log time later), is a false leak in both.
+  /// the recent releases (over a second of log time later), is the same verdict in both: a
+  /// true leak, since the release did not free the object (issue 28 item 6).
   func testCheckOfASurvivorWhoseReleaseAgedOutHasTheReportsVerdict() throws {
     let session =
       #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"/t","wall":"2026-01-01T00:00:00Z","delay_ms":100,"frames":0}"#
@@ -185,7 +186,7 @@ extension PerfettoExporterTests {
       uniqueKeysWithValues: report.checks.map {
         (String($0.check.label.prefix(1)), $0.verdict.rawValue)
       })
-    XCTAssertEqual(reported, ["A": "falseLeak", "B": "falseLeak"])
+    XCTAssertEqual(reported, ["A": "trueLeak", "B": "trueLeak"])
     XCTAssertEqual(verdicts, reported)
   }
 

@@ -267,8 +267,9 @@ public struct Analyzer: LogVisitor {
           type: object.type, queue: object.queue, stack: object.stack, freed: r.freed,
           retainCount: r.retainCount)),
       now: state.lastTime)
-    // Checks of this object read before its release, but timed at or after it, were no
-    // false leaks after all: the queue no longer held the object then.
+    // Checks of this object read before its release were no false leaks after all when
+    // timed at or after it (the queue no longer held the object) or when the release left
+    // the object alive (``ObjectLifecycle/isDelayedDealloc(at:)``).
     guard state.checks.follows(r.id) else { return }
     let turned = state.checks.released(
       r.id, at: r.time, freed: r.freed, retainCount: r.retainCount, stack: object.stack,
@@ -371,9 +372,9 @@ public struct Analyzer: LogVisitor {
     let objectInQueue: Bool
     switch self.match(check) {
     case let match?:
-      let inQueue = match.facts.lifecycle.wasWaiting(at: check.time)
+      let delayed = match.facts.lifecycle.isDelayedDealloc(at: check.time)
       entry = CheckLedger.Entry(
-        verdict: inQueue ? .falseLeak : .trueLeak, check: check, line: line, facts: match.facts,
+        verdict: delayed ? .falseLeak : .trueLeak, check: check, line: line, facts: match.facts,
         stack: match.stack, typeRow: typeRow, holders: holders)
       objectInQueue = match.isLive
     case nil:

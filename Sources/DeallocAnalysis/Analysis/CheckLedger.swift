@@ -119,7 +119,8 @@ struct CheckLedger {
   }
 
   /// Object `id` was released at `t`: completes the facts of its kept checks, and turns its
-  /// false leaks timed at or after `t` into true leaks. Returns the type rows of the checks
+  /// false leaks timed at or after `t`, or all of them when the release did not free it,
+  /// into true leaks. Returns the type rows of the checks
   /// that turned, for the analyzer's counts (it counted them as false leaks when they were
   /// read). `facts` describes the object as enqueued.
   mutating func released(
@@ -132,7 +133,8 @@ struct CheckLedger {
         entries[index].facts?.lifecycle.recordRelease(
           at: t, freed: freed, retainCount: retainCount)
         guard entries[index].verdict == .falseLeak,
-          entries[index].facts?.lifecycle.wasWaiting(at: entries[index].check.time) != true
+          entries[index].facts?.lifecycle.isDelayedDealloc(at: entries[index].check.time)
+            != true
         else { continue }
         entries[index].verdict = .trueLeak
         turned.append(entries[index].typeRow)
@@ -144,8 +146,9 @@ struct CheckLedger {
       var object = facts
       object.lifecycle.recordRelease(at: t, freed: freed, retainCount: retainCount)
       // Each was kept because the object had been enqueued at or before it, so it was in
-      // the queue unless it came at or after the release.
-      for check in kept where !object.lifecycle.wasWaiting(at: check.check.time) {
+      // the queue unless it came at or after the release; a release that left the object
+      // alive turns them all.
+      for check in kept where !object.lifecycle.isDelayedDealloc(at: check.check.time) {
         turned.append(check.typeRow)
         countTrueLeak(
           Entry(

@@ -64,21 +64,31 @@ enum Explanations {
     text.append(" (+")
     text.append(T.format(releasedAt - check.time))
     text.append(")")
-    if facts.freedByRelease == true {
-      text.append(" and it was freed. Not a leak: a delayed dealloc.")
-      return
-    }
-    if let deallocAt = facts.deallocAt {
-      text.append("; something else still held it")
-      appendRetainCount(facts, to: &text)
-      text.append(", and it was freed at ")
-      text.append(T.format(deallocAt))
-      text.append(". Not a leak: a delayed dealloc.")
-      return
-    }
-    text.append(", but something else still holds it")
+    // A false leak's release freed it (``ObjectLifecycle/isDelayedDealloc(at:)``).
+    text.append(" and it was freed. Not a leak: a delayed dealloc.")
+  }
+
+  /// Why a check that saw its object waiting in a queue is a real leak all the same: the
+  /// queue's release did not free it.
+  private static func heldPastRelease(
+    _ check: CheckRecord, _ facts: ObjectFacts, releasedAt: Int64, by: String,
+    into text: inout SentenceBuilder
+  ) {
+    text.append(" It was waiting in queue '")
+    text.append(facts.queue)
+    text.append("', enqueued ")
+    text.append(T.format(check.time - facts.enqueuedAt))
+    text.append(" earlier")
+    text.append(by)
+    text.append(", but when the queue released it at ")
+    text.append(T.format(releasedAt))
+    text.append(" something else still held it")
     appendRetainCount(facts, to: &text)
-    text.append(": the check was early, yet the object leaked anyway (see the leaked findings).")
+    if let deallocAt = facts.deallocAt {
+      text.append(" until ")
+      text.append(T.format(deallocAt))
+    }
+    text.append(": a real leak, not a delayed dealloc.")
   }
 
   /// What became of a checked object the queue never released, by its state at the end.
@@ -106,6 +116,12 @@ enum Explanations {
   private static func trueLeak(
     _ check: CheckRecord, _ facts: ObjectFacts, by: String, into text: inout SentenceBuilder
   ) {
+    if let releasedAt = facts.releasedAt, releasedAt > check.time, facts.freedByRelease == false,
+      facts.enqueuedAt <= check.time
+    {
+      heldPastRelease(check, facts, releasedAt: releasedAt, by: by, into: &text)
+      return
+    }
     if let releasedAt = facts.releasedAt, releasedAt <= check.time, facts.freedByRelease == true {
       text.append(" It was not in a queue at that moment: the object it matched (id ")
       text.append(String(facts.id))

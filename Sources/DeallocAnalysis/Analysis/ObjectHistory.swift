@@ -298,7 +298,7 @@ public struct ObjectHistoryCollector: LogVisitor {
         guard case .check(let check) = histories[index].entries[entry].record, check.alive
         else { continue }
         histories[index].entries[entry].verdict =
-          lifecycle.wasWaiting(at: check.time) ? .falseLeak : .trueLeak
+          lifecycle.isDelayedDealloc(at: check.time) ? .falseLeak : .trueLeak
       }
       histories[index].state = lifecycle.state(at: end)
     }

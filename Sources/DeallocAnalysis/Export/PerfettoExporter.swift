@@ -19,7 +19,8 @@ import DeallocLog
 ///   its state (`pending`, `stuck` or `neverReleased`) in the closing event's args.
 /// - A counter sample never goes back in time: a record written out of order by another thread
 ///   is drawn at the queue's previous sample time.
-/// - A check's verdict follows the report's rule by `t` (``QueueMembership``). The instant of a
+/// - A check's verdict follows the report's rule by `t` (``QueueMembership``) and the
+///   release's `freed` (``ObjectLifecycle/isDelayedDealloc(at:)``). The instant of a
 ///   check of an object still in its queue is written once the object's release is read (or
 ///   at its session's end), because a release written after the check can still be timed
 ///   before it.
@@ -222,13 +223,15 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     session!.released.add(
       r.id,
       RecentReleases.Entry(
-        address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.time, value: ()),
+        address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.time,
+        value: r.freed),
       now: session!.lastTime)
     if let deferred = session!.deferredChecks.removeValue(forKey: r.id) {
       for check in deferred {
         let waiting = QueueMembership.wasWaiting(
           at: check.time, enqueuedAt: slice.enqueuedAt, releasedAt: r.time)
-        writeCheck(check, verdict: waiting ? .falseLeak : .trueLeak)
+        // A false leak only when the release freed it (ObjectLifecycle.isDelayedDealloc).
+        writeCheck(check, verdict: waiting && r.freed ? .falseLeak : .trueLeak)
       }
     }
     event("e", tid: r.tid)
@@ -287,8 +290,15 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       writeCheck(r, verdict: .falseLeak)
       return
     }
-    let waiting = object?.wasWaiting(at: r.time) ?? false
-    writeCheck(r, verdict: waiting ? .falseLeak : .trueLeak)
+    // A false leak only when the release freed it (ObjectLifecycle.isDelayedDealloc): a
+    // survivor's did not.
+    let delayed: Bool
+    switch object {
+    case .released(_, let entry)?: delayed = entry.value && object!.wasWaiting(at: r.time)
+    case .survivor?, nil: delayed = false
+    case .queued?: delayed = object!.wasWaiting(at: r.time)
+    }
+    writeCheck(r, verdict: delayed ? .falseLeak : .trueLeak)
   }
 
   /// Checks of one queued object whose instants wait for its release; beyond, they are
@@ -396,7 +406,8 @@ private struct ExportSession {
   var survivors = Survivors<Survivor>()
   var queues: [String: Counter] = [:]
   /// Released objects, for checks written after a release they precede.
-  var released = RecentReleases<Void>()
+  /// Whether each recent release freed its object.
+  var released = RecentReleases<Bool>()
   /// Alive checks of objects still in their queue, by object id, waiting for the release.
   var deferredChecks: [UInt64: [CheckRecord]] = [:]
   /// The largest `t` read so far.

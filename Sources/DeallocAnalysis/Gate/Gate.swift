@@ -73,7 +73,8 @@ public struct Gate: Sendable {
       var first: Int?
       for (index, suppression) in suppressions.suppressions.enumerated()
       where suppression.matches(
-        type: finding.signature.type, stack: variant.stack, id: finding.id)
+        type: finding.signature.type, stack: variant.stack, id: finding.id,
+        ruleOneID: finding.ruleOneID)
       {
         used[index] = true
         if first == nil { first = index }

@@ -53,19 +53,25 @@ public struct Suppression: Sendable, Hashable {
   /// (``matches(type:stack:)`` on each distinct stack), so that a finding whose members
   /// were enqueued through different deeper frames can be suppressed in part.
   public func matches(_ finding: Finding) -> Bool {
-    matches(type: finding.signature.type, stack: finding.stack, id: finding.id)
+    matches(
+      type: finding.signature.type, stack: finding.stack, id: finding.id,
+      ruleOneID: finding.ruleOneID)
   }
 
   /// Whether the suppression covers an object of `type` enqueued through `stack`, member of
   /// the finding `id` (`nil` when unknown, which an `id:` suppression never matches).
-  public func matches(type: String, stack: [Frame], id: FindingID? = nil) -> Bool {
+  /// `ruleOneID`: the finding's id by rule 1 (``Finding/ruleOneID``), which an `id:`
+  /// suppression written before rule 2 names.
+  public func matches(
+    type: String, stack: [Frame], id: FindingID? = nil, ruleOneID: FindingID? = nil
+  ) -> Bool {
     switch target {
     case .type:
       return glob.matches(type)
     case .frame:
       return stack.contains { glob.matches($0.symbol ?? $0.displayName) }
     case .id:
-      return id.map { glob.matches($0.hex) } ?? false
+      return [id, ruleOneID].contains { $0.map { glob.matches($0.hex) } ?? false }
     }
   }
 }

@@ -50,6 +50,17 @@ struct ObjectLifecycle: Sendable, Equatable {
       ?? end.state(ofOpenObjectEnqueuedAt: enqueuedAt, released: releasedAt != nil)
   }
 
+  /// Whether a check at `t` that saw the object alive is a false leak (a delayed dealloc):
+  /// the object was waiting in its queue then, and the queue's release, once read, freed it.
+  ///
+  /// A release that left the object alive (something else held it) makes the check a true
+  /// leak, even when the object was freed later: the check saw an object its queue could
+  /// not free. Before the release is read the check counts as a false leak, and the release
+  /// turns it (``CheckLedger``).
+  func isDelayedDealloc(at t: Int64) -> Bool {
+    wasWaiting(at: t) && freedByRelease != false
+  }
+
   /// Whether the object was waiting in its queue at `t` (``QueueMembership``).
   func wasWaiting(at t: Int64) -> Bool {
     QueueMembership.wasWaiting(at: t, enqueuedAt: enqueuedAt, releasedAt: releasedAt)

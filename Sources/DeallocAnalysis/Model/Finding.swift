@@ -38,16 +38,19 @@ public struct Finding: Sendable, Equatable {
   }
 
   public var kind: Kind {
-    didSet { id = Self.id(kind, signature) }
+    didSet { (id, ruleOneID) = Self.ids(kind, signature) }
   }
   public var signature: Signature {
-    didSet { id = Self.id(kind, signature) }
+    didSet { (id, ruleOneID) = Self.ids(kind, signature) }
   }
   /// The finding's stable id (see ``FindingID``; the holder path stays out, so findings held
   /// differently share it and a baseline adds up their counts): a SHA-256, worked out when the
   /// finding is made (and again only if its kind or signature change), not at every use by
   /// the gate, the renderers, a baseline or a diff.
   public private(set) var id: FindingID
+  /// The id rule 1 gave this finding (``FindingID/legacy(kind:type:symbols:holderKey:)``),
+  /// so that an `id:` suppression written before rule 2 still covers it.
+  public private(set) var ruleOneID: FindingID
   /// The full enqueue stack of the first object of the group (empty when unknown), for display
   /// and for `frame:GLOB` suppressions.
   public var stack: [Frame]
@@ -71,7 +74,7 @@ public struct Finding: Sendable, Equatable {
   ) {
     self.kind = kind
     self.signature = signature
-    self.id = Self.id(kind, signature)
+    (self.id, self.ruleOneID) = Self.ids(kind, signature)
     self.stack = stack
     self.holders = holders
     self.count = count
@@ -80,9 +83,15 @@ public struct Finding: Sendable, Equatable {
     self.stackVariants = stackVariants
   }
 
-  private static func id(_ kind: Kind, _ signature: Signature) -> FindingID {
-    FindingID(
-      kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName))
+  private static func ids(
+    _ kind: Kind, _ signature: Signature
+  ) -> (FindingID, ruleOne: FindingID) {
+    let symbols = signature.frames.map(FindingID.stableName)
+    return (
+      FindingID(kind: kind, type: signature.type, symbols: symbols),
+      FindingID.legacy(
+        kind: kind, type: signature.type, symbols: symbols, holderKey: signature.holderKey)
+    )
   }
 
   /// Counts one more member, enqueued through stack variant `variant`, held as `holders`

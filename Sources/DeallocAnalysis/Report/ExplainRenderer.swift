@@ -107,7 +107,12 @@ public struct ExplainRenderer: Sendable {
       switch entry.verdict {
       case .falseLeak?:
         return "\(label): alive, while waiting in its queue: a false leak (delayed dealloc)"
-      default: return "\(label): alive, not in a queue: a true leak"
+      default:
+        guard history.lifecycle?.wasWaiting(at: r.time) == true else {
+          return "\(label): alive, not in a queue: a true leak"
+        }
+        return "\(label): alive, while waiting in its queue, whose release did not free it:"
+          + " a true leak"
       }
     case .holders(let r):
       let when: String
