@@ -256,6 +256,17 @@ struct RecordParser {
     return interner.intern(s.base + raw.start, raw.count)
   }
 
+  /// Records the build id a frame introduces its module with, or gives a frame without one
+  /// the build id its module was introduced with in this session.
+  private mutating func carrySessionBuildID(into frame: inout Frame) {
+    guard let module = frame.module else { return }
+    if let buildID = frame.buildID {
+      moduleBuildIDs[module] = buildID
+    } else {
+      frame.buildID = moduleBuildIDs[module]
+    }
+  }
+
   private mutating func readFrames(_ s: inout JSONScanner) throws(Failure) -> [Frame] {
     try s.expect(UInt8(ascii: "["), "'['")
     var frames: [Frame] = []
@@ -281,13 +292,7 @@ struct RecordParser {
       }
       guard let ip else { throw Failure("stack frame without 'ip'") }
       frame.ip = ip
-      if let module = frame.module {
-        if let buildID = frame.buildID {
-          moduleBuildIDs[module] = buildID
-        } else {
-          frame.buildID = moduleBuildIDs[module]
-        }
-      }
+      carrySessionBuildID(into: &frame)
       frames.append(frame)
     } while s.consume(UInt8(ascii: ","))
     try s.expect(UInt8(ascii: "]"), "',' or ']' in frames")
@@ -323,7 +328,14 @@ struct RecordParser {
     case Kind.holders: return .holders(try Self.holders(f, scanner))
     case Kind.cut:
       return .cut(CutRecord(time: try Self.time(f.t, "cut"), maxSize: Self.int(f.maxSize)))
-    case CensusRecordParser.kind: return .census(try CensusRecordParser.parse(scanner))
+    case CensusRecordParser.kind:
+      var census = try CensusRecordParser.parse(scanner)
+      for group in census.groups.indices {
+        for frame in census.groups[group].allocationStack.indices {
+          carrySessionBuildID(into: &census.groups[group].allocationStack[frame])
+        }
+      }
+      return .census(census)
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))
