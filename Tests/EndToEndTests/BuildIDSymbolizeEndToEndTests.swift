@@ -20,16 +20,18 @@ import Testing
     return nil
   }
 
-  /// The offset of a global Swift function of the CLI whose mangled name contains
-  /// `fragment`, from `llvm-nm`.
-  private func offset(ofSymbolContaining fragment: String) throws -> UInt64? {
+  /// The offset of a global Swift function of `binary` (the CLI by default) whose mangled
+  /// name contains `fragment`, from `llvm-nm` (`dynamic`: its dynamic symbol table).
+  private func offset(
+    ofSymbolContaining fragment: String, in binary: String = CLIRun.executable.path,
+    dynamic: Bool = false
+  ) throws -> UInt64? {
     let nm = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
       .map { "\($0)/llvm-nm" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     guard let nm else { return nil }
     let text = try ChildProcess(
-      URL(fileURLWithPath: nm), ["--defined-only", CLIRun.executable.path]
-    )
-    .run().standardOutput
+      URL(fileURLWithPath: nm), ["--defined-only"] + (dynamic ? ["-D"] : []) + [binary]
+    ).run().standardOutput
     for line in text.split(separator: "\n") {
       let parts = line.split(separator: " ")
       if parts.count == 3, parts[1] == "T", parts[2].hasPrefix("$s"), parts[2].contains(fragment) {
@@ -104,5 +106,41 @@ import Testing
       #expect((frame["file"] as? String)?.hasSuffix("ReportCommand.swift") == true, "\(frame)")
     }
     #expect(!report.standardError.contains("build id"), "\(report.standardError)")
+  }
+
+  /// A toolchain library (no line tables) of the recorded build gets its name and no
+  /// file:line: llvm-symbolizer's `??:0` is no location.
+  @Test func aToolchainFrameGetsNoFileAndLine() throws {
+    // The toolchain's libswiftCore, beside the `swift-demangle` on PATH.
+    let library = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+      .map { URL(fileURLWithPath: "\($0)/swift-demangle").resolvingSymlinksInPath() }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) }?
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("lib/swift/linux/libswiftCore.so").path
+    guard let library, FileManager.default.fileExists(atPath: library),
+      let recorded = try readelfBuildID(library),
+      let offset = try offset(ofSymbolContaining: "SS", in: library, dynamic: true)
+    else {
+      Issue.record("the toolchain's libswiftCore.so, readelf or llvm-nm is missing")
+      return
+    }
+    let log =
+      [
+        #"{"ev":"session","v":1,"t":0,"pid":1,"exe":"x","wall":"w","delay_ms":100,"frames":8}"#,
+        #"{"ev":"stack","id":1,"frames":[{"ip":"0x1","mod":"\#(library)","off":"0x\#(String(offset + 4, radix: 16))","build_id":"\#(recorded)"}]}"#,
+        #"{"ev":"enqueue","t":1,"id":1,"obj":"0x10","type":"T.Node","q":"shared","tid":1,"depth":1,"stack":1}"#,
+        #"{"ev":"end","t":2,"why":"exit","pending":1,"lost":0}"#,
+      ].joined(separator: "\n") + "\n"
+    let run = try CLIRun.run(
+      ["report", "--symbolize", "--format", "json", "-"], input: Data(log.utf8))
+    #expect(run.status == 0)
+    let object =
+      try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+    let findings = try #require(object?["findings"] as? [[String: Any]])
+    let frame = try #require((findings.first?["stack"] as? [[String: Any]])?.first)
+    #expect((frame["sym"] as? String)?.isEmpty == false, "\(frame)")
+    #expect(frame["file"] == nil, "\(frame)")
+    #expect(frame["line"] == nil, "\(frame)")
+    #expect(!run.standardError.contains("build id"), "\(run.standardError)")
   }
 }
