@@ -70,7 +70,8 @@ let package = Package(
     // The log's records and their reader: what DeallocTesting reads its own log back with
     // (an enqueue stack) on every failing check.
     .target(name: "DeallocLog", dependencies: ["TextEscaping", "DeallocWire"]),
-    .target(name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping", "DeallocWire"]),
+    .target(
+      name: "DeallocAnalysis", dependencies: ["DeallocLog", "TextEscaping", "DeallocWire", "CElf"]),
     .executableTarget(
       name: "dealloctrace-cli",
       dependencies: ["DeallocAnalysis", "DeallocLog", "TextEscaping"]

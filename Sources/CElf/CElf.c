@@ -101,3 +101,67 @@ size_t celf_collect(const celf_file *file, int type, celf_table_order order, cel
   celf_each_symbol(file, type, order, collect_symbol, &c);
   return c.count;
 }
+
+/// The build id among the notes in `notes` (`size` bytes, entries padded to `alignment`:
+/// 4, or 8 in a segment aligned so, like `.note.gnu.property`'s), as hex into `hex`; 1 when
+/// found and it fits.
+static int build_id_in_notes(const unsigned char *notes, size_t size, size_t alignment,
+                             char *hex, size_t capacity) {
+  static const char digits[] = "0123456789abcdef";
+  size_t pad = alignment == 8 ? 7 : 3;
+  size_t at = 0;
+  while (size - at >= sizeof(ElfW(Nhdr))) {
+    const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)(notes + at);
+    size_t name_size = ((size_t)note->n_namesz + pad) & ~pad;
+    size_t description_size = ((size_t)note->n_descsz + pad) & ~pad;
+    at += sizeof(ElfW(Nhdr));
+    if (name_size > size - at || description_size > size - at - name_size) return 0;
+    const unsigned char *name = notes + at;
+    const unsigned char *description = name + name_size;
+    if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+      if (note->n_descsz == 0 || capacity == 0 || note->n_descsz > (capacity - 1) / 2) return 0;
+      for (size_t i = 0; i < note->n_descsz; i++) {
+        hex[2 * i] = digits[description[i] >> 4];
+        hex[2 * i + 1] = digits[description[i] & 15];
+      }
+      hex[2 * note->n_descsz] = 0;
+      return 1;
+    }
+    at += name_size + description_size;
+  }
+  return 0;
+}
+
+int celf_loaded_build_id(uintptr_t base, const ElfW(Phdr) *segments, size_t count, char *hex,
+                         size_t capacity) {
+  for (size_t i = 0; i < count; i++) {
+    if (segments[i].p_type != PT_NOTE) continue;
+    const unsigned char *notes = (const unsigned char *)(base + segments[i].p_vaddr);
+    if (build_id_in_notes(notes, segments[i].p_memsz, segments[i].p_align, hex, capacity)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int celf_file_build_id(const char *path, char *hex, size_t capacity) {
+  celf_file file;
+  if (!celf_map(path, &file)) return 0;
+  const ElfW(Ehdr) *header = (const ElfW(Ehdr) *)file.image;
+  int found = 0;
+  if (header->e_phentsize == sizeof(ElfW(Phdr)) && header->e_phoff < file.size &&
+      header->e_phnum <= (file.size - header->e_phoff) / sizeof(ElfW(Phdr))) {
+    const ElfW(Phdr) *segments = (const ElfW(Phdr) *)(file.image + header->e_phoff);
+    for (size_t i = 0; i < header->e_phnum && !found; i++) {
+      const ElfW(Phdr) *segment = &segments[i];
+      if (segment->p_type != PT_NOTE) continue;
+      if (segment->p_offset > file.size || segment->p_filesz > file.size - segment->p_offset) {
+        continue;
+      }
+      found = build_id_in_notes(file.image + segment->p_offset, segment->p_filesz,
+                                segment->p_align, hex, capacity);
+    }
+  }
+  celf_unmap(&file);
+  return found;
+}

@@ -257,3 +257,32 @@ int cunwind_name_anonymous_context(uintptr_t address, char *name, size_t capacit
   pthread_mutex_unlock(&cache_lock);
   return found;
 }
+
+struct build_id_query {
+  uintptr_t ip;
+  char *hex;
+  size_t capacity;
+  int found;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct build_id_query *query = data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+    if (segment->p_type != PT_LOAD) continue;
+    uintptr_t start = (uintptr_t)info->dlpi_addr + segment->p_vaddr;
+    if (query->ip >= start && query->ip < start + segment->p_memsz) {
+      query->found = celf_loaded_build_id((uintptr_t)info->dlpi_addr, info->dlpi_phdr,
+                                          (size_t)info->dlpi_phnum, query->hex, query->capacity);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int cunwind_build_id(uintptr_t ip, char *hex, size_t capacity) {
+  struct build_id_query query = {ip, hex, capacity, 0};
+  dl_iterate_phdr(find_build_id, &query);
+  return query.found;
+}

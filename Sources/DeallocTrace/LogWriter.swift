@@ -19,6 +19,8 @@ final class LogWriter: @unchecked Sendable {
   private var line = JSONLine()
   private var stacks = StackTable()
   private var symbols = Symbolizer()
+  /// The modules whose build id this session has written (on the first frame naming each).
+  private var introducedModules: Set<String> = []
   private var typeNames: [UnsafeRawPointer: String] = [:]
   private var enqueued = 0
   private var released = 0
@@ -347,6 +349,11 @@ final class LogWriter: @unchecked Sendable {
         if let module = frame.module { object.field("mod", module) }
         if let offset = frame.offset { object.field("off", hex: offset) }
         if let symbol = frame.symbol { object.field("sym", symbol) }
+        if let module = frame.module, let buildID = frame.buildID,
+          introducedModules.insert(module).inserted
+        {
+          object.field("build_id", buildID)
+        }
       }
     }
     line.raw("]")

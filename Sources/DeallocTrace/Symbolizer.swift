@@ -1,3 +1,4 @@
+import CElf
 import CUnwind
 
 /// Resolves code addresses to module, offset and demangled symbol, once per distinct
@@ -15,9 +16,14 @@ struct Symbolizer {
     var module: String?
     var offset: UInt?
     var symbol: String?
+    /// The module's GNU build id, lower-case hex; `nil` when it has none.
+    var buildID: String?
   }
 
   private var cache: [UInt: Frame] = [:]
+  /// Each module's build id, read once (from its program headers in memory) the first time
+  /// an address in it is described.
+  private var buildIDs: [String: String?] = [:]
 
   /// `address` is a return address (every recorded frame is one: the tracer's own frames
   /// are cut off), so the lookup uses `address - 1`, which lies inside the call.
@@ -32,8 +38,10 @@ struct Symbolizer {
       let found = Int(
         cunwind_describe_address(lookup, module, 4096, &base, symbol, buffer.count - 4096))
       if found & Int(CUNWIND_FOUND_MODULE) != 0 {
-        frame.module = String(cString: module)
+        let path = String(cString: module)
+        frame.module = path
         frame.offset = address &- base
+        frame.buildID = buildID(ofModule: path, containing: lookup)
       }
       if found & Int(CUNWIND_FOUND_SYMBOL) != 0 {
         frame.symbol = String(cString: symbol)
@@ -41,5 +49,18 @@ struct Symbolizer {
     }
     cache[address] = frame
     return frame
+  }
+
+  private mutating func buildID(ofModule path: String, containing address: UInt) -> String? {
+    if let known = buildIDs[path] { return known }
+    let hex = withUnsafeTemporaryAllocation(
+      of: CChar.self, capacity: Int(CELF_BUILD_ID_HEX_CAPACITY)
+    ) {
+      hex -> String? in
+      guard cunwind_build_id(address, hex.baseAddress!, hex.count) != 0 else { return nil }
+      return String(cString: hex.baseAddress!)
+    }
+    buildIDs[path] = hex
+    return hex
   }
 }

@@ -83,6 +83,7 @@ import Testing
       ("pid", K.pid), ("exe", K.exe), ("wall", K.wall), ("delay_ms", K.delayMs),
       ("frames", K.frames), ("name", K.name), ("pending", K.pending), ("lost", K.lost),
       ("ip", K.ip), ("mod", K.mod), ("off", K.off), ("sym", K.sym), ("holders", K.holders),
+      ("build_id", K.buildID),
     ]
     typealias H = HolderValueParser.Key
     let holderKeys: [(StaticString, UInt64)] = [

@@ -59,4 +59,22 @@ typedef struct {
 /// keep memory (malloc, an arena), then list.
 size_t celf_collect(const celf_file *file, int type, celf_table_order order, celf_symbol *into);
 
+/// Room for a GNU build id as `celf_…_build_id` write it: lower-case hex and a NUL, for up
+/// to 64 bytes (the linker's default, SHA-1, is 20; `--build-id=0x…` allows more).
+enum { CELF_BUILD_ID_HEX_CAPACITY = 64 * 2 + 1 };
+
+/// The GNU build id (`NT_GNU_BUILD_ID`) of an object loaded in this process, from the
+/// `PT_NOTE` segments of its program headers (`dl_iterate_phdr`'s `dlpi_addr`, `dlpi_phdr`,
+/// `dlpi_phnum`): memory already mapped, no file read. Writes it into `hex` as lower-case
+/// hex, NUL-terminated (`capacity` at least `CELF_BUILD_ID_HEX_CAPACITY`); returns 1, or 0
+/// when the object has none (or it does not fit).
+int celf_loaded_build_id(uintptr_t base, const ElfW(Phdr) *segments, size_t count, char *hex,
+                         size_t capacity);
+
+/// The GNU build id of the ELF file at `path`, from its `PT_NOTE` segments (file offsets),
+/// written as `celf_loaded_build_id` writes it: the same note the loaded object shows, so a
+/// rebuilt file is told from the one a log was recorded with. 0 when the file is no ELF
+/// object of this class or has no build id.
+int celf_file_build_id(const char *path, char *hex, size_t capacity);
+
 #endif

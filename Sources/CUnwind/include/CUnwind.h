@@ -46,6 +46,13 @@ enum { CUNWIND_FOUND_MODULE = 1, CUNWIND_FOUND_SYMBOL = 2 };
 int cunwind_describe_address(uintptr_t ip, char *module, size_t module_capacity,
                              uintptr_t *base, char *symbol, size_t symbol_capacity);
 
+/// The GNU build id of the loaded object that contains code address `ip`, read from its
+/// `PT_NOTE` segments in memory (no file read), as lower-case hex into `hex` (see CElf's
+/// `celf_loaded_build_id`). Returns 1, or 0 when no object holds `ip` or the object has no
+/// build id. Called once per module, on the writer thread. The corresponding C function is
+/// `dl_iterate_phdr`.
+int cunwind_build_id(uintptr_t ip, char *hex, size_t capacity);
+
 /// The demangled name of the anonymous context descriptor at `address` (`anonymous
 /// descriptor Order #1 in App.makeOrder() -> ()`), from the `.symtab` of the object that
 /// holds it: the runtime names a type declared inside a function `(unknown context at

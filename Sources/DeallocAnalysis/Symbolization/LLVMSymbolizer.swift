@@ -1,3 +1,4 @@
+import CElf
 import DeallocLog
 import Foundation
 
@@ -20,9 +21,19 @@ import Foundation
 /// with `stat` before use) is handed to llvm-symbolizer, never a device (`/dev/zero` made
 /// it grow to 23 GB) or a FIFO (which blocks forever), and every tool runs as a
 /// ``BoundedChild`` (time and memory limits, killed with its parent).
+///
+/// A file is used only when it is the build the log was recorded with: a frame whose
+/// module's build id the log recorded is resolved only when the file's own build id (read
+/// once per module with CElf) is the same; otherwise it is left as recorded, and one warning
+/// per module names the mismatch. A rebuilt binary gave file:line of other code, silently. A
+/// frame without a recorded build id (an older log) is resolved as before, unchecked.
 public struct LLVMSymbolizer: FrameSymbolizer {
   private var cache: [String: [UInt64: (symbol: String?, file: String?, line: Int?)]] = [:]
   private var missingModules: Set<String> = []
+  /// Each module file's build id on this machine, `nil` for a file without one.
+  private var fileBuildIDs: [String: String?] = [:]
+  /// The modules whose build-id mismatch has been warned about.
+  private var mismatchedModules: Set<String> = []
   public private(set) var problems: [String] = []
   private let symbolizerPath: String?
   private let demanglerPath: String?
@@ -53,9 +64,9 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     }
     var wanted: [String: Set<UInt64>] = [:]
     for (index, frame) in frames.enumerated() {
-      guard frame.file == nil, let module = frame.module, let offset = frame.offset else {
-        continue
-      }
+      guard frame.file == nil, let module = frame.module, let offset = frame.offset,
+        isRecordedBuild(module, frame.buildID)
+      else { continue }
       let key = lookupOffset(index, offset)
       if cache[module]?[key] == nil && !missingModules.contains(module) {
         wanted[module, default: []].insert(key)
@@ -71,6 +82,7 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     }
     return frames.enumerated().map { index, frame in
       guard frame.file == nil, let module = frame.module, let offset = frame.offset,
+        isRecordedBuild(module, frame.buildID),
         let found = cache[module]?[lookupOffset(index, offset)]
       else { return frame }
       var resolved = frame
@@ -78,6 +90,39 @@ public struct LLVMSymbolizer: FrameSymbolizer {
       resolved.file = found.file
       resolved.line = found.line
       return resolved
+    }
+  }
+
+  /// Whether the file at `module` is the build the log recorded (`recorded`, its build id),
+  /// or the log recorded none. A file that cannot be used at all counts as the recorded
+  /// build here: ``unusableModule(_:)`` says what is wrong with it instead. Warns once per
+  /// module on a mismatch.
+  private mutating func isRecordedBuild(_ module: String, _ recorded: String?) -> Bool {
+    guard let recorded else { return true }
+    let onDisk: String?
+    if let known = fileBuildIDs[module] {
+      onDisk = known
+    } else {
+      guard Self.unusableModule(module) == nil else { return true }
+      onDisk = Self.fileBuildID(module)
+      fileBuildIDs[module] = onDisk
+    }
+    if onDisk == recorded { return true }
+    if mismatchedModules.insert(module).inserted {
+      problems.append(
+        "--symbolize: \(module) is not the build the log was recorded with (build id "
+          + "\(recorded) in the log, \(onDisk ?? "none") in the file); its frames are left "
+          + "unsymbolized")
+    }
+    return false
+  }
+
+  /// The GNU build id of the ELF file at `path`, lower-case hex; `nil` when it has none.
+  static func fileBuildID(_ path: String) -> String? {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(CELF_BUILD_ID_HEX_CAPACITY)) {
+      hex -> String? in
+      guard celf_file_build_id(path, hex.baseAddress!, hex.count) != 0 else { return nil }
+      return String(cString: hex.baseAddress!)
     }
   }
 

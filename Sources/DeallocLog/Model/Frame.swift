@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Only `ip` is guaranteed. `module` and `offset` allow offline symbolization; `symbol` is
 /// the demangled name when the recorder (or a symbolizer) knew it; `file` and `line` come
-/// only from a symbolizer.
+/// only from a symbolizer. `buildID` is the module's GNU build id as the log recorded it
+/// (the frame that introduced the module carries it, the reader copies it to every later
+/// frame of the module in the session); a symbolizer uses a file only when it matches.
 public struct Frame: Sendable, Hashable {
   public var ip: UInt64
   public var module: String?
@@ -12,10 +14,11 @@ public struct Frame: Sendable, Hashable {
   public var symbol: String?
   public var file: String?
   public var line: Int?
+  public var buildID: String?
 
   public init(
     ip: UInt64, module: String? = nil, offset: UInt64? = nil, symbol: String? = nil,
-    file: String? = nil, line: Int? = nil
+    file: String? = nil, line: Int? = nil, buildID: String? = nil
   ) {
     self.ip = ip
     self.module = module
@@ -23,6 +26,7 @@ public struct Frame: Sendable, Hashable {
     self.symbol = symbol
     self.file = file
     self.line = line
+    self.buildID = buildID
   }
 
   /// The best human name: the symbol, else `module+0xoffset`, else the raw address.

@@ -7,6 +7,10 @@
 /// well, so that nothing downstream can overflow.
 struct RecordParser {
   private var interner = StringInterner()
+  /// The build id of each module of the current session, from the frame that introduced
+  /// it (`build_id`): every later frame of that module carries it too, so a symbolizer can
+  /// tell a rebuilt file. Emptied at each `session` record.
+  private var moduleBuildIDs: [String: String] = [:]
 
   /// Parses one line (without its newline): lines in the recorder's own shape through
   /// ``RecorderShapeParser``, every other through ``parseAnyShape(_:)``.
@@ -53,6 +57,7 @@ struct RecordParser {
     static let mod: UInt64 = 0x646f6d  // "mod"
     static let off: UInt64 = 0x66666f  // "off"
     static let sym: UInt64 = 0x6d7973  // "sym"
+    static let buildID: UInt64 = 0x6469_5f64_6c69_7562  // "build_id"
     static let holders: UInt64 = 0x73_7265_646c_6f68  // "holders"
     static let direct = HolderValueParser.Key.direct
     static let more = HolderValueParser.Key.more
@@ -251,6 +256,17 @@ struct RecordParser {
     return interner.intern(s.base + raw.start, raw.count)
   }
 
+  /// Records the build id a frame introduces its module with, or gives a frame without one
+  /// the build id its module was introduced with in this session.
+  private mutating func carrySessionBuildID(into frame: inout Frame) {
+    guard let module = frame.module else { return }
+    if let buildID = frame.buildID {
+      moduleBuildIDs[module] = buildID
+    } else {
+      frame.buildID = moduleBuildIDs[module]
+    }
+  }
+
   private mutating func readFrames(_ s: inout JSONScanner) throws(Failure) -> [Frame] {
     try s.expect(UInt8(ascii: "["), "'['")
     var frames: [Frame] = []
@@ -268,6 +284,7 @@ struct RecordParser {
           case Key.mod: frame.module = try internedOrDecoded(s, try s.readRawString())
           case Key.off: frame.offset = try s.readHexString()
           case Key.sym: frame.symbol = try internedOrDecoded(s, try s.readRawString())
+          case Key.buildID: frame.buildID = try internedOrDecoded(s, try s.readRawString())
           default: try s.skipValue()
           }
         } while s.consume(UInt8(ascii: ","))
@@ -275,6 +292,7 @@ struct RecordParser {
       }
       guard let ip else { throw Failure("stack frame without 'ip'") }
       frame.ip = ip
+      carrySessionBuildID(into: &frame)
       frames.append(frame)
     } while s.consume(UInt8(ascii: ","))
     try s.expect(UInt8(ascii: "]"), "',' or ']' in frames")
@@ -303,12 +321,21 @@ struct RecordParser {
       return .mark(MarkRecord(time: try Self.time(f.t, "mark"), label: f.label ?? "", tid: f.tid))
     case Kind.thread:
       return .thread(ThreadRecord(tid: try Self.need(f.tid, "tid", "thread"), name: f.name ?? ""))
-    case Kind.session: return .session(try Self.session(f, scanner))
+    case Kind.session:
+      moduleBuildIDs.removeAll(keepingCapacity: true)
+      return .session(try Self.session(f, scanner))
     case Kind.end: return .end(try Self.end(f, scanner))
     case Kind.holders: return .holders(try Self.holders(f, scanner))
     case Kind.cut:
       return .cut(CutRecord(time: try Self.time(f.t, "cut"), maxSize: Self.int(f.maxSize)))
-    case CensusRecordParser.kind: return .census(try CensusRecordParser.parse(scanner))
+    case CensusRecordParser.kind:
+      var census = try CensusRecordParser.parse(scanner)
+      for group in census.groups.indices {
+        for frame in census.groups[group].allocationStack.indices {
+          carrySessionBuildID(into: &census.groups[group].allocationStack[frame])
+        }
+      }
+      return .census(census)
     default:
       guard let raw = f.evRaw else { throw Failure("record without a string 'ev'") }
       return .unknown(kind: try internedOrDecoded(scanner, raw))
