@@ -186,6 +186,26 @@ import Testing
         == "dealloctrace explain: no finding has id:0123456789ab in the logs\n")
   }
 
+  /// An id printed before id rule 2 (here, one of the old golden baseline's) still names its
+  /// finding, and the output says the finding's current id. Before, it matched nothing.
+  @Test func explainTakesAnIDOfTheFirstRule() throws {
+    let log = "fixtures/gate/leaks.jsonl"
+    let report = try CLIRun.run(["report", "--format", "json", log])
+    let object = try JSONSerialization.jsonObject(with: Data(report.standardOutput.utf8))
+    let findings = try #require((object as? [String: Any])?["findings"] as? [[String: Any]])
+    let cell = try #require(
+      findings.first {
+        $0["type"] as? String == "Feed.NodeCell" && $0["kind"] as? String == "neverReleased"
+      })
+    let current = try #require(cell["id"] as? String)
+    let ruleOne = "9b95346e4c17"  // fixtures/gate/rule1-baseline.json's Feed.NodeCell
+    #expect(current != ruleOne, "the closure number in its frame changes its id")
+    let run = try CLIRun.run(["explain", log, "id:" + ruleOne])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput.contains("matches finding id:\(current).\n"), "\(run.standardOutput)")
+  }
+
   @Test func helpAndVersionExitZero() throws {
     let help = try CLIRun.run(["--help"])
     #expect(help.status == 0)

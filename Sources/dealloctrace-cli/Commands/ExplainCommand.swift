@@ -96,8 +96,12 @@ enum ExplainCommand: Command {
     let report = try DeallocAnalysis.analyze(
       inputs, options: options,
       symbolizer: symbolize ? LLVMSymbolizer(launcher: selfExecutable) : nil)
-    if let finding = report.findings.first(where: { $0.id == id }) {
-      return .members(.finding(id, members: FindingMembers(finding)))
+    // An id printed by a version before id rule 2 (an old report, CI log or baseline) still
+    // names its finding; the output then says the finding's current id.
+    let finding =
+      report.findings.first { $0.id == id } ?? report.findings.first { $0.ruleOneID == id }
+    if let finding {
+      return .members(.finding(finding.id, members: FindingMembers(finding)))
     }
     if let text = CensusExplainRenderer().render(id, in: report.census) {
       Diagnostics.printWarnings(report)
