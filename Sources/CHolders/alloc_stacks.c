@@ -219,6 +219,10 @@ size_t ch_alloc_stacks_lookup(uintptr_t object, uintptr_t *out, size_t capacity)
   return n;
 }
 
+size_t cholders_alloc_stack_of(uintptr_t object, uintptr_t *out, size_t capacity) {
+  return ch_alloc_stacks_lookup(object, out, capacity);
+}
+
 void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out) {
   memset(out, 0, sizeof *out);
   out->on = ch_alloc_stacks_on;
