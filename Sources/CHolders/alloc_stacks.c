@@ -34,7 +34,7 @@
 #define OBJECT_SLOTS_DEFAULT (1u << 20)
 /// Distinct stacks, and the return addresses they hold in all.
 #define STACK_SLOTS (1u << 16)
-#define STACK_IPS (STACK_SLOTS * 8u)
+#define STACK_IPS (STACK_SLOTS * (CH_ALLOC_STACK_DEPTH / 2u))
 /// A table is full at seven eighths, so that a probe stays short.
 #define FULL(slots) ((slots) / 8 * 7)
 

@@ -74,7 +74,7 @@ typedef struct {
 void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out);
 
 /// Return addresses kept per allocation stack, innermost first.
-#define CHOLDERS_ALLOC_STACK_DEPTH 16
+#define CHOLDERS_ALLOC_STACK_DEPTH 32
 /// Where the live object at `object` was allocated, innermost first, into `ips` (at most
 /// `capacity`): how many, 0 when allocation stacks are off or it has none. For the `holders`
 /// records of survivors and failed checks, whose objects the caller keeps alive.
