@@ -51,6 +51,18 @@ func plainCycle() {
   escape(order)
 }
 
+/// `plainCycle()` from `levels` more frames down the stack, as a program's allocations are
+/// made: an allocation stack then holds as many frames as the recorder keeps.
+@inline(never)
+func deepCycle(_ levels: Int) {
+  if levels == 0 {
+    plainCycle()
+  } else {
+    deepCycle(levels - 1)
+  }
+  _ = getpid()  // not a tail call: each level keeps its frame
+}
+
 /// A cycle of one type through two fields: `reply` one way, `parent` back.
 final class Note {
   var reply: Note?
@@ -427,6 +439,7 @@ if let index = arguments.firstIndex(of: "checkpoint"), index + 1 < arguments.cou
 for scenario in arguments {
   switch scenario {
   case "cycle": plainCycle()
+  case "deep-cycle": deepCycle(40)
   case "closure-self": closureSelf()
   case "array-cycle": arrayCycle()
   case "over-retained": overRetained()

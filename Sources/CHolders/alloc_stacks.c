@@ -34,7 +34,7 @@
 #define OBJECT_SLOTS_DEFAULT (1u << 20)
 /// Distinct stacks, and the return addresses they hold in all.
 #define STACK_SLOTS (1u << 16)
-#define STACK_IPS (STACK_SLOTS * 8u)
+#define STACK_IPS (STACK_SLOTS * (CH_ALLOC_STACK_DEPTH / 2u))
 /// A table is full at seven eighths, so that a probe stays short.
 #define FULL(slots) ((slots) / 8 * 7)
 
@@ -217,6 +217,10 @@ size_t ch_alloc_stacks_lookup(uintptr_t object, uintptr_t *out, size_t capacity)
   }
   give();
   return n;
+}
+
+size_t cholders_alloc_stack_of(uintptr_t object, uintptr_t *out, size_t capacity) {
+  return ch_alloc_stacks_lookup(object, out, capacity);
 }
 
 void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out) {

@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CHoldersExtras.h"
+
 /// Return addresses kept per allocation, innermost first, from the function that called
 /// swift_allocObject (the hook's own frames left out).
-#define CH_ALLOC_STACK_DEPTH 16
+#define CH_ALLOC_STACK_DEPTH CHOLDERS_ALLOC_STACK_DEPTH
 
 /// 1 once DEALLOCTRACE_ALLOC_STACKS turned allocation stacks on (read by the hooks: the
 /// only cost when off is this test).

@@ -219,7 +219,8 @@ extension Tracer {
         let scan = TraceEvent.HolderScan(
           objectID: target.id, hiddenAddress: target.hiddenAddress,
           type: target.metatype.map { .metatype($0) } ?? .name(target.typeName), why: why,
-          holders: value)
+          holders: value,
+          allocationStack: Holders.allocationStack(of: HiddenAddress.reveal(target.hiddenAddress)))
         session.buffer.push(TraceEvent(time: session.now(), .holders(scan)))
       }
     }

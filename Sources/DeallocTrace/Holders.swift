@@ -24,6 +24,16 @@ enum Holders {
   /// would be found as holders.
   static let maxTargetsPerScan = 128
 
+  /// Where the live object at `address` was allocated, innermost return address first
+  /// (DEALLOCTRACE_ALLOC_STACKS); empty when allocation stacks are off or it has none.
+  static func allocationStack(of address: UInt) -> [UInt] {
+    var ips = [UInt](repeating: 0, count: Int(CHOLDERS_ALLOC_STACK_DEPTH))
+    let count = ips.withUnsafeMutableBufferPointer { buffer in
+      cholders_alloc_stack_of(address, buffer.baseAddress, buffer.count)
+    }
+    return Array(ips.prefix(count))
+  }
+
   /// Set once the refusal has been said on stderr: one line per process, not per session.
   private static let refusalReported = Atomic<Bool>(false)
   /// Set once a failed scan has been said on stderr: one line per process.

@@ -330,6 +330,10 @@ final class LogWriter: @unchecked Sendable {
     line.field("obj", hiddenHex: scan.hiddenAddress)
     line.field("type", typeName(of: scan.type))
     line.field("why", scan.why.name)
+    if !scan.allocationStack.isEmpty {
+      line.beginField("allocStack")
+      writeFrames(scan.allocationStack[...])
+    }
     line.members(ofObject: scan.holders)
     line.end()
   }
@@ -338,6 +342,12 @@ final class LogWriter: @unchecked Sendable {
     line.begin("stack")
     line.field("id", id)
     line.beginField("frames")
+    writeFrames(frames)
+    line.end()
+  }
+
+  /// `[{"ip":…,"mod":…,"off":…,"sym":…},…]`: return addresses as a `stack` record's frames.
+  private func writeFrames(_ frames: ArraySlice<UInt>) {
     line.raw("[")
     var first = true
     for address in frames {
@@ -357,7 +367,6 @@ final class LogWriter: @unchecked Sendable {
       }
     }
     line.raw("]")
-    line.end()
   }
 
   private func typeName(of type: TraceEvent.RecordedType) -> String {

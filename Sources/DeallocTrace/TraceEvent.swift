@@ -80,6 +80,9 @@ struct TraceEvent: @unchecked Sendable {
     var why: HolderScanReason
     /// The scanner's HOLDERS-VALUE JSON object, spliced into the record.
     var holders: String
+    /// Where the object was allocated, innermost return address first (empty without
+    /// allocation stacks): the record's `allocStack`.
+    var allocationStack: [UInt] = []
   }
 
   /// An object's type: its metatype, named on the writer thread, or a name given by a

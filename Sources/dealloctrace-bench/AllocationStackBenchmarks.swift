@@ -26,7 +26,7 @@ private let liveObjectsMeasured = 200_000
 private final class StackedObject {}
 
 /// Calls `body` from `depth` frames further down the stack, so that every unwind in the
-/// child finds the full `CH_ALLOC_STACK_DEPTH` frames above it, as in a real program, and
+/// child finds the full `CHOLDERS_ALLOC_STACK_DEPTH` frames above it, as in a real program, and
 /// not a short benchmark stack.
 @inline(never)
 private func fromDeeperStack(_ depth: Int, _ body: () -> Void) {
@@ -39,7 +39,7 @@ private func fromDeeperStack(_ depth: Int, _ body: () -> Void) {
 }
 
 /// Frames `fromDeeperStack` adds: more than the stacks' depth.
-private let addedFrames = 24
+private let addedFrames = Int(CHOLDERS_ALLOC_STACK_DEPTH) + 8
 
 /// The child's side: `{"on":ns,"off":ns,"unwind":ns,"dropped":n}`, CPU nanoseconds per
 /// allocation+free with stacks, without, and per unwind.

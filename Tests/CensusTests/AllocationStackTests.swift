@@ -114,4 +114,14 @@ final class AllocationStackTests: XCTestCase {
       run.standardError)
     XCTAssertFalse(run.standardError.contains("allocated at"), run.standardError)
   }
+
+  /// A cycle made 40 frames down keeps 32 of them (the depth), so that the
+  /// program's frames above a deep framework call are still there.
+  func testADeepAllocationKeepsThirtyTwoFrames() throws {
+    let value = try census(
+      .debug, ["deep-cycle"], environment: ["DEALLOCTRACE_ALLOC_STACKS": "1"])
+    let symbols = try XCTUnwrap(allocationSymbols(value).first ?? nil, "\(value.raw)")
+    XCTAssertEqual(symbols.count, 32, "\(symbols)")
+    XCTAssertTrue(symbols.contains { $0.contains("CensusProbe.plainCycle()") }, "\(symbols)")
+  }
 }

@@ -53,6 +53,16 @@ import Testing
       "\(text)")
     #expect(
       text.contains("retain cycle: FeedDemo.ProfileViewModel.onUpdate → FeedDemo.ProfileViewModel"))
+    // The survivor's holders record carries its allocation stack: the finding says where the
+    // view model was made, below the heading that names where it was enqueued.
+    let survivor =
+      text.components(separatedBy: "1. LEAKED AFTER RELEASE: FeedDemo.ProfileViewModel").last?
+      .components(separatedBy: "\n2. ").first ?? ""
+    let survivorAllocation = survivor.components(separatedBy: "allocated at:\n").dropFirst().first
+    #expect(
+      survivorAllocation?.contains("FeedDemo.ProfileViewModel.__allocating_init()") == true
+        || survivorAllocation?.contains("FeedDemo.closeProfileScreen()") == true,
+      "no allocation stack for the survivor: \(survivor)")
     #expect(text.contains("Late deallocs: held past their release (1)"))
     #expect(text.contains("global FeedDemo.ThumbnailCache.shared"))
     #expect(text.contains("False leaks: delayed deallocs, not leaks (1)"))

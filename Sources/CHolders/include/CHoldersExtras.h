@@ -73,6 +73,13 @@ typedef struct {
 } cholders_alloc_stack_counts;
 void cholders_alloc_stack_stats(cholders_alloc_stack_counts *out);
 
+/// Return addresses kept per allocation stack, innermost first.
+#define CHOLDERS_ALLOC_STACK_DEPTH 32
+/// Where the live object at `object` was allocated, innermost first, into `ips` (at most
+/// `capacity`): how many, 0 when allocation stacks are off or it has none. For the `holders`
+/// records of survivors and failed checks, whose objects the caller keeps alive.
+size_t cholders_alloc_stack_of(uintptr_t object, uintptr_t *ips, size_t capacity);
+
 /// CPU nanoseconds per unwind of the allocation stacks' depth, from as deep a stack as the
 /// allocation hook's (the floor of an allocation with stacks).
 double cholders_bench_unwind_ns(uint64_t iterations);

@@ -23,10 +23,15 @@ public struct HolderReport: Sendable, Equatable {
   public var surplus: Int
   /// How long the scan took, in microseconds, when the record says.
   public var scanMicroseconds: Int?
+  /// Where the object was allocated, innermost frame first: a `holders` record's optional
+  /// `allocStack` (DEALLOCTRACE_ALLOC_STACKS); empty without one.
+  public var allocationStack: [Frame]
 
   public init(
-    direct: Int, more: Int, paths: [HolderPath], surplus: Int = 0, scanMicroseconds: Int? = nil
+    direct: Int, more: Int, paths: [HolderPath], surplus: Int = 0, scanMicroseconds: Int? = nil,
+    allocationStack: [Frame] = []
   ) {
+    self.allocationStack = allocationStack
     self.direct = direct
     self.more = more
     self.paths = paths

@@ -428,7 +428,8 @@ struct JSONScanner {
 
   /// The code of a key longer than 8 bytes, which cannot be packed: ``longKeyUnwritten`` for
   /// `unwritten`, ``longKeyHolderScans`` and ``longKeyHolderScansSkipped`` for the `end`
-  /// record's holder counters, 0 (skipped) for any other. No packed key can be 1, 2 or 3 (a
+  /// record's holder counters, ``longKeyAllocStack`` for a `holders` record's `allocStack`,
+  /// 0 (skipped) for any other. No packed key can be 1 to 4 (a
   /// key byte below 0x20 must be escaped in JSON, and a decoded one codes as 0).
   static func longKey(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
     func matches(_ name: StaticString) -> Bool {
@@ -439,12 +440,14 @@ struct JSONScanner {
     if matches("unwritten") { return longKeyUnwritten }
     if matches("holder_scans") { return longKeyHolderScans }
     if matches("holder_scans_skipped") { return longKeyHolderScansSkipped }
+    if matches("allocStack") { return longKeyAllocStack }
     return 0
   }
 
   static let longKeyUnwritten: UInt64 = 1
   static let longKeyHolderScans: UInt64 = 2
   static let longKeyHolderScansSkipped: UInt64 = 3
+  static let longKeyAllocStack: UInt64 = 4
 
   /// Packs a key at `start` of this line, loading 8 bytes at once when the line has them.
   @inline(__always)

@@ -70,6 +70,8 @@ struct RecordParser {
     /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
     static let holderScans: UInt64 = JSONScanner.longKeyHolderScans
     static let holderScansSkipped: UInt64 = JSONScanner.longKeyHolderScansSkipped
+    /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
+    static let allocStack: UInt64 = JSONScanner.longKeyAllocStack
   }
 
   /// Record kinds, packed the same way.
@@ -106,6 +108,8 @@ struct RecordParser {
     var n: Int64?
     var why: String?
     var freed: Bool?
+    /// A `holders` record's `allocStack`.
+    var allocStack: [Frame]?
     var label: String?
     var alive: Bool?
     var pid: Int64?
@@ -213,6 +217,7 @@ struct RecordParser {
       } else {
         fields.frameCount = try scanner.readInteger()
       }
+    case Key.allocStack: fields.allocStack = try readFrames(&scanner)
     case Key.name: fields.name = try scanner.readString()
     case Key.pending: fields.pending = try scanner.readInteger()
     case Key.lost: fields.lost = try scanner.readInteger()
@@ -425,7 +430,8 @@ struct RecordParser {
         direct: try need(try counted(f.directAt, "direct"), "direct", "holders"),
         more: (try counted(f.moreAt, "more") ?? 0) + paths.dropped,
         paths: paths.kept, surplus: try counted(f.surplusAt, "surplus") ?? 0,
-        scanMicroseconds: try counted(f.scanUsAt, "scan_us")))
+        scanMicroseconds: try counted(f.scanUsAt, "scan_us"),
+        allocationStack: f.allocStack ?? []))
   }
 
   /// A required field's value.

@@ -24,13 +24,19 @@ public enum HolderPathText {
   public static func lines(
     _ report: HolderReport, type: String, address: Address?, moment: String? = nil
   ) -> [String] {
-    let lines = holderLines(report, type: type, address: address, moment: moment)
-    guard report.surplus > 0 else { return lines }
-    let (was, them) = report.surplus == 1 ? ("was", "it") : ("were", "them")
-    return lines + [
-      "  (\(plural(report.surplus, "more word")) pointed at it and \(was) left out: its strong"
-        + " count is made up without \(them))"
-    ]
+    var lines = holderLines(report, type: type, address: address, moment: moment)
+    if report.surplus > 0 {
+      let (was, them) = report.surplus == 1 ? ("was", "it") : ("were", "them")
+      lines.append(
+        "  (\(plural(report.surplus, "more word")) pointed at it and \(was) left out: its strong"
+          + " count is made up without \(them))")
+    }
+    // Where it was allocated, as a census group says it, at this text's indentation.
+    let census = "    "
+    return lines
+      + CensusTreeText.allocatedAt(report.allocationStack).map {
+        String($0.dropFirst(census.count))
+      }
   }
 
   private static func holderLines(
