@@ -162,6 +162,24 @@ public struct CensusGroup: Sendable, Equatable {
     guard text.utf8.count == 13, text.first == "L" || text.first == "l" else { return text }
     return String(text.dropFirst()).lowercased()
   }
+
+  /// The id a log's group is known by: ``canonicalID(_:)`` of what the record says when that
+  /// is 12 hex digits, else (a damaged or foreign log) 12 hex digits derived from the text
+  /// (FNV-1a, 48 bits). Why derive one: a group must have an id a baseline and a suppression
+  /// can name, or a run could never pass against its own baseline.
+  public static func readableID(_ text: String) -> String {
+    let canonical = canonicalID(text).lowercased()
+    let isHex = canonical.utf8.allSatisfy {
+      (0x30...0x39).contains($0) || (0x61...0x66).contains($0)
+    }
+    if canonical.utf8.count == 12, isHex { return canonical }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash & 0xffff_ffff_ffff, radix: 16)
+    return String(repeating: "0", count: 12 - hex.count) + hex
+  }
 }
 
 /// A reference in a cycle: the holder's type and its field (`"payment"`, `"[2]"`,

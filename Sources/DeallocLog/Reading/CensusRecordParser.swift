@@ -101,7 +101,7 @@ enum CensusRecordParser {
 
   private static func group(_ value: Value) throws(Failure) -> CensusGroup {
     guard let text = value["id"]?.string else { throw Failure("census group without 'id'") }
-    let id = CensusGroup.canonicalID(text)
+    let id = CensusGroup.readableID(text)
     let kind = CensusGroup.Kind(rawValue: value["kind"]?.string ?? "") ?? .leak
     var edges: [CensusEdge] = []
     for edge in (value["edges"]?.array ?? []).prefix(CensusRecord.Limits.edgesPerGroup) {
