@@ -42,11 +42,10 @@ enum Explanations {
     return text.sentence
   }
 
-  /// Why a check that saw a queued object was early: where the object waited, and what the
-  /// queue did with it afterwards.
-  private static func falseLeak(
-    _ check: CheckRecord, _ facts: ObjectFacts, by: String, sessionEnd: Int64,
-    into text: inout SentenceBuilder
+  /// " It was waiting in queue 'Q', enqueued T earlier{by}": how both verdicts on a check
+  /// of a queued object begin.
+  private static func appendWaiting(
+    _ check: CheckRecord, _ facts: ObjectFacts, by: String, into text: inout SentenceBuilder
   ) {
     text.append(" It was waiting in queue '")
     text.append(facts.queue)
@@ -54,6 +53,15 @@ enum Explanations {
     text.append(T.format(check.time - facts.enqueuedAt))
     text.append(" earlier")
     text.append(by)
+  }
+
+  /// Why a check that saw a queued object was early: where the object waited, and what the
+  /// queue did with it afterwards.
+  private static func falseLeak(
+    _ check: CheckRecord, _ facts: ObjectFacts, by: String, sessionEnd: Int64,
+    into text: inout SentenceBuilder
+  ) {
+    appendWaiting(check, facts, by: by, into: &text)
     text.append(".")
     guard let releasedAt = facts.releasedAt else {
       neverReleased(facts, sessionEnd: sessionEnd, into: &text)
@@ -74,12 +82,7 @@ enum Explanations {
     _ check: CheckRecord, _ facts: ObjectFacts, releasedAt: Int64, by: String,
     into text: inout SentenceBuilder
   ) {
-    text.append(" It was waiting in queue '")
-    text.append(facts.queue)
-    text.append("', enqueued ")
-    text.append(T.format(check.time - facts.enqueuedAt))
-    text.append(" earlier")
-    text.append(by)
+    appendWaiting(check, facts, by: by, into: &text)
     text.append(", but when the queue released it at ")
     text.append(T.format(releasedAt))
     text.append(" something else still held it")

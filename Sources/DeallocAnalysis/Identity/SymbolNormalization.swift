@@ -96,15 +96,7 @@ public enum SymbolNormalization {
   private static func removingNumbers(
     after marker: String, in text: String, keeping kept: String
   ) -> String {
-    guard text.contains(marker) else { return text }
-    var result = ""
-    var rest = Substring(text)
-    while let range = rest.range(of: marker) {
-      result += rest[..<range.lowerBound]
-      result += kept
-      rest = rest[range.upperBound...].drop { $0.isASCII && $0.isNumber }
-    }
-    return result + rest
+    replacing(marker, with: kept, in: text) { $0.isASCII && $0.isNumber }
   }
 
   /// `text` with each run from `opening` to the next `closing` (inclusive) replaced.
@@ -130,15 +122,24 @@ public enum SymbolNormalization {
   private static func replacingTokens(
     after marker: String, with replacement: String, in text: String
   ) -> String {
+    replacing(marker, with: replacement, in: text) {
+      $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$")
+    }
+  }
+
+  /// `text` with each `marker`, and the characters right after it that `isPart` accepts,
+  /// replaced by `replacement`: the one scan both rules above use.
+  private static func replacing(
+    _ marker: String, with replacement: String, in text: String,
+    dropping isPart: (Character) -> Bool
+  ) -> String {
     guard text.contains(marker) else { return text }
     var result = ""
     var rest = Substring(text)
     while let range = rest.range(of: marker) {
       result += rest[..<range.lowerBound]
       result += replacement
-      rest = rest[range.upperBound...].drop {
-        $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$")
-      }
+      rest = rest[range.upperBound...].drop(while: isPart)
     }
     return result + rest
   }
