@@ -102,6 +102,28 @@ void *ch_bump_alloc(ch_bump *bump, size_t size) {
   return result;
 }
 
+size_t ch_resident_bytes(const void *start, size_t size) {
+  uintptr_t first = (uintptr_t)start & ~(uintptr_t)4095;
+  uintptr_t end = ((uintptr_t)start + size + 4095) & ~(uintptr_t)4095;
+  unsigned char pages[256];
+  size_t resident = 0;
+  for (uintptr_t at = first; at < end;) {
+    size_t count = (end - at) / 4096 < sizeof pages ? (end - at) / 4096 : sizeof pages;
+    if (mincore((void *)at, count * 4096, pages) != 0) return resident;
+    for (size_t i = 0; i < count; i++) resident += (pages[i] & 1) ? 4096 : 0;
+    at += count * 4096;
+  }
+  return resident;
+}
+
+size_t ch_bump_resident(const ch_bump *bump) {
+  size_t resident = 0;
+  for (const struct ch_bump_chunk *chunk = bump->chunks; chunk; chunk = chunk->next) {
+    resident += ch_resident_bytes(chunk, chunk->size);
+  }
+  return resident;
+}
+
 void ch_bump_reset(ch_bump *bump) {
   struct ch_bump_chunk *chunk = bump->chunks;
   while (chunk) {

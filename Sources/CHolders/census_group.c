@@ -141,7 +141,7 @@ static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t 
   frame frames[CH_TREE_LINES];
   int32_t line_unit[CH_TREE_LINES];
   size_t depth = 0;
-  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, c->rows[g->root].size};
+  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, ch_census_size(c, g->root)};
   line_unit[0] = root;
   g->tree_count = 1;
   shown[root] = 1;
@@ -157,7 +157,7 @@ static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t 
       if (t < 0 || group_of[t] != group) continue;
       int32_t row = u->row_of[t];
       ch_tree_line line = {row, f->line, g->tree[f->line].depth + 1, 0,
-                           ch_census_edge_offset(c, u->row_of[x], row), 1, c->rows[row].size};
+                           ch_census_edge_offset(c, u->row_of[x], row), 1, ch_census_size(c, row)};
       if (shown[t]) {
         // Only edges back into the cycle are worth a line; a second path to a subtree
         // object would repeat it.
@@ -267,8 +267,8 @@ static int compare_types(const void *a, const void *b) {
 /// Orders step `i` of a cycle against step `j`: by type name, then field offset.
 static int compare_steps(ch_census *c, const ch_group *g, size_t i, size_t j) {
   size_t li, lj;
-  const char *ni = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &li);
-  const char *nj = ch_census_type_name(c->rows[g->cycle_rows[j]].metadata, &lj);
+  const char *ni = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[i]), &li);
+  const char *nj = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[j]), &lj);
   int order = memcmp(ni, nj, li < lj ? li : lj);
   if (order == 0) order = li < lj ? -1 : li > lj;
   if (order == 0) {
@@ -320,7 +320,7 @@ static void finish_group(ch_census *c, ch_group *g) {
   for (size_t k = 0; k < g->cycle_length; k++) {
     size_t i = (start + k) % g->cycle_length;
     size_t length;
-    const char *name = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[i]), &length);
     hash = hash_bytes(hash, name, length);
     char field[24];
     int n = snprintf(field, sizeof field, "+%u>", g->cycle_offsets[i]);
@@ -336,16 +336,16 @@ static int32_t canonical_root(const units *u, const int32_t *members, uint32_t f
   ch_census *c = u->c;
   int32_t best = members[from];
   size_t best_length;
-  const char *best_name = ch_census_type_name(c->rows[u->row_of[best]].metadata, &best_length);
+  const char *best_name = ch_census_type_name(ch_census_metadata(c, u->row_of[best]), &best_length);
   for (uint32_t i = from + 1; i < to; i++) {
     int32_t m = members[i];
     size_t length;
-    const char *name = ch_census_type_name(c->rows[u->row_of[m]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, u->row_of[m]), &length);
     size_t shorter = length < best_length ? length : best_length;
     int order = memcmp(name, best_name, shorter);
     if (order == 0) order = length < best_length ? -1 : length > best_length;
     if (order < 0 ||
-        (order == 0 && c->rows[u->row_of[m]].address < c->rows[u->row_of[best]].address)) {
+        (order == 0 && u->row_of[m] < u->row_of[best])) {
       best = m;
       best_name = name;
       best_length = length;
@@ -463,10 +463,11 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
     }
   }
   for (size_t i = 0; i < tail; i++) {
-    const ch_entry *row = &c->rows[u->row_of[queue[i]]];
+    int32_t row = u->row_of[queue[i]];
+    uint64_t size = ch_census_size(c, row);
     g->count++;
-    g->bytes += row->size;
-    add_type(g, row->metadata, row->size);
+    g->bytes += size;
+    add_type(g, ch_census_metadata(c, row), size);
   }
   c->unreachable += g->count;
   c->unreachable_bytes += g->bytes;
