@@ -85,7 +85,7 @@ static uint64_t monotonic_ns(void) {
 // ---- marking ----------------------------------------------------------------------------
 
 
-/// The mark's work list: bounded (a 16th of the rows, at least 64k), so that the census
+/// The mark's work list: bounded (a 16th of the rows, and 4k more), so that the census
 /// costs no 4 bytes per object for it. A row that finds it full is flagged CF_UNSCANNED
 /// (already marked, its edges not yet followed) and picked up by a sweep over the flags
 /// once the list drains: a wide object (an array of every object) costs a few sweeps of one
@@ -130,7 +130,8 @@ static void mark(ch_census *c, mark_list *list, uint8_t flag, uint8_t barrier) {
   do {
     while (list->count > 0) {
       int32_t x = list->rows[--list->count];
-      for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
+      uint32_t first = ch_census_first_edge(c, x), end = first + ch_census_edge_count(c, x);
+      for (uint32_t e = first; e < end; e++) {
         int32_t t = edge_target(c->edges[e]);
         if (t < 0 || (c->flags[t] & (CF_MARKED | CF_DELAYED | barrier))) continue;
         if (c->edges[e] < 0 && c->refs[t] <= 0 && !(c->flags[t] & CF_RC_UNKNOWN)) continue;
@@ -175,7 +176,8 @@ static size_t make_row_arrays(ch_census *c) {
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
   c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  c->edge_start = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint32_t));
+  c->edge_counts = ch_bump_alloc(&c->bump, n + 1);
+  c->edge_blocks = ch_bump_alloc(&c->bump, (n / CH_EDGE_BLOCK + 2) * sizeof(uint32_t));
   c->type_of = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint16_t));
   c->size_of = ch_bump_alloc(&c->bump, n + 1);
   c->large_size_capacity = n + 1;
@@ -184,8 +186,11 @@ static size_t make_row_arrays(ch_census *c) {
   size_t edge_capacity = n * 16 + (1u << 16);
   if (edge_capacity > UINT32_MAX) edge_capacity = UINT32_MAX;
   c->edges = ch_bump_alloc(&c->bump, edge_capacity * sizeof(int32_t));
-  if (!c->flags || !c->refs || !c->edge_start || !c->type_of || !c->size_of ||
-      !c->large_sizes || !c->edges) {
+  c->large_count_capacity = edge_capacity / CH_EDGES_LARGE + 1;
+  c->large_counts =
+      ch_bump_alloc(&c->bump, c->large_count_capacity * sizeof(ch_large_count));
+  if (!c->flags || !c->refs || !c->edge_counts || !c->edge_blocks || !c->type_of ||
+      !c->size_of || !c->large_sizes || !c->edges || !c->large_counts) {
     return 0;
   }
   return edge_capacity;
@@ -230,7 +235,7 @@ static const char *mark_reachable(ch_census *c, const finder *f) {
     c->pending_rows[i] = row >= 0 && (c->flags[row] & CF_VALID) ? row : -1;
     if (c->pending_rows[i] >= 0) c->flags[row] |= CF_PENDING;
   }
-  mark_list list = {NULL, 0, (1u << 16) + c->row_count / 16, c->row_count};
+  mark_list list = {NULL, 0, (1u << 12) + c->row_count / 16, c->row_count};
   c->mark_capacity = list.capacity;
   list.rows = ch_bump_alloc(&c->bump, list.capacity * sizeof(int32_t));
   if (list.rows == NULL) return "out of memory for the census's work list";

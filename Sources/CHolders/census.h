@@ -130,6 +130,13 @@ typedef struct {
 } ch_large_size;
 #define CH_SIZE_LARGE 255
 
+/// A row whose edges do not fit its count byte.
+typedef struct {
+  uint32_t row, count;
+} ch_large_count;
+#define CH_EDGES_LARGE 255
+#define CH_EDGE_BLOCK 16
+
 typedef struct {
   ch_bump bump;
   ch_rows *rows;  // in bump memory
@@ -141,7 +148,13 @@ typedef struct {
   ch_large_size *large_sizes;  // the rows with CH_SIZE_LARGE, ascending
   size_t large_size_count, large_size_capacity;
   int32_t *refs;  // strong count minus references from other objects; later reused
-  uint32_t *edge_start;  // row_count + 1 offsets into `edges`
+  // A row's edges are `edges[first, first + count)`: its count in a byte, and its first edge
+  // the sum of the counts before it since the last block start (ch_census_first_edge), so
+  // that the index costs 1.25 bytes a row instead of a 32-bit offset.
+  uint8_t *edge_counts;  // per row: how many edges, or CH_EDGES_LARGE (then `large_counts`)
+  uint32_t *edge_blocks;  // per CH_EDGE_BLOCK rows: the edges before them
+  ch_large_count *large_counts;  // the rows with CH_EDGES_LARGE, ascending
+  size_t large_count_count, large_count_capacity;
   int32_t *edges;  // target rows
   uint32_t *edge_offsets;  // NULL: offsets are found again by reading the holder
   size_t edge_count;
@@ -170,6 +183,20 @@ uintptr_t ch_census_metadata(const ch_census *c, int32_t row);
 /// The size of valid `row` (its chunk's usable bytes; 0 for any other row).
 uint64_t ch_census_size(const ch_census *c, int32_t row);
 
+/// The count of a row with CH_EDGES_LARGE edges (census_read.c).
+uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row);
+/// How many edges `row` has.
+static inline uint32_t ch_census_edge_count(const ch_census *c, int32_t row) {
+  uint8_t count = c->edge_counts[row];
+  return count != CH_EDGES_LARGE ? count : ch_census_large_edge_count(c, row);
+}
+/// The index in `edges` of `row`'s first edge.
+static inline uint32_t ch_census_first_edge(const ch_census *c, int32_t row) {
+  uint32_t first = c->edge_blocks[row / CH_EDGE_BLOCK];
+  for (int32_t y = row & ~(CH_EDGE_BLOCK - 1); y < row; y++) first += ch_census_edge_count(c, y);
+  return first;
+}
+
 /// The type name of the object with `metadata`: "closure context", "box", or the runtime's
 /// qualified name.
 const char *ch_census_type_name(uintptr_t metadata, size_t *length);
@@ -183,7 +210,7 @@ uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target);
 // ---- shared by the census's passes (census.c, census_read.c, census_rules.c, census_group.c)
 
 #define SPARE_BITS_STRIPPED 0x00fffffffffffff8ull  // SWIFT_ABI_DEFAULT_64BIT_SPARE_BITS_MASK
-#define WINDOW_BYTES (1u << 20)
+#define WINDOW_BYTES (1u << 18)
 #define TYPE_SLOTS (1u << 16)
 #define STALE_WORDS 64
 

@@ -29,11 +29,12 @@ static inline int32_t unit_target(const units *u, uint32_t e) {
 }
 
 static inline uint32_t first_edge(const units *u, int32_t unit) {
-  return u->c->edge_start[u->row_of[unit]];
+  return ch_census_first_edge(u->c, u->row_of[unit]);
 }
 
 static inline uint32_t end_edge(const units *u, int32_t unit) {
-  return u->c->edge_start[u->row_of[unit] + 1];
+  int32_t row = u->row_of[unit];
+  return ch_census_first_edge(u->c, row) + ch_census_edge_count(u->c, row);
 }
 
 /// Tarjan's strongly connected components, iteratively. `component[unit]` receives a
@@ -56,7 +57,8 @@ static int32_t components(const units *u, int32_t *component, int32_t *index, in
       int32_t v = call_unit[depth - 1];
       uint32_t *e = &call_edge[depth - 1];
       int descended = 0;
-      while (*e < end_edge(u, v)) {
+      uint32_t end = end_edge(u, v);
+      while (*e < end) {
         int32_t w = unit_target(u, (*e)++);
         if (w < 0) continue;
         if (index[w] < 0) {
@@ -102,7 +104,7 @@ static void find_cycle(const units *u, ch_group *g, int32_t root, const int32_t 
   int32_t closing = -1;
   while (head < tail && closing < 0) {
     int32_t x = queue[head++];
-    for (uint32_t e = first_edge(u, x); e < end_edge(u, x); e++) {
+    for (uint32_t e = first_edge(u, x), end = end_edge(u, x); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0 || component[t] != comp) continue;
       if (t == root) {
@@ -151,7 +153,8 @@ static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t 
     frame *f = &frames[depth - 1];
     int32_t x = line_unit[f->line];
     int descended = 0;
-    while (f->edge < end_edge(u, x) && g->tree_count < CH_TREE_LINES) {
+    uint32_t end = end_edge(u, x);
+    while (f->edge < end && g->tree_count < CH_TREE_LINES) {
       uint32_t e = f->edge++;
       int32_t t = unit_target(u, e);
       if (t < 0 || group_of[t] != group) continue;
@@ -416,7 +419,7 @@ static int sort_components(ch_census *c, grouping *w) {
   for (int32_t x = 0; x < u->count; x++) {
     group_of[x] = -1;
     size[w->component[x]]++;
-    for (uint32_t e = first_edge(u, x); e < end_edge(u, x); e++) {
+    for (uint32_t e = first_edge(u, x), end = end_edge(u, x); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0) continue;
       if (w->component[t] != w->component[x]) referenced[w->component[t]] = 1;
@@ -455,7 +458,7 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
   }
   while (head < tail) {
     int32_t y = queue[head++];
-    for (uint32_t e = first_edge(u, y); e < end_edge(u, y); e++) {
+    for (uint32_t e = first_edge(u, y), end = end_edge(u, y); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0 || group_of[t] >= 0) continue;
       group_of[t] = id;

@@ -155,25 +155,48 @@ const char *ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w,
   ch_row_cursor_at(&rows, c->rows, 0);
   for (size_t i = 0; i < c->row_count; i++) {
     uintptr_t address = ch_row_cursor_next(&rows);
-    c->edge_start[i] = (uint32_t)edges;
+    if (i % CH_EDGE_BLOCK == 0) c->edge_blocks[i / CH_EDGE_BLOCK] = (uint32_t)edges;
     int valid = validate_row(c, r, w, i, address, header);
     if (valid < 0) return "too many types or large objects for the census's tables";
     if (!valid) continue;
     const word_rule *rule = &r->slots[c->type_of[i]];
+    size_t first = edges;
     if (!collect_edges(c, f, rule, w, address, ch_census_size(c, (int32_t)i), header, &edges,
                        edge_capacity)) {
       return "too many references between objects for the census's edge table";
     }
+    size_t count = edges - first;
+    if (count < CH_EDGES_LARGE) {
+      c->edge_counts[i] = (uint8_t)count;
+    } else {
+      if (c->large_count_count == c->large_count_capacity) {
+        return "too many references between objects for the census's edge table";
+      }
+      c->edge_counts[i] = CH_EDGES_LARGE;
+      c->large_counts[c->large_count_count++] = (ch_large_count){(uint32_t)i, (uint32_t)count};
+    }
   }
-  c->edge_start[c->row_count] = (uint32_t)edges;
+  c->edge_blocks[c->row_count / CH_EDGE_BLOCK + 1] = (uint32_t)edges;
   c->edge_count = edges;
   return NULL;
 }
 
+uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row) {
+  size_t low = 0, high = c->large_count_count;
+  while (low < high) {
+    size_t middle = (low + high) / 2;
+    if (c->large_counts[middle].row < (uint32_t)row) low = middle + 1; else high = middle;
+  }
+  return low < c->large_count_count ? c->large_counts[low].count : 0;
+}
+
 void ch_census_subtract_internal(ch_census *c) {
+  uint32_t end = 0;  // the rows' edges are consecutive, in row order
   for (size_t i = 0; i < c->row_count; i++) {
+    uint32_t first = end;
+    end += ch_census_edge_count(c, (int32_t)i);
     if (!(c->flags[i] & CF_VALID)) continue;
-    for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
+    for (uint32_t e = first; e < end; e++) {
       int32_t t = edge_target(c->edges[e]);
       if (!(c->flags[t] & CF_VALID)) {
         c->edges[e] = EDGE_DROPPED;
