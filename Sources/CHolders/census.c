@@ -134,7 +134,9 @@ static void mark(ch_census *c, mark_list *list, uint8_t flag, uint8_t barrier) {
       for (uint32_t e = first; e < end; e++) {
         int32_t t = edge_target(c->edges[e]);
         if (t < 0 || (c->flags[t] & (CF_MARKED | CF_DELAYED | barrier))) continue;
-        if (c->edges[e] < 0 && c->refs[t] <= 0 && !(c->flags[t] & CF_RC_UNKNOWN)) continue;
+        if (c->edges[e] < 0 && !(c->flags[t] & CF_RC_UNKNOWN) && ch_census_refs(c, t) <= 0) {
+          continue;
+        }
         mark_push(c, list, t, flag);
       }
     }
@@ -175,7 +177,9 @@ static int make_fixed_tables(ch_census *c, fixed_tables *t) {
 static size_t make_row_arrays(ch_census *c) {
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
-  c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
+  c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int16_t));
+  c->large_ref_capacity = n + 1;
+  c->large_refs = ch_bump_alloc(&c->bump, c->large_ref_capacity * sizeof(ch_large_refs));
   c->edge_counts = ch_bump_alloc(&c->bump, n + 1);
   c->edge_blocks = ch_bump_alloc(&c->bump, (n / CH_EDGE_BLOCK + 2) * sizeof(uint32_t));
   c->type_of = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint16_t));
@@ -189,7 +193,7 @@ static size_t make_row_arrays(ch_census *c) {
   c->large_count_capacity = edge_capacity / CH_EDGES_LARGE + 1;
   c->large_counts =
       ch_bump_alloc(&c->bump, c->large_count_capacity * sizeof(ch_large_count));
-  if (!c->flags || !c->refs || !c->edge_counts || !c->edge_blocks || !c->type_of ||
+  if (!c->flags || !c->refs || !c->large_refs || !c->edge_counts || !c->edge_blocks || !c->type_of ||
       !c->size_of || !c->large_sizes || !c->edges || !c->large_counts) {
     return 0;
   }
@@ -243,7 +247,7 @@ static const char *mark_reachable(ch_census *c, const finder *f) {
   for (size_t i = 0; i < c->row_count; i++) {
     uint8_t flags = c->flags[i];
     if (!(flags & CF_VALID) || (flags & CF_PENDING)) continue;
-    int held = (flags & CF_RC_UNKNOWN) || ((flags & CF_ROOT_WORD) && c->refs[i] != 0);
+    int held = (flags & CF_RC_UNKNOWN) || ((flags & CF_ROOT_WORD) && ch_census_refs(c, (int32_t)i) != 0);
     if (held) mark_push(c, &list, (int32_t)i, CF_MARKED);
   }
   mark(c, &list, CF_MARKED, CF_PENDING);

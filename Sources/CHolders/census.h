@@ -130,6 +130,13 @@ typedef struct {
 } ch_large_size;
 #define CH_SIZE_LARGE 255
 
+/// A row whose count does not fit 16 bits.
+typedef struct {
+  uint32_t row;
+  int32_t refs;
+} ch_large_refs;
+#define CH_REFS_LARGE INT16_MIN
+
 /// A row whose edges do not fit its count byte.
 typedef struct {
   uint32_t row, count;
@@ -147,7 +154,12 @@ typedef struct {
   uint8_t *size_of;  // per valid row: its chunk's size / 16, or CH_SIZE_LARGE
   ch_large_size *large_sizes;  // the rows with CH_SIZE_LARGE, ascending
   size_t large_size_count, large_size_capacity;
-  int32_t *refs;  // strong count minus references from other objects; later reused
+  // A row's strong count minus the references from other objects: 16 bits, or
+  // CH_REFS_LARGE and its value in `large_refs` (a count past 32k is rare: a shared
+  // singleton), so that the count costs 2 bytes a row.
+  int16_t *refs;
+  ch_large_refs *large_refs;  // the rows with CH_REFS_LARGE, ascending
+  size_t large_ref_count, large_ref_capacity;
   // A row's edges are `edges[first, first + count)`: its count in a byte, and its first edge
   // the sum of the counts before it since the last block start (ch_census_first_edge), so
   // that the index costs 1.25 bytes a row instead of a 32-bit offset.
@@ -182,6 +194,10 @@ static inline uintptr_t ch_census_address(const ch_census *c, int32_t row) {
 uintptr_t ch_census_metadata(const ch_census *c, int32_t row);
 /// The size of valid `row` (its chunk's usable bytes; 0 for any other row).
 uint64_t ch_census_size(const ch_census *c, int32_t row);
+
+/// The count left over of valid `row`: its strong count minus the references from other
+/// objects subtracted so far (census_read.c).
+int32_t ch_census_refs(const ch_census *c, int32_t row);
 
 /// The count of a row with CH_EDGES_LARGE edges (census_read.c).
 uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row);

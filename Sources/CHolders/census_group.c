@@ -17,15 +17,26 @@
 
 typedef struct {
   ch_census *c;
-  const int32_t *unit_of;  // per row: its unit, or -1 (reachable or not an object)
+  // Which rows are units, a bit per row, and the units before every 64 rows: a row's unit
+  // is a rank, a quarter of a byte per row rather than a 32-bit number.
+  uint64_t *is_unit;
+  uint32_t *units_before;
   int32_t *row_of;  // per unit
   int32_t count;
 } units;
 
+/// The unit of `row`, or -1 (reachable, or not an object).
+static inline int32_t unit_of(const units *u, int32_t row) {
+  uint64_t bits = u->is_unit[row / 64];
+  uint64_t bit = 1ull << (row % 64);
+  if (!(bits & bit)) return -1;
+  return (int32_t)(u->units_before[row / 64] + (uint32_t)__builtin_popcountll(bits & (bit - 1)));
+}
+
 /// The unit an edge leads to, or -1 when it leads to no unreachable object.
 static inline int32_t unit_target(const units *u, uint32_t e) {
   int32_t t = edge_target(u->c->edges[e]);
-  return t < 0 ? -1 : u->unit_of[t];
+  return t < 0 ? -1 : unit_of(u, t);
 }
 
 static inline uint32_t first_edge(const units *u, int32_t unit) {
@@ -370,15 +381,19 @@ typedef struct {
   int32_t *roots;  // per group, its root unit
 } grouping;
 
-/// Numbers the unreachable rows densely, reusing `refs` (no longer needed once marking is
-/// done) as each row's unit, and maps the work arrays; 0 when out of memory.
+/// Numbers the unreachable rows densely, in row order, and maps the work arrays; 0 when out
+/// of memory.
 static int start_grouping(ch_census *c, grouping *w) {
   memset(w, 0, sizeof *w);
-  w->u = (units){c, c->refs, NULL, 0};
-  int32_t *unit_of = c->refs;
+  size_t words = c->row_count / 64 + 1;
+  w->u = (units){c, ch_bump_alloc(&c->bump, words * sizeof(uint64_t)),
+                 ch_bump_alloc(&c->bump, words * sizeof(uint32_t)), NULL, 0};
+  if (!w->u.is_unit || !w->u.units_before) return 0;
   for (size_t i = 0; i < c->row_count; i++) {
-    int unreachable = (c->flags[i] & (CF_VALID | CF_MARKED | CF_DELAYED)) == CF_VALID;
-    unit_of[i] = unreachable ? w->u.count++ : -1;
+    if (i % 64 == 0) w->u.units_before[i / 64] = (uint32_t)w->u.count;
+    if ((c->flags[i] & (CF_VALID | CF_MARKED | CF_DELAYED)) != CF_VALID) continue;
+    w->u.is_unit[i / 64] |= 1ull << (i % 64);
+    w->u.count++;
   }
   size_t m = w->m = (size_t)w->u.count + 1;
   w->u.row_of = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
@@ -394,8 +409,9 @@ static int start_grouping(ch_census *c, grouping *w) {
       !w->call_edge || !w->on_stack || !w->members) {
     return 0;
   }
+  int32_t unit = 0;
   for (size_t i = 0; i < c->row_count; i++) {
-    if (unit_of[i] >= 0) w->u.row_of[unit_of[i]] = (int32_t)i;
+    if (w->u.is_unit[i / 64] & (1ull << (i % 64))) w->u.row_of[unit++] = (int32_t)i;
   }
   memset(w->on_stack, 0, m);
   return 1;

@@ -142,7 +142,14 @@ static int validate_row(ch_census *c, rules *r, window *w, size_t i, uintptr_t a
     c->flags[i] |= CF_RC_UNKNOWN;
     strong = 0;
   }
-  c->refs[i] = strong > INT32_MAX ? INT32_MAX : (int32_t)strong;
+  if (strong < INT16_MAX) {
+    c->refs[i] = (int16_t)strong;
+  } else {
+    if (c->large_ref_count == c->large_ref_capacity) return -1;
+    c->refs[i] = CH_REFS_LARGE;
+    int32_t large = strong > INT32_MAX ? INT32_MAX : (int32_t)strong;
+    c->large_refs[c->large_ref_count++] = (ch_large_refs){(uint32_t)i, large};
+  }
   c->live_bytes += ch_census_size(c, (int32_t)i);
   return 1;
 }
@@ -157,7 +164,7 @@ const char *ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w,
     uintptr_t address = ch_row_cursor_next(&rows);
     if (i % CH_EDGE_BLOCK == 0) c->edge_blocks[i / CH_EDGE_BLOCK] = (uint32_t)edges;
     int valid = validate_row(c, r, w, i, address, header);
-    if (valid < 0) return "too many types or large objects for the census's tables";
+    if (valid < 0) return "too many types, large objects or counts for the census's tables";
     if (!valid) continue;
     const word_rule *rule = &r->slots[c->type_of[i]];
     size_t first = edges;
@@ -181,6 +188,32 @@ const char *ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w,
   return NULL;
 }
 
+/// The entry of a row with CH_REFS_LARGE.
+static ch_large_refs *large_refs_of(const ch_census *c, int32_t row) {
+  size_t low = 0, high = c->large_ref_count;
+  while (low < high) {
+    size_t middle = (low + high) / 2;
+    if (c->large_refs[middle].row < (uint32_t)row) low = middle + 1; else high = middle;
+  }
+  return &c->large_refs[low];
+}
+
+int32_t ch_census_refs(const ch_census *c, int32_t row) {
+  int16_t refs = c->refs[row];
+  return refs != CH_REFS_LARGE ? refs : large_refs_of(c, row)->refs;
+}
+
+/// One reference from another object subtracted from `row`'s count. A 16-bit count stops
+/// one above CH_REFS_LARGE: below zero, only its sign matters (mark, mark_reachable).
+static void subtract_one(ch_census *c, int32_t row) {
+  int16_t refs = c->refs[row];
+  if (refs == CH_REFS_LARGE) {
+    large_refs_of(c, row)->refs--;
+  } else if (refs > CH_REFS_LARGE + 1) {
+    c->refs[row] = (int16_t)(refs - 1);
+  }
+}
+
 uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row) {
   size_t low = 0, high = c->large_count_count;
   while (low < high) {
@@ -202,7 +235,7 @@ void ch_census_subtract_internal(ch_census *c) {
         c->edges[e] = EDGE_DROPPED;
         continue;
       }
-      if (c->edges[e] >= 0) c->refs[t]--;
+      if (c->edges[e] >= 0) subtract_one(c, t);
     }
   }
 }

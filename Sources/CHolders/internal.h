@@ -48,8 +48,8 @@ typedef struct ch_bump {
 } ch_bump;
 void *ch_bump_alloc(ch_bump *bump, size_t size);
 void ch_bump_reset(ch_bump *bump);
-/// The bytes of [start, start + size) in memory now (mincore: the pages ever written, or
-/// read, since they were mapped), whole pages.
+/// The bytes of [start, start + size) in memory now: the whole pages of its own that this
+/// process wrote (what its RSS counts), from /proc/self/pagemap; 0 when that cannot be read.
 size_t ch_resident_bytes(const void *start, size_t size);
 /// The bytes of the bump's chunks in memory now: what using it cost, whatever it reserved.
 size_t ch_bump_resident(const ch_bump *bump);

@@ -44,6 +44,15 @@ final class CensusScenarioTests: XCTestCase {
   }
 
   func testArrayCycleDebug() throws { try checkArrayCycle(.debug) }
+
+  /// A Link held 40,000 times by its own array, dropped, its address left in a global
+  /// integer: its count (past 16 bits, kept apart from the rows' 16-bit counts) is all its
+  /// own array's references, so the integer does not hold it and the cycle is a leak.
+  func testACountPastSixteenBitsIsSubtractedWhole() throws {
+    let value = try census(.debug, "self-referencing")
+    XCTAssertEqual(
+      value.shapes, ["cycle: CensusProbe.Link×1, Swift._ContiguousArrayStorage<Swift.AnyObject>×1"])
+  }
   func testArrayCycleRelease() throws { try checkArrayCycle(.release) }
 
   private func checkOverRetained(_ build: CensusProbeRun.Build) throws {
