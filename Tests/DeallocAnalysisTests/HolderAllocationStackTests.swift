@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DeallocAnalysis
@@ -37,5 +38,53 @@ import Testing
     #expect(record.holders.allocationStack.isEmpty)
     let lines = HolderPathText.lines(record.holders, type: record.type, address: record.object)
     #expect(!lines.contains { $0.contains("allocated at") }, "\(lines)")
+  }
+
+  /// A survivor of its release, with holders and an allocation stack.
+  static let survivorLog =
+    [
+      #"{"ev":"session","v":1,"t":0,"pid":7,"exe":"/app/Shop","delay_ms":100,"frames":32,"holders":true}"#,
+      #"{"ev":"enqueue","t":1,"id":3,"obj":"0x2000","type":"Shop.Order","q":"shared","tid":7,"depth":1,"rc":1}"#,
+      #"{"ev":"drain","t":2,"q":"shared","n":1,"tid":8,"why":"timer"}"#,
+      #"{"ev":"release","t":3,"id":3,"tid":8,"freed":false,"rc":2}"#,
+      record,
+      #"{"ev":"end","t":10,"why":"exit","pending":0,"lost":0}"#,
+    ].joined(separator: "\n") + "\n"
+
+  /// Gives every frame of `/app/Shop` a file and line.
+  struct ShopSymbolizer: FrameSymbolizer {
+    var problems: [String] { [] }
+    func symbolize(_ frames: [Frame]) -> [Frame] {
+      frames.map { frame in
+        var frame = frame
+        if frame.module == "/app/Shop" {
+          frame.file = "/src/Shop/Checkout.swift"
+          frame.line = 42
+        }
+        return frame
+      }
+    }
+  }
+
+  @Test func symbolizeGivesTheStackFileAndLineAndTheJSONReportCarriesIt() throws {
+    let scratch = try ScratchDirectory("holder-alloc-stack")
+    let path = scratch.url.appendingPathComponent("shop.jsonl").path
+    try Self.survivorLog.write(toFile: path, atomically: true, encoding: .utf8)
+
+    let report = try DeallocAnalysis.analyze([path], symbolizer: ShopSymbolizer())
+    let holders = try #require(report.findings.first?.holders, "\(report.findings)")
+    let program = try #require(holders.allocationStack.last)
+    #expect(program.file == "/src/Shop/Checkout.swift" && program.line == 42)
+
+    let text = TextRenderer().render(report)
+    #expect(text.contains("Checkout.swift:42"), "\(text)")
+    let json = JSONRenderer().render(report)
+    #expect(json.contains(#""allocStack""#), "\(json)")
+    #expect(json.contains("/src/Shop/Checkout.swift"), "\(json)")
+
+    // Without allocation stacks, the holders value keeps its shape.
+    let plain = Self.survivorLog.replacingOccurrences(of: #""allocStack""#, with: #""x""#)
+    try plain.write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(!JSONRenderer().render(try DeallocAnalysis.analyze([path])).contains("allocStack"))
   }
 }

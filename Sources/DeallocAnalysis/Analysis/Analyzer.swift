@@ -197,15 +197,11 @@ public struct Analyzer: LogVisitor {
       } else {
         applyCheck(check, line: line, holders: nil)
       }
-    case .holders(let scan):
+    case .holders(var scan):
+      symbolize(&scan.holders.allocationStack)
       applyHolders(scan)
     case .census(var census):
-      if symbolizer != nil {
-        for index in census.groups.indices where !census.groups[index].allocationStack.isEmpty {
-          census.groups[index].allocationStack = symbolizer!.symbolize(
-            census.groups[index].allocationStack)
-        }
-      }
+      for index in census.groups.indices { symbolize(&census.groups[index].allocationStack) }
       censuses.add(census, libraryModules: options.libraryModules)
     case .end, .session, .cut, .unknown:
       break
@@ -352,6 +348,13 @@ public struct Analyzer: LogVisitor {
   /// then end): the latest says best who holds it now. Matched by id, else by address.
   /// Records about freed or unknown objects (and `check` scans, attached in `visit`) change
   /// nothing.
+  /// An allocation stack resolved further with `--symbolize` (file:line); unchanged
+  /// without a symbolizer or a stack.
+  private mutating func symbolize(_ allocationStack: inout [Frame]) {
+    guard symbolizer != nil, !allocationStack.isEmpty else { return }
+    allocationStack = symbolizer!.symbolize(allocationStack)
+  }
+
   private mutating func applyHolders(_ scan: HolderRecord) {
     if scan.time > state.lastTime { state.lastTime = scan.time }
     guard scan.reason != .check else { return }

@@ -220,6 +220,11 @@ public struct JSONRenderer: ReportRenderer {
       o.field("key", report.groupingKey)
       o.key("paths")
       o.array(report.paths) { holderPath($1, to: &$0) }
+      // Only with allocation stacks on, so that reports of other logs keep their shape.
+      if !report.allocationStack.isEmpty {
+        o.key("allocStack")
+        o.array(report.allocationStack) { frame($1, to: &$0) }
+      }
     }
   }
 
