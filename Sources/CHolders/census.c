@@ -30,9 +30,10 @@
 // from outside look garbage; the metadata rules out the unowned kinds it can name.
 //
 // Memory: the rows (a copy of the registry's bitmaps, about a byte per object), plus per
-// object a flag byte, a 32-bit count, a 32-bit edge offset, a 16-bit type and a size byte,
-// plus 4 bytes per owning reference and a bounded mark list; everything in tool memory
-// (never a root). `extra_bytes` in the stats is what of it was in use at the end. The other threads are parked while memory is read
+// object a flag byte, a 16-bit count, an edge count byte (and a 32-bit edge offset per 16
+// rows), a 16-bit type and a size byte, plus 4 bytes per owning reference and a bounded
+// mark list; everything in tool memory (never a root). `extra_bytes` in the stats is what
+// of it was in use at the end. The other threads are parked while memory is read
 // (census_threads.c), so no reference moves between what was read and what was not.
 //
 // The files: this one runs the steps and marks; census_rows.c numbers the objects;
@@ -325,6 +326,7 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
   stats.total_us = c.total_us;
   stats.extra_bytes = c.resident_bytes;
   stats.fixed_bytes = CENSUS_FIXED_BYTES;
+  stats.registry_bytes = ch_registry_resident();
   last_stats = stats;
   ch_bump_reset(&c.bump);
   ch_in_tool = guard;

@@ -53,6 +53,7 @@ typedef struct {
   uint64_t extra_bytes;  // the census's own memory in use at its end (pages resident),
                         // everything but the fixed tables; 0 when it failed
   uint64_t fixed_bytes;  // what it maps whatever the heap's size (read windows, tables)
+  uint64_t registry_bytes;  // the live-object registry's own memory in use (its peer)
 } cholders_census_stats;
 void cholders_last_census_stats(cholders_census_stats *out);
 
