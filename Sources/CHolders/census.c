@@ -173,8 +173,8 @@ static int make_fixed_tables(ch_census *c, fixed_tables *t) {
 }
 
 /// The per-row arrays, sized by the rows; returns the edge table's capacity, 0 when memory
-/// ran out. The tables sized for the worst case (edges, large sizes) are reserved, not
-/// touched, beyond what is used.
+/// ran out. The tables sized for the worst case (edges, and the rows whose size, count or
+/// edge count does not fit its row's bytes) are reserved, not touched, beyond what is used.
 static size_t make_row_arrays(ch_census *c) {
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
