@@ -324,7 +324,10 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
   stats.threads_stopped = c.park.stopped;
   stats.threads_unstopped = c.park.unstopped;
   stats.total_us = c.total_us;
-  stats.extra_bytes = c.resident_bytes;
+  // And the output handed back (malloc'ed: the record, and the text when asked for).
+  stats.extra_bytes = c.resident_bytes ? c.resident_bytes + (json ? strlen(json) : 0) +
+                                             (text && *text ? strlen(*text) : 0)
+                                       : 0;
   stats.fixed_bytes = CENSUS_FIXED_BYTES;
   stats.registry_bytes = ch_registry_resident();
   last_stats = stats;
