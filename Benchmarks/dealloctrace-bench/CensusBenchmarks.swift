@@ -51,14 +51,20 @@ func censusChild(_ objects: Int) {
   var stats = cholders_census_stats()
   var found = false
   // The first census raises the peak (VmHWM, ReportBenchmarks.swift) by what it maps and
-  // touches at most: the registry snapshot, its arrays and fixed buffers (the heap is built).
+  // touches at most: its rows, arrays and fixed buffers (the heap is built), and the pages
+  // of code and read-only data it runs through for the first time (RssFile, kept apart).
   let peakBefore = peakResidentBytes()
+  let fileBefore = fileResidentBytes()
   var peakGrowth = 0
+  var fileGrowth = 0
   for round in 0..<censusRounds {
     let start = DispatchTime.now().uptimeNanoseconds
     let json = cholders_census_json(nil, "bench", nil)
     census = min(census, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-    if round == 0 { peakGrowth = peakResidentBytes() - peakBefore }
+    if round == 0 {
+      peakGrowth = peakResidentBytes() - peakBefore
+      fileGrowth = fileResidentBytes() - fileBefore
+    }
     if let json {
       found = strstr(json, "\"groups\"") != nil
       cholders_free(json)
@@ -71,12 +77,14 @@ func censusChild(_ objects: Int) {
   print(
     "{\"census_ms\":\(census),\"scan_ms\":\(scan),\"objects\":\(stats.objects),"
       + "\"unreachable\":\(stats.unreachable),\"extra_bytes\":\(stats.extra_bytes),"
-      + "\"fixed_bytes\":\(stats.fixed_bytes),\"peak_growth\":\(peakGrowth),\"ran\":\(found)}")
+      + "\"registry_bytes\":\(stats.registry_bytes),\"fixed_bytes\":\(stats.fixed_bytes),"
+      + "\"peak_growth\":\(peakGrowth),\"file_growth\":\(fileGrowth),\"ran\":\(found)}")
   withExtendedLifetime(target) {}
 }
 
 /// Census figures: one census of each heap, against the holder scan of the same heap in
-/// the same child, and the census's own memory per live object.
+/// the same child, and the census's own memory per live object against the registry's (the
+/// memory every object costs while `DEALLOCTRACE_LEAKS=1` runs) in the same child.
 func censusFigures(into figures: inout BenchFigures) {
   for objects in censusHeaps {
     let name = objects >= 1_000_000 ? "\(objects / 1_000_000)m" : "\(objects / 1_000)k"
@@ -96,10 +104,18 @@ func censusFigures(into figures: inout BenchFigures) {
     figures.add("census_\(name)_scan_ms", scan)
     figures.add("census_\(name)_over_scan", census / scan)
     figures.add("census_\(name)_extra_bytes_per_object", Double(extra) / Double(max(live, 1)))
+    let registry = (object["registry_bytes"] as? Int) ?? 0
+    figures.add(
+      "census_\(name)_registry_bytes_per_object", Double(registry) / Double(max(live, 1)))
     let fixed = (object["fixed_bytes"] as? Int) ?? 0
     figures.add("census_\(name)_fixed_mb", Double(fixed) / 1_048_576)
     let peak = (object["peak_growth"] as? Int) ?? 0
+    let file = (object["file_growth"] as? Int) ?? 0
     figures.add(
       "census_\(name)_peak_rss_growth_bytes_per_object", Double(peak) / Double(max(live, 1)))
+    figures.add(
+      "census_\(name)_peak_anon_growth_bytes_per_object",
+      Double(peak - file) / Double(max(live, 1)))
+    figures.add("census_\(name)_file_rss_growth_mb", Double(file) / 1_048_576)
   }
 }

@@ -188,3 +188,4 @@ private func statusField(_ name: String) -> Int {
 
 func peakResidentBytes() -> Int { statusField("VmHWM") }
 func currentResidentBytes() -> Int { statusField("VmRSS") }
+func fileResidentBytes() -> Int { statusField("RssFile") }

@@ -30,9 +30,10 @@
 // from outside look garbage; the metadata rules out the unowned kinds it can name.
 //
 // Memory: the rows (a copy of the registry's bitmaps, about a byte per object), plus per
-// object a flag byte, a 32-bit count, a 32-bit edge offset, a 16-bit type and a size byte,
-// plus 4 bytes per owning reference and a bounded mark list; everything in tool memory
-// (never a root). `extra_bytes` in the stats is what of it was in use at the end. The other threads are parked while memory is read
+// object a flag byte, a 16-bit count, an edge count byte (and a 32-bit edge offset per 16
+// rows), a 16-bit type and a size byte, plus 4 bytes per owning reference and a bounded
+// mark list; everything in tool memory (never a root). `extra_bytes` in the stats is what
+// of it was in use at the end. The other threads are parked while memory is read
 // (census_threads.c), so no reference moves between what was read and what was not.
 //
 // The files: this one runs the steps and marks; census_rows.c numbers the objects;
@@ -172,8 +173,8 @@ static int make_fixed_tables(ch_census *c, fixed_tables *t) {
 }
 
 /// The per-row arrays, sized by the rows; returns the edge table's capacity, 0 when memory
-/// ran out. The tables sized for the worst case (edges, large sizes) are reserved, not
-/// touched, beyond what is used.
+/// ran out. The tables sized for the worst case (edges, and the rows whose size, count or
+/// edge count does not fit its row's bytes) are reserved, not touched, beyond what is used.
 static size_t make_row_arrays(ch_census *c) {
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
@@ -323,8 +324,12 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
   stats.threads_stopped = c.park.stopped;
   stats.threads_unstopped = c.park.unstopped;
   stats.total_us = c.total_us;
-  stats.extra_bytes = c.resident_bytes;
+  // And the output handed back (malloc'ed: the record, and the text when asked for).
+  stats.extra_bytes = c.resident_bytes ? c.resident_bytes + (json ? strlen(json) : 0) +
+                                             (text && *text ? strlen(*text) : 0)
+                                       : 0;
   stats.fixed_bytes = CENSUS_FIXED_BYTES;
+  stats.registry_bytes = ch_registry_resident();
   last_stats = stats;
   ch_bump_reset(&c.bump);
   ch_in_tool = guard;

@@ -57,7 +57,7 @@ typedef struct {
   int cycle;  // ROOT CYCLE (else ROOT LEAK)
   int32_t root;  // row shown first
   uint64_t count, bytes;  // the whole group
-  ch_type_count types[CH_GROUP_TYPES];
+  ch_type_count *types;  // type_count of them (at most CH_GROUP_TYPES), in bump memory
   size_t type_count;
   uint64_t other_count, other_bytes;  // types past CH_GROUP_TYPES
   // The cycle through the root: cycle_rows[i] holds the word at cycle_offsets[i] that

@@ -456,8 +456,9 @@ static int sort_components(ch_census *c, grouping *w) {
 
 /// Group `id` from the unreferenced component `k`: its root, and every unassigned
 /// unreachable object the component reaches, breadth first (`stack` as the queue); its
-/// counts, bytes and types.
-static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t id) {
+/// counts, bytes and types (as many as it has, not CH_GROUP_TYPES a group: most groups
+/// have one or two). 0 when out of memory.
+static int claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t id) {
   const units *u = &w->u;
   int32_t *group_of = w->low, *queue = w->stack;
   ch_group *g = &c->groups[id];
@@ -481,6 +482,8 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
       queue[tail++] = t;
     }
   }
+  ch_type_count types[CH_GROUP_TYPES];
+  g->types = types;
   for (size_t i = 0; i < tail; i++) {
     int32_t row = u->row_of[queue[i]];
     uint64_t size = ch_census_size(c, row);
@@ -488,8 +491,12 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
     g->bytes += size;
     add_type(g, ch_census_metadata(c, row), size);
   }
+  g->types = ch_bump_alloc(&c->bump, (g->type_count + 1) * sizeof(ch_type_count));
+  if (g->types == NULL) return 0;
+  memcpy(g->types, types, g->type_count * sizeof(ch_type_count));
   c->unreachable += g->count;
   c->unreachable_bytes += g->bytes;
+  return 1;
 }
 
 /// One group per unreferenced component, roots in address order (the order the heap
@@ -504,7 +511,7 @@ static int make_groups(ch_census *c, grouping *w) {
   for (int32_t x = 0; x < w->u.count; x++) {
     int32_t k = w->component[x];
     if (referenced[k] || group_of[x] >= 0) continue;
-    claim_group(c, w, k, x, (int32_t)c->group_count++);
+    if (!claim_group(c, w, k, x, (int32_t)c->group_count++)) return 0;
   }
   int32_t *via = (int32_t *)w->call_edge;
   for (int32_t x = 0; x < w->u.count; x++) via[x] = -1;

@@ -101,6 +101,8 @@ size_t ch_registry_sorted_spans(ch_bump *bump, uint32_t **out);
 /// The bitmap of `span` (CH_REGISTRY_BITMAP_WORDS words, bit i of word w for the object at
 /// (span << CH_REGISTRY_SPAN_SHIFT) + (64 w + i) * 16), or NULL when none ever lived there.
 const uint64_t *ch_registry_bitmap(uint32_t span);
+/// The registry's own memory in use now (its tables' and bitmaps' pages written).
+uint64_t ch_registry_resident(void);
 /// 1 once more spans were installed than the registry lists: counts and snapshots then
 /// walk every span.
 int ch_registry_spans_unlisted(void);

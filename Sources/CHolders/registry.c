@@ -195,6 +195,20 @@ const uint64_t *ch_registry_bitmap(uint32_t span) {
   return spans && span < SPANS ? __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE) : NULL;
 }
 
+uint64_t ch_registry_resident(void) {
+  if (spans == NULL) return 0;
+  uint64_t total = ch_resident_bytes(spans, SPANS * sizeof(uint64_t *)) +
+                   ch_resident_bytes(metadata_set, METADATA_SLOTS * sizeof(uintptr_t));
+  int walk_all = __atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE);
+  uint64_t n = walk_all ? SPANS : __atomic_load_n(&listed_count, __ATOMIC_ACQUIRE);
+  for (uint64_t i = 0; i < n; i++) {
+    const uint64_t *bitmap = __atomic_load_n(&spans[walk_all ? i : listed_spans[i]],
+                                             __ATOMIC_ACQUIRE);
+    if (bitmap) total += ch_resident_bytes(bitmap, BITMAP_WORDS * sizeof(uint64_t));
+  }
+  return total;
+}
+
 static uint64_t bitmap_population(const uint64_t *bitmap) {
   uint64_t total = 0;
   for (uint64_t w = 0; w < BITMAP_WORDS; w++) {

@@ -173,6 +173,8 @@ final class CensusScenarioTests: XCTestCase {
     let objects = try XCTUnwrap(value("objects"), String(stats))
     let extra = try XCTUnwrap(value("extra_bytes"), String(stats))
     XCTAssertGreaterThan(objects, 450_000)
+    // At least a byte per object: a measure that read nothing cannot pass.
+    XCTAssertGreaterThan(extra, objects, String(stats))
     XCTAssertLessThanOrEqual(Double(extra) / Double(objects), 16, String(stats))
   }
 

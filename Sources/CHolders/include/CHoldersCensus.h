@@ -50,9 +50,11 @@ typedef struct {
   uint64_t threads_stopped;  // threads parked by the census's signal while it read memory
   uint64_t threads_unstopped;  // threads it could not park (the signal blocked, or no answer)
   uint64_t total_us;
-  uint64_t extra_bytes;  // the census's own memory in use at its end (pages resident),
-                        // everything but the fixed tables; 0 when it failed
+  uint64_t extra_bytes;  // the census's own memory in use at its end (pages written),
+                        // everything but the fixed tables, and its output; 0 when it
+                        // failed
   uint64_t fixed_bytes;  // what it maps whatever the heap's size (read windows, tables)
+  uint64_t registry_bytes;  // the live-object registry's own memory in use (its peer)
 } cholders_census_stats;
 void cholders_last_census_stats(cholders_census_stats *out);
 
