@@ -73,7 +73,7 @@ enum HTMLFindingsSection {
         }
         if let caller = finding.signature.frames.first {
           summary.text(" from ")
-          summary.element("code", text: caller.shortName)
+          summary.element("code", text: FrameNaming.shortName(caller))
         }
         summary.element(
           "span", [("class", "muted")],

@@ -34,7 +34,7 @@ enum HTMLLateSection {
         }
         if let caller = group.signature.frames.first {
           summary.text(" from ")
-          summary.element("code", text: caller.shortName)
+          summary.element("code", text: FrameNaming.shortName(caller))
         }
         summary.element(
           "span", [("class", "muted")], text: " · " + HTMLFormat.plural(group.count, "object"))
