@@ -67,6 +67,6 @@ public enum LeakCensus {
   static func failureLines(_ groups: [CensusGroup]) -> [String] {
     let objects = groups.reduce(0) { $0 + $1.count }
     return ["\(objects) leaked \(objects == 1 ? "object" : "objects") in the whole process:"]
-      + groups.flatMap(CensusTreeText.lines)
+      + groups.flatMap { CensusTreeText.lines($0) }
   }
 }

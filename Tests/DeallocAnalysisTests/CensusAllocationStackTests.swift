@@ -15,6 +15,9 @@ import Testing
   static let census =
     #"{"ev":"census","t":20,"tid":7,"label":"exit","objects":3,"bytes":120,"leaked":2,"leaked_bytes":80,"library_leaked":0,"library_leaked_bytes":0,"delayed_objects":0,"groups":[{"id":"fb73afc9ad01","kind":"cycle","instances":1,"count":2,"bytes":80,"members":[{"type":"Shop.Order","count":1,"bytes":40},{"type":"Shop.Payment","count":1,"bytes":40}],"edges":[{"type":"Shop.Order","field":"payment"},{"type":"Shop.Payment","field":"order"}],"tree":[{"depth":0,"type":"Shop.Order","obj":"0x2000","size":40,"count":2,"bytes":80},{"depth":1,"type":"Shop.Payment","obj":"0x2100","size":40,"via":"payment","count":1,"bytes":40},{"depth":2,"type":"Shop.Order","obj":"0x2000","size":40,"via":"order","back":true}],"allocStack":[{"ip":"0x7f0000001000","mod":"/usr/lib/swift/linux/libswiftCore.so","off":"0x1000","sym":"swift_allocObject"},{"ip":"0x5000","mod":"/app/Shop","off":"0x5000","sym":"Shop.Order.__allocating_init() -> Shop.Order"},{"ip":"0x5100","mod":"/app/Shop","off":"0x5100","sym":"Shop.checkout() -> ()"}]}],"delayed":[],"live":[],"allocStacks":{"recorded":40,"dropped":3,"objects":30},"threads_stopped":1,"threads_unstopped":0,"census_us":900}"#
   static let end = #"{"ev":"end","t":30,"why":"exit","pending":0,"lost":0}"#
+  /// The group's last line, after its allocation stack.
+  static let footer =
+    "    cycle: Shop.Order.payment → Shop.Payment.order → Shop.Order; id fb73afc9ad01"
 
   private func report() throws -> Report {
     var reader = LogReader()
@@ -46,6 +49,40 @@ import Testing
         "      Shop.Order.__allocating_init() -> Shop.Order", "      Shop.checkout() -> ()",
       ])
     #expect(!text.contains("swift_allocObject"))
+  }
+
+  /// A root allocated under a test: the test framework's frames fold into one line after
+  /// the program's, as under a finding; `allFrames` lists every frame, the allocator's too.
+  @Test func theTestFrameworksAllocationFramesFold() throws {
+    let underTest = Self.census.replacingOccurrences(
+      of: #""sym":"Shop.checkout() -> ()"}]"#,
+      with: #""sym":"Shop.checkout() -> ()"},"#
+        + #"{"ip":"0x6000","sym":"XCTest.XCTestCase.invokeTest() -> ()"},"#
+        + #"{"ip":"0x6100","mod":"/usr/lib/swift/linux/libXCTest.so","off":"0x100"},"#
+        + #"{"ip":"0x6200","sym":"_dispatch_client_callout"}]"#)
+    #expect(underTest != Self.census)
+    var reader = LogReader()
+    var analyzer = Analyzer()
+    let log = try TemporaryLog([Self.session, underTest, Self.end])
+    try reader.read([LogInput(path: log.path, displayName: "census.jsonl")], into: &analyzer)
+    let report = analyzer.finish(inputs: ["census.jsonl"])
+    let lines = TextRenderer().render(report).split(separator: "\n").map(String.init)
+    let heading = try #require(lines.firstIndex(of: "    allocated at:"))
+    #expect(
+      Array(lines[(heading + 1)...].prefix(4)) == [
+        "      Shop.Order.__allocating_init() -> Shop.Order", "      Shop.checkout() -> ()",
+        "      … 3 frames of XCTest and libdispatch", Self.footer,
+      ])
+    var all = TextRenderer()
+    all.allFrames = true
+    let every = all.render(report).split(separator: "\n").map(String.init)
+    let start = try #require(every.firstIndex(of: "    allocated at:"))
+    #expect(
+      Array(every[(start + 1)...].prefix(7)) == [
+        "      swift_allocObject", "      Shop.Order.__allocating_init() -> Shop.Order",
+        "      Shop.checkout() -> ()", "      XCTest.XCTestCase.invokeTest() -> ()",
+        "      libXCTest.so+0x100", "      _dispatch_client_callout", Self.footer,
+      ])
   }
 
   @Test func markdownHTMLAndExplainShowIt() throws {

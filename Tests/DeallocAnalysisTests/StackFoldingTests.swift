@@ -91,4 +91,16 @@ import Testing
     let lines = try Self.report(["Feed.Outer.run() -> ()", symbol], allFrames: true)
     #expect(try Self.stackLines(lines).last == "     " + shown)
   }
+
+  @Test(arguments: [
+    ("$s4Feed0A6ScreenC5closeyyF", "Feed.FeedViewModel from FeedScreen.close()"),
+    (
+      "merged generic specialization <Feed.NodeCell> of Feed.Cache.insert<A>(A) -> ()",
+      "Feed.FeedViewModel from merged specialization of Feed.Cache.insert<A>(A)"
+    ),
+  ])
+  func titlesNameTheCallerDemangled(_ symbol: String, _ title: String) throws {
+    let lines = try Self.report([symbol])
+    #expect(lines.contains("1. LEAKED AFTER RELEASE: \(title) (×1)"), "\(lines)")
+  }
 }

@@ -21,7 +21,7 @@ public struct GateTextRenderer: Sendable {
   public func render(_ result: GateResult) -> String {
     let lines = RenderingSupport.separated([
       Self.verdict(result),
-      Self.processLeaks(result),
+      Self.processLeaks(result, allFrames: allFrames),
       counted(result),
       Self.suppressed(result),
       Self.known(result),
@@ -76,7 +76,7 @@ public struct GateTextRenderer: Sendable {
   }
 
   /// The census's program leaks as `leaks` prints them, when they failed the gate.
-  private static func processLeaks(_ result: GateResult) -> [String] {
+  private static func processLeaks(_ result: GateResult, allFrames: Bool) -> [String] {
     guard let process = result.processLeaks, !process.passed,
       let final = result.report.census.final
     else {
@@ -86,7 +86,7 @@ public struct GateTextRenderer: Sendable {
     return ["Leaks in the whole process (census \"\(final.label)\")"]
       + process.counted.prefix(5).flatMap { judged in
         (judged.baseline == .new ? ["    new: not in the baseline"] : [])
-          + CensusLeaksText.group(judged.group)
+          + CensusLeaksText.group(judged.group, allFrames: allFrames)
       }
   }
 
@@ -127,7 +127,7 @@ public struct GateTextRenderer: Sendable {
     if let example = finding.examples.first {
       out.append("   first: \(S.example(example))")
     }
-    for line in S.holderLines(finding) { out.append("   " + line) }
+    for line in S.holderLines(finding, allFrames: allFrames) { out.append("   " + line) }
     let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)
     if !stack.frames.isEmpty || stack.folded > 0 {
       out.append("   enqueued at:")

@@ -203,7 +203,9 @@ public struct GitHubRenderer: Sendable {
     -> Annotation
   {
     let group = judged.group
-    var lines = CensusTreeText.lines(group).map { String($0.drop { $0 == " " }) }
+    var lines = CensusTreeText.lines(group, listing: StackListing.lines(allFrames: allFrames)).map {
+      String($0.drop { $0 == " " })
+    }
     switch judged.baseline {
     case .new: lines.insert("New: not in the baseline.", at: 0)
     case .grown(let count): lines.insert("Grown from ×\(count) in the baseline.", at: 0)
@@ -238,7 +240,7 @@ public struct GitHubRenderer: Sendable {
     if let example = finding.examples.first {
       lines.append("first: " + RenderingSupport.example(example))
     }
-    lines += RenderingSupport.holderLines(finding)
+    lines += RenderingSupport.holderLines(finding, allFrames: allFrames)
     let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)
     if !stack.frames.isEmpty || stack.folded > 0 {
       lines.append("enqueued at:")

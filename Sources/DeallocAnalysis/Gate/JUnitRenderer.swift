@@ -177,7 +177,8 @@ public struct JUnitRenderer: Sendable {
     let headline =
       "\(kind.title): \(group.rootType) (×\(group.instances), \(group.count) objects,"
       + " \(group.bytes) bytes)"
-    var text = CensusTreeText.lines(group).joined(separator: "\n")
+    var text = CensusTreeText.lines(group, listing: StackListing.lines(allFrames: allFrames))
+      .joined(separator: "\n")
     switch judged.baseline {
     case .new: text = "new: not in the baseline \(baseline?.path ?? "")\n\n" + text
     case .grown(let count):
@@ -276,7 +277,7 @@ public struct JUnitRenderer: Sendable {
     if finding.count > finding.examples.count {
       lines.append("- … and \(finding.count - finding.examples.count) more")
     }
-    let holders = RenderingSupport.holderLines(finding)
+    let holders = RenderingSupport.holderLines(finding, allFrames: allFrames)
     if !holders.isEmpty {
       lines.append("")
       lines += holders

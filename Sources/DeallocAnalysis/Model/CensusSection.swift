@@ -146,14 +146,16 @@ public struct GrowingType: Sendable, Equatable {
   }
 
   /// What held one of its newest instances, under ``text`` (indented by two spaces): which
-  /// instance, then its holder path as every report shows one (``HolderPathText``).
-  public var instanceLines: [String] {
+  /// instance, then its holder path as every report shows one (``HolderPathText``), its
+  /// allocation stack listed by `listing`.
+  public func instanceLines(listing: StackLines = .callers) -> [String] {
     guard let instance, let holders = instance.holders else { return [] }
     let which =
       instance.isNew
       ? "one of the newest (not there at the previous \"\(label)\"), at the last one:"
       : "one of them (its age unknown: too many to compare), at the last \"\(label)\":"
     return ["  " + which]
-      + HolderPathText.lines(holders, type: type, address: instance.object).map { "    " + $0 }
+      + HolderPathText.lines(holders, type: type, address: instance.object, listing: listing)
+      .map { "    " + $0 }
   }
 }

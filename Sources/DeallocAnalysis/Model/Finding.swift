@@ -188,10 +188,11 @@ public struct Signature: Sendable, Hashable {
     return text
   }
 
-  /// The type and the innermost caller, for titles.
+  /// The type and the innermost caller, for titles: the caller's short name as outputs
+  /// show names (``FrameNaming``: demangled, a merged specialization by its function).
   public var title: String {
     guard let first = frames.first else { return type }
-    return "\(type) from \(first.shortName)"
+    return "\(type) from \(FrameNaming.shortName(first))"
   }
 
   public init(type: String, frames: [Frame], holderKey: String? = nil) {

@@ -8,6 +8,9 @@ import TextEscaping
 /// Why its own renderer: a census finding has no object history to replay (no enqueue, no
 /// release), only what each census saw; the newest census that found it is shown in full.
 public struct CensusExplainRenderer: Sendable {
+  /// Every frame of an allocation stack as recorded (``StackListing``): `--all-frames`.
+  public var allFrames = false
+
   public init() {}
 
   /// The censuses of `section` in log order, the final one included.
@@ -45,7 +48,9 @@ public struct CensusExplainRenderer: Sendable {
       }
     }
     out.append("  tree (first instance):")
-    out += CensusTreeText.lines(group).map { "  " + $0 }
+    out += CensusTreeText.lines(group, listing: StackListing.lines(allFrames: allFrames)).map {
+      "  " + $0
+    }
     out.append("  found by:")
     for census in all {
       let match = census.groups.first { $0.id == id.hex }

@@ -7,8 +7,9 @@ import DeallocLog
 /// checkpoints. Shared by the text report (as is) and the Markdown one (in a code block),
 /// which escape the lines for their output.
 enum CensusLeaksText {
-  /// The lines for `section`; empty when the log held no census.
-  static func lines(_ section: CensusSection, maximumFindings: Int) -> [String] {
+  /// The lines for `section`; empty when the log held no census. `allFrames` as for
+  /// ``StackListing``, for the allocation stacks.
+  static func lines(_ section: CensusSection, maximumFindings: Int, allFrames: Bool) -> [String] {
     guard let final = section.final else { return [] }
     var lines = ["Leaks in the whole process (census \"\(final.label)\"):"]
     if let error = final.error {
@@ -21,7 +22,9 @@ enum CensusLeaksText {
         + " bytes among \(RenderingSupport.plural(final.objects, "live Swift object"))"
         + (final.microseconds.map { " (census: \($0) us)" } ?? "") + ".")
     let program = final.programGroups
-    for group in program.prefix(maximumFindings) { lines += self.group(group) }
+    for group in program.prefix(maximumFindings) {
+      lines += self.group(group, allFrames: allFrames)
+    }
     let unlisted = max(0, program.count - maximumFindings) + final.moreFindings
     if unlisted > 0 {
       lines.append("    ... and \(RenderingSupport.plural(unlisted, "more finding")).")
@@ -37,7 +40,9 @@ enum CensusLeaksText {
           "    \(module.module): \(RenderingSupport.plural(module.groups, "group")),"
             + " \(RenderingSupport.plural(module.objects, "object")), \(module.bytes) bytes.")
       }
-      for group in library.prefix(maximumFindings) { lines += self.group(group) }
+      for group in library.prefix(maximumFindings) {
+        lines += self.group(group, allFrames: allFrames)
+      }
     }
     for queue in final.delayed {
       let types = queue.types.map { "\($0.type) ×\($0.count)" }.joined(separator: ", ")
@@ -52,23 +57,24 @@ enum CensusLeaksText {
           + " were not seen.")
     }
     lines += checkpoints(section)
-    lines += growing(section)
+    lines += growing(section, allFrames: allFrames)
     return lines
   }
 
   /// The types that grew at every checkpoint of a label.
-  private static func growing(_ section: CensusSection) -> [String] {
+  private static func growing(_ section: CensusSection, allFrames: Bool) -> [String] {
     let growing = section.growing
     guard !growing.isEmpty else { return [] }
     return ["  Growing at every checkpoint (still reachable, only ever added to):"]
       + growing.prefix(20).flatMap { type in
-        (["\(type.text)"] + type.instanceLines).map { "    " + $0 }
+        (["\(type.text)"] + type.instanceLines(listing: StackListing.lines(allFrames: allFrames)))
+          .map { "    " + $0 }
       }
   }
 
   /// One finding: its first instance's tree, then its cycle, id and instances.
-  static func group(_ group: CensusGroup) -> [String] {
-    CensusTreeText.lines(group)
+  static func group(_ group: CensusGroup, allFrames: Bool) -> [String] {
+    CensusTreeText.lines(group, listing: StackListing.lines(allFrames: allFrames))
   }
 
   /// The censuses before the final one, by label, with their leak counts.

@@ -47,7 +47,10 @@ public struct ExplainRenderer: Sendable {
       out.append("  \(S.padLeft(time, 10))  \(describe(entry, history)) [\(entry.location)]")
       if case .holders(let r) = entry.record {
         // The path under its record, as every output shows it.
-        for line in HolderPathText.lines(r.holders, type: r.type, address: r.object) {
+        for line in HolderPathText.lines(
+          r.holders, type: r.type, address: r.object,
+          listing: StackListing.lines(allFrames: allFrames))
+        {
           out.append(String(repeating: " ", count: 14) + line)
         }
       }

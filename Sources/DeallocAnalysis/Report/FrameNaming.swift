@@ -13,6 +13,15 @@ enum FrameNaming {
     return name(symbol)
   }
 
+  /// `frame`'s short name for a sentence or a title (``Frame/shortName``), of its name for
+  /// an output.
+  static func shortName(_ frame: Frame) -> String {
+    guard let symbol = frame.symbol else { return frame.shortName }
+    var named = frame
+    named.symbol = name(symbol)
+    return named.shortName
+  }
+
   /// A symbol's name for an output:
   /// - a symbol left mangled (`$s…`) demangled;
   /// - a mangled name inside a demangled one (Swift Testing's macro frames name their test

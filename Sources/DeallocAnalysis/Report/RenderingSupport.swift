@@ -102,12 +102,13 @@ enum RenderingSupport {
   }
 
   /// The holder lines of a finding (``HolderPathText``), about the first member that has a
-  /// holders record; empty when none has.
-  static func holderLines(_ finding: Finding) -> [String] {
+  /// holders record; empty when none has. `allFrames` as for ``StackListing``.
+  static func holderLines(_ finding: Finding, allFrames: Bool) -> [String] {
     guard let holders = finding.holders else { return [] }
     let member = finding.examples.first { $0.holders != nil }
     return HolderPathText.lines(
-      holders, type: finding.signature.type, address: member?.address)
+      holders, type: finding.signature.type, address: member?.address,
+      listing: StackListing.lines(allFrames: allFrames))
   }
 
   // MARK: Late objects held past their release
@@ -145,10 +146,10 @@ enum RenderingSupport {
 
   /// The holder lines of a group (``HolderPathText``), about its first member, seen at its
   /// release.
-  static func lateHolderLines(_ group: LateHeldGroup) -> [String] {
+  static func lateHolderLines(_ group: LateHeldGroup, allFrames: Bool) -> [String] {
     HolderPathText.lines(
       group.holders, type: group.signature.type, address: group.examples.first?.address,
-      moment: "at its release")
+      moment: "at its release", listing: StackListing.lines(allFrames: allFrames))
   }
 
   /// What a capped list of groups left out: groups kept but not shown, and late objects in

@@ -65,3 +65,15 @@ struct StackListing: Equatable {
   /// The lines after the frames: ``omittedLine`` and ``foldedLine``, those that apply.
   var trailingLines: [String] { [omittedLine, foldedLine].compactMap { $0 } }
 }
+
+extension StackListing {
+  /// This rule for the texts of `DeallocLog` (``HolderPathText``, ``CensusTreeText``: the
+  /// allocation stacks under a holder path and a census group), frames named as
+  /// ``RenderingSupport/frameLine(_:)`` names them.
+  static func lines(allFrames: Bool) -> StackLines {
+    StackLines { stack, limit in
+      let listing = StackListing(stack, limit: limit, allFrames: allFrames)
+      return listing.frames.map(RenderingSupport.frameLine) + listing.trailingLines
+    }
+  }
+}

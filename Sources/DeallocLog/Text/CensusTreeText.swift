@@ -7,7 +7,8 @@
 /// (`DeallocTesting`, which links no renderer) print the same tree. Unescaped: each output
 /// escapes for its medium.
 public enum CensusTreeText {
-  public static func lines(_ group: CensusGroup) -> [String] {
+  /// The group's lines, its allocation stack listed by `listing`.
+  public static func lines(_ group: CensusGroup, listing: StackLines = .callers) -> [String] {
     var lines: [String] = []
     for (index, line) in group.tree.enumerated() {
       var text = "    " + String(repeating: "   ", count: line.depth)
@@ -22,7 +23,8 @@ public enum CensusTreeText {
       text += "<\(line.type)\(line.object.map { " \($0)" } ?? "")> [\(line.size)]"
       lines.append(text)
     }
-    lines += allocatedAt(group.allocationStack, sampledOneIn: group.allocationSampleEvery)
+    lines += allocatedAt(
+      group.allocationStack, sampledOneIn: group.allocationSampleEvery, listing: listing)
     var footer = "    "
     if !group.edges.isEmpty { footer += "cycle: \(group.cycleText); " }
     footer += "id \(group.id)"
@@ -38,21 +40,21 @@ extension CensusTreeText {
   /// Frames of an allocation stack shown, after the machinery's.
   public static let allocationFramesShown = 6
 
-  /// `allocated at:` and the stack's frames, one a line, the program's first: the leading
-  /// machinery frames (the Swift runtime's allocator) are left out. Empty for no stack, but
-  /// `allocation not sampled` when sampling (one allocation in `sampledOneIn`) left it out;
-  /// a sampled run states its rate on either line.
-  public static func allocatedAt(_ stack: [Frame], sampledOneIn: Int = 1) -> [String] {
+  /// `allocated at:` and the stack's frames as `listing` lists them, one a line (the
+  /// leading machinery frames, the Swift runtime's allocator, left out), then its lines.
+  /// A stack of machinery only is shown whole. Empty for no stack, but `allocation not
+  /// sampled` when sampling (one allocation in `sampledOneIn`) left it out; a sampled run
+  /// states its rate on either line.
+  public static func allocatedAt(
+    _ stack: [Frame], sampledOneIn: Int = 1, listing: StackLines = .callers
+  ) -> [String] {
     let rate = sampledOneIn > 1 ? " (sampled 1 in \(sampledOneIn))" : ""
     guard !stack.isEmpty else {
       return sampledOneIn > 1 ? ["    allocation not sampled\(rate)"] : []
     }
-    let callers = stack.drop { $0.isMachinery }
-    let shown = (callers.isEmpty ? stack[...] : callers).prefix(allocationFramesShown)
-    return ["    allocated at\(rate):"]
-      + shown.map { frame in
-        "      " + frame.displayName + (frame.location.map { " at \($0)" } ?? "")
-      }
+    var lines = listing.lines(stack, allocationFramesShown)
+    if lines.isEmpty { lines = stack.prefix(allocationFramesShown).map(StackLines.line) }
+    return ["    allocated at\(rate):"] + lines.map { "      " + $0 }
   }
 }
 

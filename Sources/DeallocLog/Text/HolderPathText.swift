@@ -20,9 +20,11 @@ public enum HolderPathText {
   /// The lines for `report`, about an object of type `type` at `address`. The first line is
   /// a heading; the others are indented by two spaces under it. `moment` says when the
   /// scan saw the holders, after "held" in the heading (`"at its release"`: "held at its
-  /// release by …"); a retain cycle's one line is the same at any moment.
+  /// release by …"); a retain cycle's one line is the same at any moment. `listing` lists the
+  /// allocation stack.
   public static func lines(
-    _ report: HolderReport, type: String, address: Address?, moment: String? = nil
+    _ report: HolderReport, type: String, address: Address?, moment: String? = nil,
+    listing: StackLines = .callers
   ) -> [String] {
     var lines = holderLines(report, type: type, address: address, moment: moment)
     if report.surplus > 0 {
@@ -34,7 +36,7 @@ public enum HolderPathText {
     // Where it was allocated, as a census group says it, at this text's indentation.
     let census = "    "
     return lines
-      + CensusTreeText.allocatedAt(report.allocationStack).map {
+      + CensusTreeText.allocatedAt(report.allocationStack, listing: listing).map {
         String($0.dropFirst(census.count))
       }
   }

@@ -57,7 +57,8 @@ enum ExplainCommand: Command {
       var options = AnalysisOptions(stuckAfter: stuckAfter)
       options.libraryModules = try LibraryOption.globs(parsed)
       switch try findingSelector(
-        id, inputs: (inputs, skipped), options: options, symbolize: symbolize)
+        id, inputs: (inputs, skipped), options: options, symbolize: symbolize,
+        allFrames: parsed.flag("all-frames"))
       {
       case .members(let members): selector = members
       case .census(let text):
@@ -97,7 +98,7 @@ enum ExplainCommand: Command {
   /// finding, its explanation.
   private static func findingSelector(
     _ id: FindingID, inputs: (inputs: [LogInput], warnings: [LogWarning]),
-    options: AnalysisOptions, symbolize: Bool
+    options: AnalysisOptions, symbolize: Bool, allFrames: Bool
   ) throws -> FindingMatch {
     let report = try DeallocAnalysis.analyze(
       inputs, options: options,
@@ -109,7 +110,9 @@ enum ExplainCommand: Command {
     if let finding {
       return .members(.finding(finding.id, members: FindingMembers(finding)))
     }
-    if let text = CensusExplainRenderer().render(id, in: report.census) {
+    var census = CensusExplainRenderer()
+    census.allFrames = allFrames
+    if let text = census.render(id, in: report.census) {
       Diagnostics.printWarnings(report)
       return .census(text)
     }

@@ -33,8 +33,8 @@ enum HTMLFindingsSection {
 
   /// The holder path, folded: a `<details>` whose summary says who holds the object in a
   /// few words and whose body is the path as text (``HolderPathText``), escaped.
-  private static func holders(_ finding: Finding, into html: inout HTMLBuffer) {
-    holders(lines: RenderingSupport.holderLines(finding), into: &html)
+  private static func holders(_ finding: Finding, allFrames: Bool, into html: inout HTMLBuffer) {
+    holders(lines: RenderingSupport.holderLines(finding, allFrames: allFrames), into: &html)
   }
 
   /// The holder path's lines (``HolderPathText``), folded as under a finding; also under a
@@ -73,7 +73,7 @@ enum HTMLFindingsSection {
         }
         if let caller = finding.signature.frames.first {
           summary.text(" from ")
-          summary.element("code", text: caller.shortName)
+          summary.element("code", text: FrameNaming.shortName(caller))
         }
         summary.element(
           "span", [("class", "muted")],
@@ -96,7 +96,7 @@ enum HTMLFindingsSection {
               text: "First \(finding.examples.count) of \(HTMLFormat.count(finding.count)) shown.")
           }
         }
-        holders(finding, into: &body)
+        holders(finding, allFrames: allFrames, into: &body)
         stack(finding.stack, limits: limits, allFrames: allFrames, into: &body)
       }
     }

@@ -3,13 +3,15 @@
 /// lists the first members and the holder path seen at the release, folded like a
 /// finding's. Absent when no late object has a holders record.
 enum HTMLLateSection {
-  static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
+  static func render(
+    _ report: Report, limits: HTMLRenderer.Limits, allFrames: Bool, into html: inout HTMLBuffer
+  ) {
     guard !report.lateHeld.isEmpty || report.omittedLateHeld > 0 else { return }
     html.element("section", [("id", "late-held")]) { section in
       section.element("h2", text: RenderingSupport.lateHeading(report))
       section.element("p", [("class", "muted")], text: RenderingSupport.lateMeaning)
       for group in report.lateHeld.prefix(limits.lateGroups) {
-        render(group, into: &section)
+        render(group, allFrames: allFrames, into: &section)
       }
       if let omitted = RenderingSupport.lateOmitted(report, shown: limits.lateGroups) {
         section.element("p", [("class", "note omitted")], text: omitted)
@@ -17,7 +19,9 @@ enum HTMLLateSection {
     }
   }
 
-  private static func render(_ group: LateHeldGroup, into html: inout HTMLBuffer) {
+  private static func render(
+    _ group: LateHeldGroup, allFrames: Bool, into html: inout HTMLBuffer
+  ) {
     html.element("details", [("class", "finding late-held"), ("data-kind", "late")]) { details in
       details.element("summary") { summary in
         // The page's style sheet has no late badge: its colour is set here, so that pages
@@ -30,7 +34,7 @@ enum HTMLLateSection {
         }
         if let caller = group.signature.frames.first {
           summary.text(" from ")
-          summary.element("code", text: caller.shortName)
+          summary.element("code", text: FrameNaming.shortName(caller))
         }
         summary.element(
           "span", [("class", "muted")], text: " · " + HTMLFormat.plural(group.count, "object"))
@@ -49,7 +53,8 @@ enum HTMLLateSection {
             "p", [("class", "note")],
             text: "First \(group.examples.count) of \(HTMLFormat.count(group.count)) shown.")
         }
-        HTMLFindingsSection.holders(lines: RenderingSupport.lateHolderLines(group), into: &body)
+        HTMLFindingsSection.holders(
+          lines: RenderingSupport.lateHolderLines(group, allFrames: allFrames), into: &body)
       }
     }
   }

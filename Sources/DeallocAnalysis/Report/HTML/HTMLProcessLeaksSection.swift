@@ -5,16 +5,19 @@ import DeallocLog
 /// tree; the libraries' leaks in a `<details>` of their own, closed. Absent when the log
 /// held no census, so pages without one stay byte for byte what they were.
 enum HTMLProcessLeaksSection {
-  static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
+  static func render(
+    _ report: Report, limits: HTMLRenderer.Limits, allFrames: Bool, into html: inout HTMLBuffer
+  ) {
     guard let final = report.census.final else { return }
     html.element("section", [("id", "process-leaks")]) { section in
       section.element("h2", text: "Leaks in the whole process")
-      let header = CensusLeaksText.lines(report.census, maximumFindings: 0)
+      let header = CensusLeaksText.lines(
+        report.census, maximumFindings: 0, allFrames: allFrames)
       for line in header.dropFirst() where !line.hasPrefix("    ") {
         section.element("p", [("class", "muted")], text: line.trimmingPrefixSpaces)
       }
       for group in final.programGroups.prefix(limits.findings) {
-        render(group, into: &section)
+        render(group, allFrames: allFrames, into: &section)
       }
       let library = final.libraryGroups
       if !library.isEmpty {
@@ -28,13 +31,17 @@ enum HTMLProcessLeaksSection {
                   + " \(HTMLFormat.plural(module.objects, "object")), \(module.bytes) bytes")
             }
           }
-          for group in library.prefix(limits.findings) { render(group, into: &details) }
+          for group in library.prefix(limits.findings) {
+            render(group, allFrames: allFrames, into: &details)
+          }
         }
       }
     }
   }
 
-  private static func render(_ group: CensusGroup, into html: inout HTMLBuffer) {
+  private static func render(
+    _ group: CensusGroup, allFrames: Bool, into html: inout HTMLBuffer
+  ) {
     html.element("details", [("class", "finding census"), ("data-kind", group.kind.rawValue)]) {
       details in
       details.element("summary") { summary in
@@ -46,7 +53,8 @@ enum HTMLProcessLeaksSection {
             + (group.instances > 1 ? " ×\(group.instances)" : ""))
       }
       details.element(
-        "pre", [("class", "mono")], text: CensusLeaksText.group(group).joined(separator: "\n"))
+        "pre", [("class", "mono")],
+        text: CensusLeaksText.group(group, allFrames: allFrames).joined(separator: "\n"))
     }
   }
 }

@@ -66,8 +66,9 @@ public struct HTMLRenderer: ReportRenderer {
         // charts that explain the timing, then the tables to look things up in.
         HTMLSummarySection.render(report, limits: limits, into: &main)
         HTMLFindingsSection.render(report, limits: limits, allFrames: allFrames, into: &main)
-        HTMLProcessLeaksSection.render(report, limits: limits, into: &main)
-        HTMLLateSection.render(report, limits: limits, into: &main)
+        HTMLProcessLeaksSection.render(
+          report, limits: limits, allFrames: allFrames, into: &main)
+        HTMLLateSection.render(report, limits: limits, allFrames: allFrames, into: &main)
         HTMLTimelineSection.render(report, limits: limits, into: &main)
         HTMLLatencySection.render(report, into: &main)
         HTMLChecksSection.render(report, limits: limits, into: &main)

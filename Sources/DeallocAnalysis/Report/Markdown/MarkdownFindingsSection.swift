@@ -32,7 +32,7 @@ enum MarkdownFindingsSection {
         + " · `id:\(finding.id)`",
       "  \(e(finding.explanation))",
     ]
-    let holders = RenderingSupport.holderLines(finding)
+    let holders = RenderingSupport.holderLines(finding, allFrames: allFrames)
     if !holders.isEmpty {
       out.append("")
       out.append(contentsOf: MarkdownSection.codeBlock(holders))

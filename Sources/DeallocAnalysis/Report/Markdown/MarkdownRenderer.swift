@@ -27,9 +27,13 @@ public struct MarkdownRenderer: ReportRenderer {
       case .findings:
         MarkdownFindingsSection.lines(
           report, maximum: maximumFindings, workspace: workspace, allFrames: allFrames)
-      case .processLeaks: MarkdownProcessLeaksSection.lines(report, maximum: maximumFindings)
+      case .processLeaks:
+        MarkdownProcessLeaksSection.lines(
+          report, maximum: maximumFindings, allFrames: allFrames)
       case .holderHint: HolderHint.text(report).map { ["**Hint:** \(Escaping.markdown($0))"] } ?? []
-      case .lateHeld: MarkdownLateHeldSection.lines(report, maximumGroups: maximumLateGroups)
+      case .lateHeld:
+        MarkdownLateHeldSection.lines(
+          report, maximumGroups: maximumLateGroups, allFrames: allFrames)
       case .falseLeaks: MarkdownFalseLeaksSection.lines(report, maximum: maximumFalseLeaks)
       case .latency: MarkdownLatencySection.lines(report)
       case .peakDepth: MarkdownPeakDepthSection.lines(report)

@@ -32,7 +32,7 @@ enum TextFindingsSection {
     if finding.count > finding.examples.count {
       out.append("   - … and \(finding.count - finding.examples.count) more")
     }
-    for line in S.holderLines(finding) { out.append("   " + line) }
+    for line in S.holderLines(finding, allFrames: allFrames) { out.append("   " + line) }
     let stack = StackListing(finding.stack, limit: S.framesShown, allFrames: allFrames)
     if !stack.frames.isEmpty || stack.folded > 0 {
       out.append("   enqueued at:")

@@ -27,9 +27,13 @@ public struct TextRenderer: ReportRenderer {
       case .findings:
         TextFindingsSection.lines(
           report, maximum: maximumFindings, allFrames: allFrames)
-      case .processLeaks: TextProcessLeaksSection.lines(report, maximum: maximumFindings)
+      case .processLeaks:
+        TextProcessLeaksSection.lines(
+          report, maximum: maximumFindings, allFrames: allFrames)
       case .holderHint: HolderHint.text(report).map { [$0] } ?? []
-      case .lateHeld: TextLateHeldSection.lines(report, maximumGroups: maximumLateGroups)
+      case .lateHeld:
+        TextLateHeldSection.lines(
+          report, maximumGroups: maximumLateGroups, allFrames: allFrames)
       case .falseLeaks: TextFalseLeaksSection.lines(report, maximum: maximumFalseLeaks)
       case .latency: TextLatencySection.lines(report)
       case .peakDepth: TextPeakDepthSection.lines(report)
