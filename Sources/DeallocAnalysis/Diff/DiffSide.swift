@@ -89,58 +89,11 @@ public struct DiffSide: Sendable, Equatable {
     let idRule = document["idRule"]?.intValue ?? 1
     var digests: [FindingDigest] = []
     for (index, finding) in findings.enumerated() {
-      let at = "findings[\(index)]"
-      guard let kindText = finding["kind"]?.stringValue,
-        let kind = Finding.Kind(rawValue: kindText)
-      else { throw bad("\(at).kind: not a finding kind") }
-      guard let type = finding["type"]?.stringValue else {
-        throw bad("\(at).type: expected a string")
-      }
-      guard let count = finding["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
-        throw bad("\(at).count: expected a count (0 or more)")
-      }
-      let frames = (finding["signatureFrames"]?.arrayValue ?? []).map(frame)
-      var id = FindingID(kind: kind, type: type, symbols: frames.map(FindingID.stableName))
-      // A report of an older id rule (no `idRule`) holds that rule's ids: the id computed
-      // above from the finding's own fields, by this rule, stands instead.
-      if idRule == Int64(FindingID.rule), let text = finding["id"]?.stringValue {
-        guard let saved = FindingID(parsing: text) else {
-          throw bad("\(at).id: expected \(FindingID.length) hex digits")
-        }
-        id = saved
-      }
-      digests.append(
-        FindingDigest(
-          id: id, kind: kind, type: type, count: Int(count),
-          frames: frames.map(FindingID.stableName)))
+      digests.append(try savedFinding(finding, at: "findings[\(index)]", idRule: idRule, bad))
     }
     // The final census's program findings (`census.leaks`), by id, kind, root type and cycle.
     for (index, leak) in (document["census"]?["leaks"]?.arrayValue ?? []).enumerated() {
-      let at = "census.leaks[\(index)]"
-      guard let idText = leak["id"]?.stringValue, let id = FindingID(parsing: idText) else {
-        throw bad("\(at).id: expected \(FindingID.length) hex digits")
-      }
-      guard let kindText = leak["kind"]?.stringValue,
-        let kind = CensusGroup.Kind(rawValue: kindText)
-      else { throw bad("\(at).kind: expected cycle or leak") }
-      guard let instances = leak["instances"]?.intValue, instances >= 0,
-        instances <= Int64(Int32.max)
-      else { throw bad("\(at).instances: expected a count (0 or more)") }
-      let edges = (leak["edges"]?.arrayValue ?? []).map { edge in
-        CensusEdge(
-          type: edge["type"]?.stringValue ?? "?", field: edge["field"]?.stringValue ?? "")
-      }
-      let members = (leak["members"]?.arrayValue ?? []).map { member in
-        CensusTypeCount(type: member["type"]?.stringValue ?? "?", count: 0, bytes: 0)
-      }
-      let root = leak["tree"]?.arrayValue?.first?["type"]?.stringValue ?? members.first?.type ?? ""
-      let group = CensusGroup(
-        id: id.hex, kind: kind, instances: Int(instances), count: 0, bytes: 0, library: false,
-        members: members, edges: edges,
-        tree: [
-          CensusTreeLine(
-            depth: 0, type: root, object: nil, size: 0, via: nil, back: false, count: 0, bytes: 0)
-        ])
+      let group = try savedCensusGroup(leak, at: "census.leaks[\(index)]", bad)
       guard !CensusLibraries.isLibrary(group, modules: libraryModules) else { continue }
       if let digest = FindingDigest(group) { digests.append(digest) }
     }
@@ -153,6 +106,63 @@ public struct DiffSide: Sendable, Equatable {
       falseLeaks[key, default: 0] += 1
     }
     return DiffSide(inputs: [path], isSavedReport: true, findings: digests, falseLeaks: falseLeaks)
+  }
+
+  /// One element of a saved report's `findings`, as a digest; `bad` names what is wrong.
+  private static func savedFinding(
+    _ finding: JSONValue, at: String, idRule: Int64, _ bad: (String) -> AnalysisError
+  ) throws(AnalysisError) -> FindingDigest {
+    guard let kindText = finding["kind"]?.stringValue,
+      let kind = Finding.Kind(rawValue: kindText)
+    else { throw bad("\(at).kind: not a finding kind") }
+    guard let type = finding["type"]?.stringValue else {
+      throw bad("\(at).type: expected a string")
+    }
+    guard let count = finding["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
+      throw bad("\(at).count: expected a count (0 or more)")
+    }
+    let frames = (finding["signatureFrames"]?.arrayValue ?? []).map(frame)
+    var id = FindingID(kind: kind, type: type, symbols: frames.map(FindingID.stableName))
+    // A report of an older id rule (no `idRule`) holds that rule's ids: the id computed
+    // above from the finding's own fields, by this rule, stands instead.
+    if idRule == Int64(FindingID.rule), let text = finding["id"]?.stringValue {
+      guard let saved = FindingID(parsing: text) else {
+        throw bad("\(at).id: expected \(FindingID.length) hex digits")
+      }
+      id = saved
+    }
+    return FindingDigest(
+      id: id, kind: kind, type: type, count: Int(count), frames: frames.map(FindingID.stableName))
+  }
+
+  /// One element of a saved report's `census.leaks`, as the census group a digest is made
+  /// of: its id, kind, instances, member types, edges and root type.
+  private static func savedCensusGroup(
+    _ leak: JSONValue, at: String, _ bad: (String) -> AnalysisError
+  ) throws(AnalysisError) -> CensusGroup {
+    guard let idText = leak["id"]?.stringValue, let id = FindingID(parsing: idText) else {
+      throw bad("\(at).id: expected \(FindingID.length) hex digits")
+    }
+    guard let kindText = leak["kind"]?.stringValue,
+      let kind = CensusGroup.Kind(rawValue: kindText)
+    else { throw bad("\(at).kind: expected cycle or leak") }
+    guard let instances = leak["instances"]?.intValue, instances >= 0,
+      instances <= Int64(Int32.max)
+    else { throw bad("\(at).instances: expected a count (0 or more)") }
+    let edges = (leak["edges"]?.arrayValue ?? []).map { edge in
+      CensusEdge(type: edge["type"]?.stringValue ?? "?", field: edge["field"]?.stringValue ?? "")
+    }
+    let members = (leak["members"]?.arrayValue ?? []).map { member in
+      CensusTypeCount(type: member["type"]?.stringValue ?? "?", count: 0, bytes: 0)
+    }
+    let root = leak["tree"]?.arrayValue?.first?["type"]?.stringValue ?? members.first?.type ?? ""
+    return CensusGroup(
+      id: id.hex, kind: kind, instances: Int(instances), count: 0, bytes: 0, library: false,
+      members: members, edges: edges,
+      tree: [
+        CensusTreeLine(
+          depth: 0, type: root, object: nil, size: 0, via: nil, back: false, count: 0, bytes: 0)
+      ])
   }
 
   /// A frame of a saved report (`ip`, `mod`, `off`, `sym`).

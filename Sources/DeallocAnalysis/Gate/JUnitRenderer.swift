@@ -44,6 +44,29 @@ public struct JUnitRenderer: Sendable {
   }
 
   public func render(_ result: GateResult) -> String {
+    let (cases, failures, skipped) = testCases(result)
+    let counts =
+      "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
+      + " time=\"\(Self.seconds(time))\""
+    var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    out += "<testsuites name=\"dealloctrace\" \(counts)>\n"
+    out += "  <testsuite name=\"dealloctrace\" \(counts)>\n"
+    out += "    <properties>\n"
+    out += property("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
+    out += property("passed", result.passed ? "true" : "false")
+    for input in result.report.inputs { out += property("input", input) }
+    out += property("stuck-after", TimeFormatting.format(result.report.options.stuckAfter))
+    out += "    </properties>\n"
+    out += cases.joined()
+    out += suiteOutput(result)
+    out += "  </testsuite>\n"
+    out += "</testsuites>\n"
+    return out
+  }
+
+  /// One test case per threshold, per finding and per census group, with the suite's counts
+  /// of failures and of skipped cases (findings the baseline knows or suppressions cover).
+  private func testCases(_ result: GateResult) -> (cases: [String], failures: Int, skipped: Int) {
     var cases: [String] = []
     var failures = 0
     var skipped = 0
@@ -82,34 +105,23 @@ public struct JUnitRenderer: Sendable {
         cases.append(censusCase(judged, failing: !process.passed, baseline: result.baseline))
       }
     }
-    let counts =
-      "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
-      + " time=\"\(Self.seconds(time))\""
-    var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    out += "<testsuites name=\"dealloctrace\" \(counts)>\n"
-    out += "  <testsuite name=\"dealloctrace\" \(counts)>\n"
-    out += "    <properties>\n"
-    out += property("tool", "dealloctrace \(DeallocAnalysis.toolVersion)")
-    out += property("passed", result.passed ? "true" : "false")
-    for input in result.report.inputs { out += property("input", input) }
-    out += property("stuck-after", TimeFormatting.format(result.report.options.stuckAfter))
-    out += "    </properties>\n"
-    out += cases.joined()
+    return (cases, failures, skipped)
+  }
+
+  /// The suite's `system-out`: suppressions that matched nothing and baseline entries that
+  /// are fixed; empty when there are none.
+  private func suiteOutput(_ result: GateResult) -> String {
     let fixed = result.fixedBaselineEntries.map { entry in
       "fixed, remove from the baseline \(result.baseline?.path ?? ""): id:\(entry.id)"
         + " \(entry.kind.title): \(entry.title) (baseline ×\(entry.count))"
     }
-    if !result.unusedSuppressions.isEmpty || !fixed.isEmpty {
-      let lines =
-        result.unusedSuppressions.map { s in
-          "unused suppression \(s.location): \(s.pattern)"
-            + (s.reason.isEmpty ? "" : ": \(s.reason)")
-        } + fixed
-      out += "    <system-out>\(Escaping.xmlText(lines.joined(separator: "\n")))</system-out>\n"
-    }
-    out += "  </testsuite>\n"
-    out += "</testsuites>\n"
-    return out
+    guard !result.unusedSuppressions.isEmpty || !fixed.isEmpty else { return "" }
+    let lines =
+      result.unusedSuppressions.map { s in
+        "unused suppression \(s.location): \(s.pattern)"
+          + (s.reason.isEmpty ? "" : ": \(s.reason)")
+      } + fixed
+    return "    <system-out>\(Escaping.xmlText(lines.joined(separator: "\n")))</system-out>\n"
   }
 
   private func property(_ name: String, _ value: String) -> String {
