@@ -93,7 +93,7 @@ final class HTMLReportContentTests: XCTestCase {
     let findings = page.all("details", classes: ["finding"])
     XCTAssertEqual(findings.count, report.findings.count)
     XCTAssertEqual(
-      findings.map { $0.attributes["data-kind"] }, ["leaked", "trueLeak", "neverReleased"])
+      findings.map { $0.attributes["data-kind"] }, ["leaked", "neverReleased"])
     XCTAssertEqual(findings.first?.attributes["open"], "open")
     let frames = page.all("li").filter { $0.ancestors.contains("ol") }
     XCTAssertEqual(frames.count, report.findings.map(\.stack.count).reduce(0, +))
