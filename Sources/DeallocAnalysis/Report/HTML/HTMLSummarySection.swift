@@ -67,8 +67,8 @@ enum HTMLSummarySection {
     var text =
       problems.isEmpty
       ? "No leaks, stuck or never released objects."
-      : "Needs attention: " + RenderingSupport.findingsSentence(report) + ", with "
-        + problems.joined(separator: ", ") + "."
+      : "Needs attention: " + RenderingSupport.findingsSentence(report)
+        + ". Objects and checks: " + problems.joined(separator: ", ") + "."
     if summary.falseLeaks > 0 {
       text +=
         " \(HTMLFormat.plural(summary.falseLeaks, "false leak")) (delayed deallocs,"
