@@ -25,7 +25,7 @@ demo: setup
 	@echo "log: $(OUT)/feed-demo.jsonl  HTML report: $(OUT)/feed-demo.html"
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Examples Fuzz Plugins
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Benchmarks Tests Examples Fuzz Plugins
 
 # The whole test suite: a strict build, the format lint, then every test.
 test: setup

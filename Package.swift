@@ -9,9 +9,8 @@ let package = Package(
     .library(name: "DeallocQueue", targets: ["DeallocQueue"]),
     .library(name: "DeallocTrace", targets: ["DeallocTrace"]),
     .library(name: "DeallocTesting", targets: ["DeallocTesting"]),
+    // The way to read logs in one's own tool (docs/log-format.md).
     .library(name: "DeallocLog", targets: ["DeallocLog"]),
-    .library(name: "DeallocAnalysis", targets: ["DeallocAnalysis"]),
-    .library(name: "CHolders", targets: ["CHolders"]),
     // The preloadable recorder of `dealloctrace run`: C only (see Sources/DeallocPreload).
     .library(name: "DeallocTracePreload", type: .dynamic, targets: ["DeallocPreload"]),
     .executable(name: "dealloctrace", targets: ["dealloctrace-cli"]),
@@ -86,30 +85,34 @@ let package = Package(
       dependencies: ["dealloctrace-cli"]
     ),
 
-    // Benchmarks and examples.
+    // The benchmark (docs/benchmarks.md).
     .executableTarget(
       name: "dealloctrace-bench",
       dependencies: [
         "DeallocQueue", "DeallocTrace", "DeallocLog", "DeallocAnalysis", "TextEscaping",
         "CUnwind", "CTraceRuntime", "CHolders",
-      ]
+      ],
+      path: "Benchmarks/dealloctrace-bench"
     ),
+    // The program the README's quick start traces (`make demo`).
     .executableTarget(
       name: "FeedDemo",
       dependencies: ["DeallocQueue", "DeallocTrace"],
       path: "Examples/FeedDemo"
     ),
+
+    // The tests' child processes (Tests/Children).
     // A small traced program that the tracing tests run as a child process.
     .executableTarget(
       name: "TraceProbe",
       dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting"],
-      path: "Examples/TraceProbe"
+      path: "Tests/Children/TraceProbe"
     ),
     // The child that the CHolders tests run: one holder scenario per argument.
     .executableTarget(
       name: "HolderProbe",
       dependencies: ["CHolders"],
-      path: "Examples/HolderProbe"
+      path: "Tests/Children/HolderProbe"
     ),
     // The child of the census tests: one leak (or non-leak) scenario per argument.
     .executableTarget(
@@ -117,27 +120,27 @@ let package = Package(
       dependencies: [
         "DeallocQueue", "DeallocHooks", "DeallocTrace", "CHolders", "CensusProbeSupport",
       ],
-      path: "Examples/CensusProbe"
+      path: "Tests/Children/CensusProbe"
     ),
     // The census child's C: a thread whose only reference is in a register while it blocks.
-    .target(name: "CensusProbeSupport", path: "Examples/CensusProbeSupport"),
+    .target(name: "CensusProbeSupport", path: "Tests/Children/CensusProbeSupport"),
     // Leaks chosen on the command line: the child of the baseline's end-to-end tests.
     .executableTarget(
       name: "BaselineDemo",
       dependencies: ["DeallocQueue", "DeallocTrace"],
-      path: "Examples/BaselineDemo"
+      path: "Tests/Children/BaselineDemo"
     ),
     // A plain Swift program that imports nothing of this package: the child of the
     // `dealloctrace run` tests.
-    .executableTarget(name: "PlainCycle", path: "Examples/PlainCycle"),
+    .executableTarget(name: "PlainCycle", path: "Tests/Children/PlainCycle"),
     // A program with DeallocQueue and without the recorder, for the same tests.
     .executableTarget(
-      name: "QueueOnlyProbe", dependencies: ["DeallocQueue"], path: "Examples/QueueOnlyProbe"),
+      name: "QueueOnlyProbe", dependencies: ["DeallocQueue"], path: "Tests/Children/QueueOnlyProbe"),
     // The stress, crash and fault child that the reliability tests run.
     .executableTarget(
       name: "StressChild",
       dependencies: ["DeallocQueue", "DeallocTrace"],
-      path: "Examples/StressChild"
+      path: "Tests/Children/StressChild"
     ),
 
     // Tests.
@@ -161,6 +164,11 @@ let package = Package(
     // child's pipes while it runs), the one raw log parser, scratch directories, and the
     // objects the queue's, the leak assertions' and the timing tests let go of.
     .target(name: "TestSupport", dependencies: ["DeallocLog"], path: "Tests/TestSupport"),
+    // What must hold of every gate result, whatever the input: checked by the gate's tests and
+    // by the fuzzer (scripts/fuzz), and kept out of the library that ships.
+    .target(
+      name: "GateInvariants", dependencies: ["DeallocAnalysis", "DeallocLog"],
+      path: "Tests/GateInvariants"),
     .testTarget(
       name: "DeallocAnalysisTests",
       dependencies: [
@@ -180,7 +188,7 @@ let package = Package(
       name: "DeallocGateTests",
       dependencies: [
         "DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport",
-        "DeallocWire",
+        "DeallocWire", "GateInvariants",
       ]
     ),
     // Runs the built executables (the CLI, the demo) as child processes.

@@ -8,8 +8,10 @@
 // bump chunks of at least 1 MB).
 #define _GNU_SOURCE
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "CHoldersExtras.h"
 #include "internal.h"
@@ -100,6 +102,38 @@ void *ch_bump_alloc(ch_bump *bump, size_t size) {
   void *result = (char *)chunk + chunk->used;
   chunk->used += size;
   return result;
+}
+
+size_t ch_resident_bytes(const void *start, size_t size) {
+  uintptr_t first = (uintptr_t)start & ~(uintptr_t)4095;
+  uintptr_t end = ((uintptr_t)start + size + 4095) & ~(uintptr_t)4095;
+  // pagemap, not mincore: a page only ever read maps the shared zero page, which mincore
+  // calls resident and the process's RSS does not count. A page of its own is present
+  // (bit 63) and mapped by this process alone (bit 56).
+  int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t entries[512];
+  size_t resident = 0;
+  for (uintptr_t at = first; at < end;) {
+    size_t count = (end - at) / 4096 < 512 ? (end - at) / 4096 : 512;
+    ssize_t got = pread(fd, entries, count * sizeof(uint64_t), (off_t)(at / 4096 * 8));
+    if (got <= 0) break;
+    count = (size_t)got / sizeof(uint64_t);
+    for (size_t i = 0; i < count; i++) {
+      if ((entries[i] >> 63) & (entries[i] >> 56) & 1) resident += 4096;
+    }
+    at += count * 4096;
+  }
+  close(fd);
+  return resident;
+}
+
+size_t ch_bump_resident(const ch_bump *bump) {
+  size_t resident = 0;
+  for (const struct ch_bump_chunk *chunk = bump->chunks; chunk; chunk = chunk->next) {
+    resident += ch_resident_bytes(chunk, chunk->size);
+  }
+  return resident;
 }
 
 void ch_bump_reset(ch_bump *bump) {

@@ -2,8 +2,9 @@
 // grouped as Apple's `leaks` groups them (ROOT CYCLE, ROOT LEAK).
 //
 // The method is CPython's cycle collector's, confirmed by a root scan:
-// 1. copy every registered object's strong count (the registry's snapshot; the header is
-//    read from memory and re-validated: metadata an allocation used, not deiniting);
+// 1. copy every registered object's strong count (the rows: the registry's bitmaps, read in
+//    place, census_rows.c; the header is read from memory and re-validated: metadata an
+//    allocation used, not deiniting);
 // 2. subtract each owning reference that another registered object's words hold (spare bits
 //    stripped, SWIFT_ABI_DEFAULT_64BIT_SPARE_BITS_MASK; words the metadata calls unowned, or
 //    array slots past the count, own nothing). A count left over is a holder outside the
@@ -28,12 +29,14 @@
 // that equals an address) is subtracted as if it owned, which can make an object held only
 // from outside look garbage; the metadata rules out the unowned kinds it can name.
 //
-// Memory: the snapshot's rows, plus per object a flag byte, a 32-bit count and a 32-bit
-// edge offset, plus 4 bytes per owning reference and a bounded mark list; everything in
-// tool memory (never a root). The other threads are parked while memory is read
+// Memory: the rows (a copy of the registry's bitmaps, about a byte per object), plus per
+// object a flag byte, a 32-bit count, a 32-bit edge offset, a 16-bit type and a size byte,
+// plus 4 bytes per owning reference and a bounded mark list; everything in tool memory
+// (never a root). `extra_bytes` in the stats is what of it was in use at the end. The other threads are parked while memory is read
 // (census_threads.c), so no reference moves between what was read and what was not.
 //
-// The files: this one runs the steps and marks; census_read.c reads memory (steps 1-3),
+// The files: this one runs the steps and marks; census_rows.c numbers the objects;
+// census_read.c reads memory (steps 1-3),
 // census_rules.c says which words of a type own, census_group.c groups (step 5),
 // census_names.c names types and fields, census_output.c writes the record and the text,
 // census_growth.c follows checkpoints' growth.
@@ -49,9 +52,9 @@
 
 #include "census.h"
 
-/// What a census maps whatever the heap's size: two read windows, the address filter and
-/// the type rules (reserved; a rule's page is touched only when a type lands on it).
-#define CENSUS_FIXED_BYTES (2 * WINDOW_BYTES + FILTER_BITS / 8 + TYPE_SLOTS * sizeof(word_rule))
+/// What a census maps whatever the heap's size: two read windows and the type rules
+/// (reserved; a rule's page is touched only when a type lands on it).
+#define CENSUS_FIXED_BYTES (2 * WINDOW_BYTES + TYPE_SLOTS * sizeof(word_rule))
 
 static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
 static cholders_census_stats last_stats;
@@ -82,7 +85,7 @@ static uint64_t monotonic_ns(void) {
 // ---- marking ----------------------------------------------------------------------------
 
 
-/// The mark's work list: bounded (a 16th of the rows, at least 64k), so that the census
+/// The mark's work list: bounded (a 16th of the rows, and 4k more), so that the census
 /// costs no 4 bytes per object for it. A row that finds it full is flagged CF_UNSCANNED
 /// (already marked, its edges not yet followed) and picked up by a sweep over the flags
 /// once the list drains: a wide object (an array of every object) costs a few sweeps of one
@@ -127,10 +130,13 @@ static void mark(ch_census *c, mark_list *list, uint8_t flag, uint8_t barrier) {
   do {
     while (list->count > 0) {
       int32_t x = list->rows[--list->count];
-      for (uint32_t e = c->edge_start[x]; e < c->edge_start[x + 1]; e++) {
+      uint32_t first = ch_census_first_edge(c, x), end = first + ch_census_edge_count(c, x);
+      for (uint32_t e = first; e < end; e++) {
         int32_t t = edge_target(c->edges[e]);
         if (t < 0 || (c->flags[t] & (CF_MARKED | CF_DELAYED | barrier))) continue;
-        if (c->edges[e] < 0 && c->refs[t] <= 0 && !(c->flags[t] & CF_RC_UNKNOWN)) continue;
+        if (c->edges[e] < 0 && !(c->flags[t] & CF_RC_UNKNOWN) && ch_census_refs(c, t) <= 0) {
+          continue;
+        }
         mark_push(c, list, t, flag);
       }
     }
@@ -160,57 +166,62 @@ static int make_fixed_tables(ch_census *c, fixed_tables *t) {
   t->rules.count = 0;
   t->root_buffer = ch_bump_alloc(&c->bump, WINDOW_BYTES);
   t->window = (window){ch_bump_alloc(&c->bump, WINDOW_BYTES), 0, 0};
-  t->finder = (finder){c, ch_bump_alloc(&c->bump, FILTER_BITS / 8), 1, 0};
-  return t->rules.slots && t->root_buffer && t->window.buffer && t->finder.filter;
+  t->finder = (finder){c};
+  c->types = t->rules.slots;
+  return t->rules.slots && t->root_buffer && t->window.buffer;
 }
 
-/// The per-row arrays, sized by the snapshot; returns the edge table's capacity, 0 when
-/// memory ran out.
+/// The per-row arrays, sized by the rows; returns the edge table's capacity, 0 when memory
+/// ran out. The tables sized for the worst case (edges, large sizes) are reserved, not
+/// touched, beyond what is used.
 static size_t make_row_arrays(ch_census *c) {
   size_t n = c->row_count;
   c->flags = ch_bump_alloc(&c->bump, n + 1);
-  c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int32_t));
-  c->edge_start = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint32_t));
-  // An object's owning words are at most its words: bounded by the registry's bytes. The
-  // mapping is reserved, not touched, beyond what is used.
+  c->refs = ch_bump_alloc(&c->bump, (n + 1) * sizeof(int16_t));
+  c->large_ref_capacity = n + 1;
+  c->large_refs = ch_bump_alloc(&c->bump, c->large_ref_capacity * sizeof(ch_large_refs));
+  c->edge_counts = ch_bump_alloc(&c->bump, n + 1);
+  c->edge_blocks = ch_bump_alloc(&c->bump, (n / CH_EDGE_BLOCK + 2) * sizeof(uint32_t));
+  c->type_of = ch_bump_alloc(&c->bump, (n + 1) * sizeof(uint16_t));
+  c->size_of = ch_bump_alloc(&c->bump, n + 1);
+  c->large_size_capacity = n + 1;
+  c->large_sizes = ch_bump_alloc(&c->bump, c->large_size_capacity * sizeof(ch_large_size));
+  // An object's owning words are at most its words: bounded by the registry's bytes.
   size_t edge_capacity = n * 16 + (1u << 16);
   if (edge_capacity > UINT32_MAX) edge_capacity = UINT32_MAX;
   c->edges = ch_bump_alloc(&c->bump, edge_capacity * sizeof(int32_t));
-  if (!c->flags || !c->refs || !c->edge_start || !c->edges) return 0;
+  c->large_count_capacity = edge_capacity / CH_EDGES_LARGE + 1;
+  c->large_counts =
+      ch_bump_alloc(&c->bump, c->large_count_capacity * sizeof(ch_large_count));
+  if (!c->flags || !c->refs || !c->large_refs || !c->edge_counts || !c->edge_blocks || !c->type_of ||
+      !c->size_of || !c->large_sizes || !c->edges || !c->large_counts) {
+    return 0;
+  }
   return edge_capacity;
 }
 
-/// The address filter: one bit per row start (mod FILTER_BITS granules of 16 bytes).
-static void fill_filter(ch_census *c, finder *f) {
-  if (c->row_count > 0) {
-    f->low = c->rows[0].address;
-    f->high = c->rows[c->row_count - 1].address;
-  }
-  for (size_t i = 0; i < c->row_count; i++) {
-    uint64_t bit = (c->rows[i].address >> 4) & (FILTER_BITS - 1);
-    f->filter[bit >> 6] |= 1ull << (bit & 63);
-  }
-}
-
-/// Everything read while the other threads are parked: the snapshot, the objects and the
+/// Everything read while the other threads are parked: the rows, the objects and the
 /// roots. What runs meanwhile allocates nothing with malloc but the names of types met for
 /// the first time (the rules), and opendir in ch_regions; a parked thread holding such a
 /// lock makes that wait, bounded by the park. Returns why it failed, or NULL.
 static const char *read_parked(ch_census *c, fixed_tables *t, uintptr_t own_frame) {
-  c->row_count = ch_registry_snapshot(&c->bump, &c->rows);
-  // A snapshot short of registered objects would call the missing ones' referents leaked.
-  if (c->rows == NULL) return "out of memory for the registry's snapshot";
+  // Rows short of registered objects would call the missing ones' referents leaked.
+  // In tool memory, not in `c`: the first and last rows' addresses must not sit in a frame
+  // above the census's own, which the root pass reads.
+  c->rows = ch_bump_alloc(&c->bump, sizeof(ch_rows));
+  if (c->rows == NULL || !ch_rows_build(c->rows, &c->bump)) {
+    return "out of memory for the census's rows";
+  }
+  c->row_count = c->rows->count;
   size_t edge_capacity = make_row_arrays(c);
   if (edge_capacity == 0) return "out of memory for the census's marks";
-  fill_filter(c, &t->finder);
   ch_region *regions = NULL;
   int regions_incomplete = 0;
   size_t region_count = ch_regions(&c->bump, &regions, 0, &regions_incomplete);
   // A root left unread would make what only it holds a leak: no census rather than a wrong one.
   if (regions_incomplete) return "could not list every memory region to read for roots";
-  if (!ch_census_object_pass(c, &t->finder, &t->rules, &t->window, edge_capacity)) {
-    return "too many references between objects for the census's edge table";
-  }
+  const char *why = ch_census_object_pass(c, &t->finder, &t->rules, &t->window, edge_capacity);
+  if (why) return why;
   c->type_count = t->rules.count;
   ch_census_root_pass(c, regions, region_count, t->root_buffer, own_frame);
   return NULL;
@@ -228,7 +239,7 @@ static const char *mark_reachable(ch_census *c, const finder *f) {
     c->pending_rows[i] = row >= 0 && (c->flags[row] & CF_VALID) ? row : -1;
     if (c->pending_rows[i] >= 0) c->flags[row] |= CF_PENDING;
   }
-  mark_list list = {NULL, 0, (1u << 16) + c->row_count / 16, c->row_count};
+  mark_list list = {NULL, 0, (1u << 12) + c->row_count / 16, c->row_count};
   c->mark_capacity = list.capacity;
   list.rows = ch_bump_alloc(&c->bump, list.capacity * sizeof(int32_t));
   if (list.rows == NULL) return "out of memory for the census's work list";
@@ -236,7 +247,7 @@ static const char *mark_reachable(ch_census *c, const finder *f) {
   for (size_t i = 0; i < c->row_count; i++) {
     uint8_t flags = c->flags[i];
     if (!(flags & CF_VALID) || (flags & CF_PENDING)) continue;
-    int held = (flags & CF_RC_UNKNOWN) || ((flags & CF_ROOT_WORD) && c->refs[i] != 0);
+    int held = (flags & CF_RC_UNKNOWN) || ((flags & CF_ROOT_WORD) && ch_census_refs(c, (int32_t)i) != 0);
     if (held) mark_push(c, &list, (int32_t)i, CF_MARKED);
   }
   mark(c, &list, CF_MARKED, CF_PENDING);
@@ -266,7 +277,16 @@ static char *run(ch_census *c, char **text) {
   if (why) return failure(c, why);
   if (!ch_census_group(c)) return failure(c, "out of memory for the census's groups");
   c->total_us = (monotonic_ns() - c->started_ns) / 1000;
-  return ch_census_render(c, text);
+  char *json = ch_census_render(c, text);
+  // What the census wrote or read of its memory (nothing is given back before the end), but
+  // the fixed tables: rows, marks, counts, types, sizes, edges, the work list, the memory
+  // map and free chunks read for roots, the groups and the output's tables.
+  size_t fixed = ch_resident_bytes(t.rules.slots, TYPE_SLOTS * sizeof(word_rule)) +
+                 ch_resident_bytes(t.root_buffer, WINDOW_BYTES) +
+                 ch_resident_bytes(t.window.buffer, WINDOW_BYTES);
+  size_t resident = ch_bump_resident(&c->bump);
+  c->resident_bytes = resident > fixed ? resident - fixed : 0;
+  return json;
 }
 
 char *cholders_census_json(const cholders_census_pending *pending, const char *label,
@@ -303,10 +323,7 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
   stats.threads_stopped = c.park.stopped;
   stats.threads_unstopped = c.park.unstopped;
   stats.total_us = c.total_us;
-  // Per live object a flag byte, its count and its first edge; per reference 4 bytes; the
-  // mark's list; per unreachable object the grouping's nine arrays (37 bytes).
-  stats.extra_bytes = c.row_count * (1 + 4 + 4) + c.edge_count * 4 + c.mark_capacity * 4 +
-                      c.unreachable * 37;
+  stats.extra_bytes = c.resident_bytes;
   stats.fixed_bytes = CENSUS_FIXED_BYTES;
   last_stats = stats;
   ch_bump_reset(&c.bump);

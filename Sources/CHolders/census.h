@@ -84,13 +84,89 @@ typedef struct {
   size_t name_length;
 } ch_growth_pick;
 
+// ---- census_rows.c: the rows, read from the registry's bitmaps -------------------------
+/// One registry span's words between its first and last object, copied.
+typedef struct {
+  uintptr_t base;  // the address of the first copied word's first granule
+  uint32_t words;
+  uint64_t *bits;  // `words` words; bit i of word w: the object at base + (64 w + i) * 16
+  uint32_t *block_rows;  // per 8 words: the rows before them (over every span)
+  size_t first_row, end_row;
+} ch_row_span;
+
+typedef struct {
+  ch_row_span *spans;
+  size_t span_count;
+  size_t count;  // rows
+  uintptr_t low, high;  // the first and the last row's address
+} ch_rows;
+
+/// Copies the registry's bitmaps (census_rows.c says why and what it costs); call with the
+/// other threads parked. 0 when memory ran out.
+int ch_rows_build(ch_rows *r, ch_bump *bump);
+/// How many rows start at or below `address`.
+size_t ch_rows_at_or_below(const ch_rows *r, uintptr_t address);
+/// The row of the object starting exactly at `key`, or -1.
+int32_t ch_rows_exact(const ch_rows *r, uintptr_t key);
+/// The address of `row` (< r->count).
+uintptr_t ch_row_address(const ch_rows *r, size_t row);
+
+/// Visits rows in address order without a search per row.
+typedef struct {
+  const ch_rows *rows;
+  size_t span;
+  uint32_t word;  // the next word to load
+  uint64_t bits;  // the loaded word's rows not visited yet
+} ch_row_cursor;
+/// A cursor whose next row is `row`.
+void ch_row_cursor_at(ch_row_cursor *k, const ch_rows *r, size_t row);
+/// The next row's address, or 0 past the last one.
+uintptr_t ch_row_cursor_next(ch_row_cursor *k);
+
+/// A row whose size does not fit its size byte (census.c: ch_census_size).
+typedef struct {
+  uint32_t row;
+  uint64_t size;
+} ch_large_size;
+#define CH_SIZE_LARGE 255
+
+/// A row whose count does not fit 16 bits.
+typedef struct {
+  uint32_t row;
+  int32_t refs;
+} ch_large_refs;
+#define CH_REFS_LARGE INT16_MIN
+
+/// A row whose edges do not fit its count byte.
+typedef struct {
+  uint32_t row, count;
+} ch_large_count;
+#define CH_EDGES_LARGE 255
+#define CH_EDGE_BLOCK 16
+
 typedef struct {
   ch_bump bump;
-  ch_entry *rows;
+  ch_rows *rows;  // in bump memory
   size_t row_count;
   uint8_t *flags;
-  int32_t *refs;  // strong count minus references from other objects; later reused
-  uint32_t *edge_start;  // row_count + 1 offsets into `edges`
+  uint16_t *type_of;  // per valid row: its type's slot in `types`
+  const struct word_rule *types;  // the census's type rules (TYPE_SLOTS), by slot
+  uint8_t *size_of;  // per valid row: its chunk's size / 16, or CH_SIZE_LARGE
+  ch_large_size *large_sizes;  // the rows with CH_SIZE_LARGE, ascending
+  size_t large_size_count, large_size_capacity;
+  // A row's strong count minus the references from other objects: 16 bits, or
+  // CH_REFS_LARGE and its value in `large_refs` (a count past 32k is rare: a shared
+  // singleton), so that the count costs 2 bytes a row.
+  int16_t *refs;
+  ch_large_refs *large_refs;  // the rows with CH_REFS_LARGE, ascending
+  size_t large_ref_count, large_ref_capacity;
+  // A row's edges are `edges[first, first + count)`: its count in a byte, and its first edge
+  // the sum of the counts before it since the last block start (ch_census_first_edge), so
+  // that the index costs 1.25 bytes a row instead of a 32-bit offset.
+  uint8_t *edge_counts;  // per row: how many edges, or CH_EDGES_LARGE (then `large_counts`)
+  uint32_t *edge_blocks;  // per CH_EDGE_BLOCK rows: the edges before them
+  ch_large_count *large_counts;  // the rows with CH_EDGES_LARGE, ascending
+  size_t large_count_count, large_count_capacity;
   int32_t *edges;  // target rows
   uint32_t *edge_offsets;  // NULL: offsets are found again by reading the holder
   size_t edge_count;
@@ -102,12 +178,40 @@ typedef struct {
   const char *error;  // why the census could not run, or NULL
   uint64_t unreachable, unreachable_bytes, delayed, live_bytes;
   size_t mark_capacity;  // the mark's work list, in rows
+  size_t resident_bytes;  // the census's memory in use at its end, but its fixed tables
   size_t type_count;  // distinct types among the valid rows
   ch_growth_pick picks[CH_GROWTH_PICKS];  // growing types of this label (census_growth.c)
   size_t pick_count;
   ch_park park;
   uint64_t started_ns, total_us;
 } ch_census;
+
+/// The address of `row`.
+static inline uintptr_t ch_census_address(const ch_census *c, int32_t row) {
+  return ch_row_address(c->rows, (size_t)row);
+}
+/// The metadata of valid `row` (0 for any other row).
+uintptr_t ch_census_metadata(const ch_census *c, int32_t row);
+/// The size of valid `row` (its chunk's usable bytes; 0 for any other row).
+uint64_t ch_census_size(const ch_census *c, int32_t row);
+
+/// The count left over of valid `row`: its strong count minus the references from other
+/// objects subtracted so far (census_read.c).
+int32_t ch_census_refs(const ch_census *c, int32_t row);
+
+/// The count of a row with CH_EDGES_LARGE edges (census_read.c).
+uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row);
+/// How many edges `row` has.
+static inline uint32_t ch_census_edge_count(const ch_census *c, int32_t row) {
+  uint8_t count = c->edge_counts[row];
+  return count != CH_EDGES_LARGE ? count : ch_census_large_edge_count(c, row);
+}
+/// The index in `edges` of `row`'s first edge.
+static inline uint32_t ch_census_first_edge(const ch_census *c, int32_t row) {
+  uint32_t first = c->edge_blocks[row / CH_EDGE_BLOCK];
+  for (int32_t y = row & ~(CH_EDGE_BLOCK - 1); y < row; y++) first += ch_census_edge_count(c, y);
+  return first;
+}
 
 /// The type name of the object with `metadata`: "closure context", "box", or the runtime's
 /// qualified name.
@@ -122,8 +226,7 @@ uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target);
 // ---- shared by the census's passes (census.c, census_read.c, census_rules.c, census_group.c)
 
 #define SPARE_BITS_STRIPPED 0x00fffffffffffff8ull  // SWIFT_ABI_DEFAULT_64BIT_SPARE_BITS_MASK
-#define WINDOW_BYTES (1u << 20)
-#define FILTER_BITS (1u << 24)
+#define WINDOW_BYTES (1u << 18)
 #define TYPE_SLOTS (1u << 16)
 #define STALE_WORDS 64
 
@@ -143,7 +246,7 @@ enum { WORDS_OWNING = 0, WORDS_CLASS = 1, WORDS_ARRAY = 2 };
 
 /// Per metadata: which words own what they point at. Filled once per type, before threads
 /// are parked where possible (it asks the runtime for names, which takes its locks).
-typedef struct {
+typedef struct word_rule {
   uintptr_t metadata;
   uint8_t kind;
   uint64_t stale;  // WORDS_CLASS: bit i set when the word at 16 + 8 i owns nothing
@@ -186,8 +289,6 @@ static inline int owns(const word_rule *rule, const uint64_t *header, uint64_t o
 // census_read.c: the passes over memory.
 typedef struct {
   ch_census *c;
-  uint64_t *filter;  // FILTER_BITS, one per 16-byte granule (mod the size) that starts a row
-  uintptr_t low, high;
 } finder;
 
 typedef struct {
@@ -197,9 +298,10 @@ typedef struct {
 
 /// The row of the object starting exactly at `key`, or -1.
 int32_t ch_census_exact(const finder *f, uintptr_t key);
-/// Pass 1: validates every row and collects its owning words that point at rows; 0 when
-/// the edge table is full.
-int ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w, size_t edge_capacity);
+/// Pass 1: validates every row and collects its owning words that point at rows; returns
+/// why it failed (a table full), or NULL.
+const char *ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w,
+                                  size_t edge_capacity);
 /// Pass 2: every root word that points into a valid object flags it CF_ROOT_WORD.
 void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_count,
                          uint64_t *buffer, uintptr_t own_frame);

@@ -17,23 +17,35 @@
 
 typedef struct {
   ch_census *c;
-  const int32_t *unit_of;  // per row: its unit, or -1 (reachable or not an object)
+  // Which rows are units, a bit per row, and the units before every 64 rows: a row's unit
+  // is a rank, a quarter of a byte per row rather than a 32-bit number.
+  uint64_t *is_unit;
+  uint32_t *units_before;
   int32_t *row_of;  // per unit
   int32_t count;
 } units;
 
+/// The unit of `row`, or -1 (reachable, or not an object).
+static inline int32_t unit_of(const units *u, int32_t row) {
+  uint64_t bits = u->is_unit[row / 64];
+  uint64_t bit = 1ull << (row % 64);
+  if (!(bits & bit)) return -1;
+  return (int32_t)(u->units_before[row / 64] + (uint32_t)__builtin_popcountll(bits & (bit - 1)));
+}
+
 /// The unit an edge leads to, or -1 when it leads to no unreachable object.
 static inline int32_t unit_target(const units *u, uint32_t e) {
   int32_t t = edge_target(u->c->edges[e]);
-  return t < 0 ? -1 : u->unit_of[t];
+  return t < 0 ? -1 : unit_of(u, t);
 }
 
 static inline uint32_t first_edge(const units *u, int32_t unit) {
-  return u->c->edge_start[u->row_of[unit]];
+  return ch_census_first_edge(u->c, u->row_of[unit]);
 }
 
 static inline uint32_t end_edge(const units *u, int32_t unit) {
-  return u->c->edge_start[u->row_of[unit] + 1];
+  int32_t row = u->row_of[unit];
+  return ch_census_first_edge(u->c, row) + ch_census_edge_count(u->c, row);
 }
 
 /// Tarjan's strongly connected components, iteratively. `component[unit]` receives a
@@ -56,7 +68,8 @@ static int32_t components(const units *u, int32_t *component, int32_t *index, in
       int32_t v = call_unit[depth - 1];
       uint32_t *e = &call_edge[depth - 1];
       int descended = 0;
-      while (*e < end_edge(u, v)) {
+      uint32_t end = end_edge(u, v);
+      while (*e < end) {
         int32_t w = unit_target(u, (*e)++);
         if (w < 0) continue;
         if (index[w] < 0) {
@@ -102,7 +115,7 @@ static void find_cycle(const units *u, ch_group *g, int32_t root, const int32_t 
   int32_t closing = -1;
   while (head < tail && closing < 0) {
     int32_t x = queue[head++];
-    for (uint32_t e = first_edge(u, x); e < end_edge(u, x); e++) {
+    for (uint32_t e = first_edge(u, x), end = end_edge(u, x); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0 || component[t] != comp) continue;
       if (t == root) {
@@ -141,7 +154,7 @@ static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t 
   frame frames[CH_TREE_LINES];
   int32_t line_unit[CH_TREE_LINES];
   size_t depth = 0;
-  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, c->rows[g->root].size};
+  g->tree[0] = (ch_tree_line){g->root, -1, 0, 0, 0, 1, ch_census_size(c, g->root)};
   line_unit[0] = root;
   g->tree_count = 1;
   shown[root] = 1;
@@ -151,13 +164,14 @@ static void build_tree(const units *u, ch_group *g, int32_t root, const int32_t 
     frame *f = &frames[depth - 1];
     int32_t x = line_unit[f->line];
     int descended = 0;
-    while (f->edge < end_edge(u, x) && g->tree_count < CH_TREE_LINES) {
+    uint32_t end = end_edge(u, x);
+    while (f->edge < end && g->tree_count < CH_TREE_LINES) {
       uint32_t e = f->edge++;
       int32_t t = unit_target(u, e);
       if (t < 0 || group_of[t] != group) continue;
       int32_t row = u->row_of[t];
       ch_tree_line line = {row, f->line, g->tree[f->line].depth + 1, 0,
-                           ch_census_edge_offset(c, u->row_of[x], row), 1, c->rows[row].size};
+                           ch_census_edge_offset(c, u->row_of[x], row), 1, ch_census_size(c, row)};
       if (shown[t]) {
         // Only edges back into the cycle are worth a line; a second path to a subtree
         // object would repeat it.
@@ -267,8 +281,8 @@ static int compare_types(const void *a, const void *b) {
 /// Orders step `i` of a cycle against step `j`: by type name, then field offset.
 static int compare_steps(ch_census *c, const ch_group *g, size_t i, size_t j) {
   size_t li, lj;
-  const char *ni = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &li);
-  const char *nj = ch_census_type_name(c->rows[g->cycle_rows[j]].metadata, &lj);
+  const char *ni = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[i]), &li);
+  const char *nj = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[j]), &lj);
   int order = memcmp(ni, nj, li < lj ? li : lj);
   if (order == 0) order = li < lj ? -1 : li > lj;
   if (order == 0) {
@@ -320,7 +334,7 @@ static void finish_group(ch_census *c, ch_group *g) {
   for (size_t k = 0; k < g->cycle_length; k++) {
     size_t i = (start + k) % g->cycle_length;
     size_t length;
-    const char *name = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[i]), &length);
     hash = hash_bytes(hash, name, length);
     char field[24];
     int n = snprintf(field, sizeof field, "+%u>", g->cycle_offsets[i]);
@@ -336,16 +350,16 @@ static int32_t canonical_root(const units *u, const int32_t *members, uint32_t f
   ch_census *c = u->c;
   int32_t best = members[from];
   size_t best_length;
-  const char *best_name = ch_census_type_name(c->rows[u->row_of[best]].metadata, &best_length);
+  const char *best_name = ch_census_type_name(ch_census_metadata(c, u->row_of[best]), &best_length);
   for (uint32_t i = from + 1; i < to; i++) {
     int32_t m = members[i];
     size_t length;
-    const char *name = ch_census_type_name(c->rows[u->row_of[m]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, u->row_of[m]), &length);
     size_t shorter = length < best_length ? length : best_length;
     int order = memcmp(name, best_name, shorter);
     if (order == 0) order = length < best_length ? -1 : length > best_length;
     if (order < 0 ||
-        (order == 0 && c->rows[u->row_of[m]].address < c->rows[u->row_of[best]].address)) {
+        (order == 0 && u->row_of[m] < u->row_of[best])) {
       best = m;
       best_name = name;
       best_length = length;
@@ -367,15 +381,19 @@ typedef struct {
   int32_t *roots;  // per group, its root unit
 } grouping;
 
-/// Numbers the unreachable rows densely, reusing `refs` (no longer needed once marking is
-/// done) as each row's unit, and maps the work arrays; 0 when out of memory.
+/// Numbers the unreachable rows densely, in row order, and maps the work arrays; 0 when out
+/// of memory.
 static int start_grouping(ch_census *c, grouping *w) {
   memset(w, 0, sizeof *w);
-  w->u = (units){c, c->refs, NULL, 0};
-  int32_t *unit_of = c->refs;
+  size_t words = c->row_count / 64 + 1;
+  w->u = (units){c, ch_bump_alloc(&c->bump, words * sizeof(uint64_t)),
+                 ch_bump_alloc(&c->bump, words * sizeof(uint32_t)), NULL, 0};
+  if (!w->u.is_unit || !w->u.units_before) return 0;
   for (size_t i = 0; i < c->row_count; i++) {
-    int unreachable = (c->flags[i] & (CF_VALID | CF_MARKED | CF_DELAYED)) == CF_VALID;
-    unit_of[i] = unreachable ? w->u.count++ : -1;
+    if (i % 64 == 0) w->u.units_before[i / 64] = (uint32_t)w->u.count;
+    if ((c->flags[i] & (CF_VALID | CF_MARKED | CF_DELAYED)) != CF_VALID) continue;
+    w->u.is_unit[i / 64] |= 1ull << (i % 64);
+    w->u.count++;
   }
   size_t m = w->m = (size_t)w->u.count + 1;
   w->u.row_of = ch_bump_alloc(&c->bump, m * sizeof(int32_t));
@@ -391,8 +409,9 @@ static int start_grouping(ch_census *c, grouping *w) {
       !w->call_edge || !w->on_stack || !w->members) {
     return 0;
   }
+  int32_t unit = 0;
   for (size_t i = 0; i < c->row_count; i++) {
-    if (unit_of[i] >= 0) w->u.row_of[unit_of[i]] = (int32_t)i;
+    if (w->u.is_unit[i / 64] & (1ull << (i % 64))) w->u.row_of[unit++] = (int32_t)i;
   }
   memset(w->on_stack, 0, m);
   return 1;
@@ -416,7 +435,7 @@ static int sort_components(ch_census *c, grouping *w) {
   for (int32_t x = 0; x < u->count; x++) {
     group_of[x] = -1;
     size[w->component[x]]++;
-    for (uint32_t e = first_edge(u, x); e < end_edge(u, x); e++) {
+    for (uint32_t e = first_edge(u, x), end = end_edge(u, x); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0) continue;
       if (w->component[t] != w->component[x]) referenced[w->component[t]] = 1;
@@ -455,7 +474,7 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
   }
   while (head < tail) {
     int32_t y = queue[head++];
-    for (uint32_t e = first_edge(u, y); e < end_edge(u, y); e++) {
+    for (uint32_t e = first_edge(u, y), end = end_edge(u, y); e < end; e++) {
       int32_t t = unit_target(u, e);
       if (t < 0 || group_of[t] >= 0) continue;
       group_of[t] = id;
@@ -463,10 +482,11 @@ static void claim_group(ch_census *c, grouping *w, int32_t k, int32_t x, int32_t
     }
   }
   for (size_t i = 0; i < tail; i++) {
-    const ch_entry *row = &c->rows[u->row_of[queue[i]]];
+    int32_t row = u->row_of[queue[i]];
+    uint64_t size = ch_census_size(c, row);
     g->count++;
-    g->bytes += row->size;
-    add_type(g, row->metadata, row->size);
+    g->bytes += size;
+    add_type(g, ch_census_metadata(c, row), size);
   }
   c->unreachable += g->count;
   c->unreachable_bytes += g->bytes;

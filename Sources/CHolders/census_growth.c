@@ -88,13 +88,16 @@ static int was_there(const growth_label *l, const growth_type *previous, uintptr
 /// reachable one at the highest address not among those kept.
 static void pick_instance(ch_census *c, const growth_label *l, const growth_type *previous,
                           ch_growth_pick *pick) {
-  for (size_t i = c->row_count; i-- > 0;) {
-    const ch_entry *row = &c->rows[i];
+  // The rows in address order, keeping the last match: the one at the highest address.
+  ch_row_cursor rows;
+  ch_row_cursor_at(&rows, c->rows, 0);
+  for (size_t i = 0; i < c->row_count; i++) {
+    uintptr_t address = ch_row_cursor_next(&rows);
     if ((c->flags[i] & (CF_VALID | CF_MARKED)) != (CF_VALID | CF_MARKED)) continue;
-    if (row->metadata != pick->metadata || was_there(l, previous, row->address)) continue;
-    pick->address = row->address;
+    if (ch_census_metadata(c, (int32_t)i) != pick->metadata) continue;
+    if (was_there(l, previous, address)) continue;
+    pick->address = address;
     pick->known_new = previous->complete;
-    return;
   }
 }
 
@@ -117,16 +120,19 @@ static void keep_addresses(ch_census *c, growth_label *l, growth_type *next, siz
     slot_of[s] = (int16_t)t;
   }
   if (used == 0) return;
+  ch_row_cursor rows;
+  ch_row_cursor_at(&rows, c->rows, 0);
   for (size_t i = 0; i < c->row_count; i++) {
+    uintptr_t address = ch_row_cursor_next(&rows);
     if (!(c->flags[i] & CF_VALID)) continue;
-    uintptr_t metadata = c->rows[i].metadata;
+    uintptr_t metadata = ch_census_metadata(c, (int32_t)i);
     size_t s = (size_t)((metadata >> 3) * 0x9E3779B97F4A7C15ull >> 55) & (CANDIDATE_SLOTS - 1);
     while (slot_of[s] >= 0 && next[slot_of[s]].metadata != metadata) {
       s = (s + 1) & (CANDIDATE_SLOTS - 1);
     }
     if (slot_of[s] < 0) continue;
     growth_type *type = &next[slot_of[s]];
-    if (type->n < type->count) l->addresses[type->first + type->n++] = c->rows[i].address;
+    if (type->n < type->count) l->addresses[type->first + type->n++] = address;
   }
 }
 

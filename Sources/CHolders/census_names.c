@@ -108,20 +108,21 @@ static const char *census_type_name(uintptr_t metadata, size_t *length) {
 }
 
 uint32_t ch_census_edge_offset(ch_census *c, int32_t holder, int32_t target) {
-  const ch_entry *row = &c->rows[holder];
+  uintptr_t address = ch_census_address(c, holder), metadata = ch_census_metadata(c, holder);
+  uint64_t size = ch_census_size(c, holder);
   uint64_t words[512];
   uint64_t header[4] = {0, 0, 0, 0};
-  uintptr_t wanted = c->rows[target].address;
+  uintptr_t wanted = ch_census_address(c, target);
   // One read from the object's start: its header comes with its first words.
-  for (uint64_t at = 0; at < row->size;) {
-    size_t chunk = row->size - at < sizeof words ? row->size - at : sizeof words;
-    size_t got = ch_read(words, row->address + at, chunk) & ~(size_t)7;
+  for (uint64_t at = 0; at < size;) {
+    size_t chunk = size - at < sizeof words ? size - at : sizeof words;
+    size_t got = ch_read(words, address + at, chunk) & ~(size_t)7;
     if (got == 0) break;
     if (at == 0) memcpy(header, words, got < sizeof header ? got : sizeof header);
     for (size_t k = at == 0 ? 2 : 0; k < got / 8; k++) {
       if ((words[k] & SPARE_BITS_STRIPPED) != wanted) continue;
       ch_name name;
-      ch_describe(row->metadata, header, at + k * 8, &name);
+      ch_describe(metadata, header, at + k * 8, &name);
       if (name.edge != CH_EDGE_STALE) return (uint32_t)(at + k * 8);
     }
     at += got;
@@ -133,9 +134,9 @@ const char *ch_census_edge_name(ch_census *c, int32_t row, uint32_t offset, char
                                 size_t capacity) {
   if (offset < 16) return NULL;
   uint64_t header[4] = {0, 0, 0, 0};
-  ch_read(header, c->rows[row].address, sizeof header);
+  ch_read(header, ch_census_address(c, row), sizeof header);
   ch_name name;
-  ch_describe(c->rows[row].metadata, header, offset, &name);
+  ch_describe(ch_census_metadata(c, row), header, offset, &name);
   if (name.edge == CH_EDGE_FIELD) {
     size_t length = name.field_length < capacity - 1 ? name.field_length : capacity - 1;
     memcpy(buffer, name.field, length);

@@ -63,10 +63,11 @@ static void text_format(ch_json *out, const char *format, unsigned long long a,
 
 static void text_object(ch_census *c, ch_json *out, int32_t row) {
   size_t length;
-  const char *name = ch_census_type_name(c->rows[row].metadata, &length);
+  const char *name = ch_census_type_name(ch_census_metadata(c, row), &length);
   text_raw(out, "<");
   text_escaped(out, name, length);
-  text_format(out, " 0x%llx> [%llu]", c->rows[row].address, c->rows[row].size);
+  text_format(out, " 0x%llx> [%llu]", (unsigned long long)ch_census_address(c, row),
+              (unsigned long long)ch_census_size(c, row));
 }
 
 // ---- shared pieces -----------------------------------------------------------------------
@@ -92,7 +93,7 @@ static void finding_id(const ch_group *g, char *id, size_t capacity) {
 static void cycle_text(ch_census *c, const ch_group *g, ch_json *out) {
   for (size_t i = 0; i < g->cycle_length; i++) {
     size_t length;
-    const char *name = ch_census_type_name(c->rows[g->cycle_rows[i]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[i]), &length);
     char field[128];
     const char *edge =
         ch_census_edge_name(c, g->cycle_rows[i], g->cycle_offsets[i], field, sizeof field);
@@ -103,7 +104,7 @@ static void cycle_text(ch_census *c, const ch_group *g, ch_json *out) {
   }
   if (g->cycle_length > 0) {
     size_t length;
-    const char *name = ch_census_type_name(c->rows[g->cycle_rows[0]].metadata, &length);
+    const char *name = ch_census_type_name(ch_census_metadata(c, g->cycle_rows[0]), &length);
     text_escaped(out, name, length);
   }
 }
@@ -135,7 +136,7 @@ static void json_edges(ch_census *c, ch_json *json, const ch_group *g) {
   for (size_t i = 0; i < g->cycle_length; i++) {
     if (i) ch_json_raw(json, ",");
     ch_json_raw(json, "{\"type\":");
-    json_type(json, c->rows[g->cycle_rows[i]].metadata);
+    json_type(json, ch_census_metadata(c, g->cycle_rows[i]));
     char field[128];
     const char *edge =
         ch_census_edge_name(c, g->cycle_rows[i], g->cycle_offsets[i], field, sizeof field);
@@ -152,11 +153,11 @@ static void json_tree_line(ch_census *c, ch_json *json, const ch_group *g,
   ch_json_raw(json, "{\"depth\":");
   ch_json_int(json, line->depth);
   ch_json_raw(json, ",\"type\":");
-  json_type(json, c->rows[line->object].metadata);
+  json_type(json, ch_census_metadata(c, line->object));
   ch_json_raw(json, ",\"obj\":");
-  ch_json_hex(json, c->rows[line->object].address);
+  ch_json_hex(json, ch_census_address(c, line->object));
   ch_json_raw(json, ",\"size\":");
-  ch_json_int(json, (int64_t)c->rows[line->object].size);
+  ch_json_int(json, (int64_t)ch_census_size(c, line->object));
   if (line->parent >= 0) {
     char field[128];
     const char *edge = ch_census_edge_name(c, g->tree[line->parent].object, line->offset,
@@ -179,7 +180,7 @@ static void json_tree_line(ch_census *c, ch_json *json, const ch_group *g,
 /// root has none (allocated before they started, or dropped by a full table).
 static void json_alloc_stack(ch_census *c, ch_json *json, const ch_group *g) {
   uintptr_t ips[CH_ALLOC_STACK_DEPTH];
-  size_t n = ch_alloc_stacks_lookup(c->rows[g->root].address, ips, CH_ALLOC_STACK_DEPTH);
+  size_t n = ch_alloc_stacks_lookup(ch_census_address(c, g->root), ips, CH_ALLOC_STACK_DEPTH);
   if (n == 0) return;
   ch_json_raw(json, ",\"allocStack\":[");
   char module[1024], symbol[2048];
@@ -353,8 +354,9 @@ static void json_delayed(ch_census *c, ch_json *json, type_total *table) {
       int32_t row = c->pending_rows ? c->pending_rows[i] : -1;
       if (p->queue[i] != q || row < 0 || !(c->flags[row] & CF_DELAYED)) continue;
       count++;
-      bytes += c->rows[row].size;
-      tally(table, tally_slots(c), c->rows[row].metadata, 1, c->rows[row].size);
+      uint64_t size = ch_census_size(c, row);
+      bytes += size;
+      tally(table, tally_slots(c), ch_census_metadata(c, row), 1, size);
     }
     if (count == 0) continue;
     if (!first) ch_json_raw(json, ",");
@@ -432,7 +434,8 @@ static void json_live(ch_census *c, ch_json *json, type_total *table) {
   memset(table, 0, tally_slots(c) * sizeof *table);
   for (size_t i = 0; i < c->row_count; i++) {
     if (!(c->flags[i] & CF_VALID)) continue;
-    tally(table, tally_slots(c), c->rows[i].metadata, 1, c->rows[i].size);
+    tally(table, tally_slots(c), ch_census_metadata(c, (int32_t)i), 1,
+          ch_census_size(c, (int32_t)i));
   }
   size_t types = sorted_totals(table, tally_slots(c));
   ch_census_growth(c, table, types);
@@ -493,7 +496,7 @@ static char *render_json(ch_census *c, const int32_t *order, size_t findings,
 /// not sampled" when sampling left it out. A sampled run says its rate on either line.
 static void text_alloc_stack(ch_census *c, ch_json *out, const ch_group *g) {
   uintptr_t ips[CH_ALLOC_STACK_DEPTH];
-  size_t n = ch_alloc_stacks_lookup(c->rows[g->root].address, ips, CH_ALLOC_STACK_DEPTH);
+  size_t n = ch_alloc_stacks_lookup(ch_census_address(c, g->root), ips, CH_ALLOC_STACK_DEPTH);
   uint32_t every = ch_alloc_stacks_sample_every;
   if (n == 0) {
     if (ch_alloc_stacks_on && every > 1) {

@@ -11,28 +11,13 @@
 
 // ---- rows --------------------------------------------------------------------------------
 
-/// How many rows start at or below `address`. Branchless (the comparison picks the half
-/// with a conditional move): the object pass asks once per reference, and a branch at each
-/// of ~20 levels that goes either way half the time cost more than the loads.
 static size_t rows_at_or_below(const ch_census *c, uintptr_t address) {
-  size_t n = c->row_count;
-  if (n == 0) return 0;
-  const ch_entry *base = c->rows;
-  while (n > 1) {
-    size_t half = n / 2;
-    base = base[half].address <= address ? base + half : base;
-    n -= half;
-  }
-  return (size_t)(base - c->rows) + (base->address <= address);
+  return ch_rows_at_or_below(c->rows, address);
 }
 
 /// The row of the object starting exactly at `key`, or -1.
 static inline int32_t exact(const finder *f, uintptr_t key) {
-  if (key < f->low || key > f->high || (key & 15)) return -1;
-  uint64_t bit = (key >> 4) & (FILTER_BITS - 1);
-  if (!(f->filter[bit >> 6] & (1ull << (bit & 63)))) return -1;
-  size_t count = rows_at_or_below(f->c, key);
-  return count > 0 && f->c->rows[count - 1].address == key ? (int32_t)(count - 1) : -1;
+  return ch_rows_exact(f->c->rows, key);
 }
 
 /// The valid row whose object encloses `address`, or -1. The chunk's last word is left out:
@@ -41,14 +26,16 @@ static inline int32_t exact(const finder *f, uintptr_t key) {
 static int32_t enclosing(const ch_census *c, uintptr_t address) {
   size_t count = rows_at_or_below(c, address);
   if (count == 0) return -1;
-  const ch_entry *row = &c->rows[count - 1];
-  if (!(c->flags[count - 1] & CF_VALID)) return -1;
-  return address < row->address + row->size - 8 ? (int32_t)(count - 1) : -1;
+  int32_t row = (int32_t)(count - 1);
+  if (!(c->flags[row] & CF_VALID)) return -1;
+  return address < ch_census_address(c, row) + ch_census_size(c, row) - 8 ? row : -1;
 }
 
-/// Validates a row from its first two words and the chunk size word before it; fills in
-/// metadata and size; returns its strong count (-1 unknown) or -2 when it is no live object.
-static int64_t adopt(ch_entry *row, const uint64_t *header, uint64_t chunk_size_word) {
+/// Validates row `i` at `address` from its first two words and the chunk size word before
+/// it; records its type and size; returns its strong count (-1 unknown) or -2 when it is no
+/// live object.
+static int64_t adopt(ch_census *c, rules *r, size_t i, uintptr_t address, const uint64_t *header,
+                     uint64_t chunk_size_word) {
   uint64_t bits = header[1];
   if (!CH_RC_SLOW(bits) && (bits & CH_RC_DEINITING)) return -2;
   if (!ch_metadata_known(header[0])) return -2;
@@ -56,10 +43,34 @@ static int64_t adopt(ch_entry *row, const uint64_t *header, uint64_t chunk_size_
   uint64_t chunk_size = chunk_size_word & ~(uint64_t)7;
   uint64_t overhead = (chunk_size_word & 2) ? 16 : 8;
   if (chunk_size < 32 || chunk_size - overhead > ((uint64_t)1 << 40)) return -2;
-  row->metadata = header[0];
-  row->size = chunk_size - overhead;
+  const word_rule *rule = ch_census_rule_of(r, header[0]);
+  if (rule < r->slots || rule >= r->slots + TYPE_SLOTS) return -3;
+  if (overhead == 8 && chunk_size / 16 < CH_SIZE_LARGE) {
+    c->size_of[i] = (uint8_t)(chunk_size / 16);
+  } else {
+    if (c->large_size_count == c->large_size_capacity) return -3;
+    c->size_of[i] = CH_SIZE_LARGE;
+    c->large_sizes[c->large_size_count++] = (ch_large_size){(uint32_t)i, chunk_size - overhead};
+  }
+  c->type_of[i] = (uint16_t)(rule - r->slots);
   if (!CH_RC_SLOW(bits)) return (int64_t)CH_RC_STRONG_EXTRA(bits) + 1;
-  return ch_strong_count(row->address);  // a side table, or immortal (-1)
+  return ch_strong_count(address);  // a side table, or immortal (-1)
+}
+
+uintptr_t ch_census_metadata(const ch_census *c, int32_t row) {
+  return (c->flags[row] & CF_VALID) ? c->types[c->type_of[row]].metadata : 0;
+}
+
+uint64_t ch_census_size(const ch_census *c, int32_t row) {
+  if (!(c->flags[row] & CF_VALID)) return 0;
+  uint8_t size = c->size_of[row];
+  if (size != CH_SIZE_LARGE) return (uint64_t)size * 16 - 8;
+  size_t low = 0, high = c->large_size_count;
+  while (low < high) {
+    size_t middle = (low + high) / 2;
+    if (c->large_sizes[middle].row < (uint32_t)row) low = middle + 1; else high = middle;
+  }
+  return low < c->large_size_count ? c->large_sizes[low].size : 0;
 }
 
 // ---- reading objects ---------------------------------------------------------------------
@@ -94,11 +105,11 @@ static const uint64_t *read_words(window *w, uintptr_t address, size_t *length) 
 /// rule says may own (`header`: its first words, which the rule of an array reads). 0 when
 /// the edge table is full.
 static int collect_edges(ch_census *c, const finder *f, const word_rule *rule, window *w,
-                         const ch_entry *row, const uint64_t *header, size_t *edges,
-                         size_t capacity) {
-  for (uint64_t at = 0; at < row->size;) {
-    size_t length = row->size - at < PIECE_BYTES ? (size_t)(row->size - at) : PIECE_BYTES;
-    const uint64_t *words = read_words(w, row->address + at, &length);
+                         uintptr_t address, uint64_t size, const uint64_t *header,
+                         size_t *edges, size_t capacity) {
+  for (uint64_t at = 0; at < size;) {
+    size_t length = size - at < PIECE_BYTES ? (size_t)(size - at) : PIECE_BYTES;
+    const uint64_t *words = read_words(w, address + at, &length);
     if (words == NULL || length < 8) return 1;
     for (size_t k = at == 0 ? 2 : 0; k < length / 8; k++) {
       int32_t target = exact(f, words[k] & SPARE_BITS_STRIPPED);
@@ -113,51 +124,118 @@ static int collect_edges(ch_census *c, const finder *f, const word_rule *rule, w
   return 1;
 }
 
-/// Validates row `i` from its header and chunk size word; returns 1 when it is a live
-/// object (its count recorded), with its first words in `header`.
-static int validate_row(ch_census *c, window *w, size_t i, uint64_t header[4]) {
-  ch_entry *row = &c->rows[i];
+/// Validates row `i` at `address` from its header and chunk size word; returns 1 when it is
+/// a live object (its count recorded), 0 when it is none, -1 when a table is full; with its
+/// first words in `header`.
+static int validate_row(ch_census *c, rules *r, window *w, size_t i, uintptr_t address,
+                        uint64_t header[4]) {
   size_t length = 32;
-  const uint64_t *words = read_words(w, row->address, &length);
+  const uint64_t *words = read_words(w, address, &length);
   if (words == NULL || length < 16) return 0;
   memset(header, 0, 4 * sizeof(uint64_t));
   memcpy(header, words, length);
-  int64_t strong = adopt(row, words, words[-1]);
+  int64_t strong = adopt(c, r, i, address, words, words[-1]);
+  if (strong == -3) return -1;
   if (strong == -2) return 0;
   c->flags[i] |= CF_VALID;
   if (strong < 0) {
     c->flags[i] |= CF_RC_UNKNOWN;
     strong = 0;
   }
-  c->refs[i] = strong > INT32_MAX ? INT32_MAX : (int32_t)strong;
-  c->live_bytes += row->size;
+  if (strong < INT16_MAX) {
+    c->refs[i] = (int16_t)strong;
+  } else {
+    if (c->large_ref_count == c->large_ref_capacity) return -1;
+    c->refs[i] = CH_REFS_LARGE;
+    int32_t large = strong > INT32_MAX ? INT32_MAX : (int32_t)strong;
+    c->large_refs[c->large_ref_count++] = (ch_large_refs){(uint32_t)i, large};
+  }
+  c->live_bytes += ch_census_size(c, (int32_t)i);
   return 1;
 }
 
-int ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w, size_t edge_capacity) {
+const char *ch_census_object_pass(ch_census *c, finder *f, rules *r, window *w,
+                                  size_t edge_capacity) {
   size_t edges = 0;
   uint64_t header[4];
+  ch_row_cursor rows;
+  ch_row_cursor_at(&rows, c->rows, 0);
   for (size_t i = 0; i < c->row_count; i++) {
-    c->edge_start[i] = (uint32_t)edges;
-    if (!validate_row(c, w, i, header)) continue;
-    const word_rule *rule = ch_census_rule_of(r, c->rows[i].metadata);
-    if (!collect_edges(c, f, rule, w, &c->rows[i], header, &edges, edge_capacity)) return 0;
+    uintptr_t address = ch_row_cursor_next(&rows);
+    if (i % CH_EDGE_BLOCK == 0) c->edge_blocks[i / CH_EDGE_BLOCK] = (uint32_t)edges;
+    int valid = validate_row(c, r, w, i, address, header);
+    if (valid < 0) return "too many types, large objects or counts for the census's tables";
+    if (!valid) continue;
+    const word_rule *rule = &r->slots[c->type_of[i]];
+    size_t first = edges;
+    if (!collect_edges(c, f, rule, w, address, ch_census_size(c, (int32_t)i), header, &edges,
+                       edge_capacity)) {
+      return "too many references between objects for the census's edge table";
+    }
+    size_t count = edges - first;
+    if (count < CH_EDGES_LARGE) {
+      c->edge_counts[i] = (uint8_t)count;
+    } else {
+      if (c->large_count_count == c->large_count_capacity) {
+        return "too many references between objects for the census's edge table";
+      }
+      c->edge_counts[i] = CH_EDGES_LARGE;
+      c->large_counts[c->large_count_count++] = (ch_large_count){(uint32_t)i, (uint32_t)count};
+    }
   }
-  c->edge_start[c->row_count] = (uint32_t)edges;
+  c->edge_blocks[c->row_count / CH_EDGE_BLOCK + 1] = (uint32_t)edges;
   c->edge_count = edges;
-  return 1;
+  return NULL;
+}
+
+/// The entry of a row with CH_REFS_LARGE.
+static ch_large_refs *large_refs_of(const ch_census *c, int32_t row) {
+  size_t low = 0, high = c->large_ref_count;
+  while (low < high) {
+    size_t middle = (low + high) / 2;
+    if (c->large_refs[middle].row < (uint32_t)row) low = middle + 1; else high = middle;
+  }
+  return &c->large_refs[low];
+}
+
+int32_t ch_census_refs(const ch_census *c, int32_t row) {
+  int16_t refs = c->refs[row];
+  return refs != CH_REFS_LARGE ? refs : large_refs_of(c, row)->refs;
+}
+
+/// One reference from another object subtracted from `row`'s count. A 16-bit count stops
+/// one above CH_REFS_LARGE: below zero, only its sign matters (mark, mark_reachable).
+static void subtract_one(ch_census *c, int32_t row) {
+  int16_t refs = c->refs[row];
+  if (refs == CH_REFS_LARGE) {
+    large_refs_of(c, row)->refs--;
+  } else if (refs > CH_REFS_LARGE + 1) {
+    c->refs[row] = (int16_t)(refs - 1);
+  }
+}
+
+uint32_t ch_census_large_edge_count(const ch_census *c, int32_t row) {
+  size_t low = 0, high = c->large_count_count;
+  while (low < high) {
+    size_t middle = (low + high) / 2;
+    if (c->large_counts[middle].row < (uint32_t)row) low = middle + 1; else high = middle;
+  }
+  return low < c->large_count_count ? c->large_counts[low].count : 0;
 }
 
 void ch_census_subtract_internal(ch_census *c) {
+  uint32_t end = 0;  // the rows' edges are consecutive, in row order
   for (size_t i = 0; i < c->row_count; i++) {
+    uint32_t first = end;
+    end += ch_census_edge_count(c, (int32_t)i);
     if (!(c->flags[i] & CF_VALID)) continue;
-    for (uint32_t e = c->edge_start[i]; e < c->edge_start[i + 1]; e++) {
+    for (uint32_t e = first; e < end; e++) {
       int32_t t = edge_target(c->edges[e]);
       if (!(c->flags[t] & CF_VALID)) {
         c->edges[e] = EDGE_DROPPED;
         continue;
       }
-      if (c->edges[e] >= 0) c->refs[t]--;
+      if (c->edges[e] >= 0) subtract_one(c, t);
     }
   }
 }
@@ -196,8 +274,9 @@ void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_c
                       uint64_t *buffer, uintptr_t own_frame) {
   free_walk walks[MAX_FREE_WALKS];
   size_t walk_count = 0;
-  uintptr_t low = c->row_count ? c->rows[0].address : 1;
-  uintptr_t high = c->row_count ? c->rows[c->row_count - 1].address + c->rows[c->row_count - 1].size : 0;
+  uintptr_t low = c->row_count ? c->rows->low : 1;
+  uintptr_t high =
+      c->row_count ? c->rows->high + ch_census_size(c, (int32_t)(c->row_count - 1)) : 0;
   for (size_t r = 0; r < region_count; r++) {
     const ch_region *region = &regions[r];
     uintptr_t start = region->start;
@@ -207,6 +286,10 @@ void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_c
     }
     size_t next_row = rows_at_or_below(c, start);
     next_row = next_row > 0 ? next_row - 1 : 0;
+    // The next row's address, from a cursor: the rows ahead are visited in order.
+    ch_row_cursor ahead;
+    ch_row_cursor_at(&ahead, c->rows, next_row);
+    uintptr_t next_address = ch_row_cursor_next(&ahead);
     for (uintptr_t at = start; at < region->end;) {
       size_t want = region->end - at < WINDOW_BYTES ? region->end - at : WINDOW_BYTES;
       size_t got = ch_read(buffer, at, want) & ~(size_t)7;
@@ -220,12 +303,14 @@ void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_c
         uintptr_t address = at + i * 8;
         if (region->kind == CH_REGION_HEAP) {
           // Skip the words of valid objects: rows ahead of `address` in order.
-          while (next_row < c->row_count &&
-                 c->rows[next_row].address + (c->rows[next_row].size ? c->rows[next_row].size : 16) <= address) {
+          while (next_row < c->row_count) {
+            uint64_t size = ch_census_size(c, (int32_t)next_row);
+            if (next_address + (size ? size : 16) > address) break;
             next_row++;
+            next_address = ch_row_cursor_next(&ahead);
           }
           if (next_row < c->row_count && (c->flags[next_row] & CF_VALID) &&
-              c->rows[next_row].address <= address) {
+              next_address <= address) {
             continue;
           }
         }
@@ -234,7 +319,7 @@ void ch_census_root_pass(ch_census *c, const ch_region *regions, size_t region_c
         if (c->flags[target] & CF_ROOT_WORD) continue;
         if (region->kind == CH_REGION_HEAP) {
           uint64_t bits = 0;
-          ch_read(&bits, c->rows[target].address + 8, 8);
+          ch_read(&bits, ch_census_address(c, target) + 8, 8);
           if (ch_is_side_table_word(bits, address)) continue;
           if (in_free_chunk(c, walks, &walk_count, region, address)) continue;
         }

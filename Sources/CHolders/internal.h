@@ -48,6 +48,11 @@ typedef struct ch_bump {
 } ch_bump;
 void *ch_bump_alloc(ch_bump *bump, size_t size);
 void ch_bump_reset(ch_bump *bump);
+/// The bytes of [start, start + size) in memory now: the whole pages of its own that this
+/// process wrote (what its RSS counts), from /proc/self/pagemap; 0 when that cannot be read.
+size_t ch_resident_bytes(const void *start, size_t size);
+/// The bytes of the bump's chunks in memory now: what using it cost, whatever it reserved.
+size_t ch_bump_resident(const ch_bump *bump);
 
 // ---- registry.c --------------------------------------------------------------------------
 /// One snapshot row: the registry gives the address; the scan fills in the metadata and
@@ -58,6 +63,10 @@ typedef struct {
   uint64_t size;
 } ch_entry;
 
+#define CH_REGISTRY_GRANULE_SHIFT 4  // objects are 16-byte aligned: one bit per 16 bytes
+#define CH_REGISTRY_SPAN_SHIFT 26  // each bitmap covers 64 MiB
+#define CH_REGISTRY_BITMAP_WORDS \
+  ((1ull << (CH_REGISTRY_SPAN_SHIFT - CH_REGISTRY_GRANULE_SHIFT)) / 64)
 /// Maps the registry's tables; 0 when memory ran out.
 int ch_registry_start(void);
 void ch_registry_insert(uintptr_t address);
@@ -85,6 +94,13 @@ size_t ch_registry_snapshot_status(ch_bump *bump, ch_entry **out, ch_snapshot_st
 /// The same, all or nothing: 0 with *out NULL when memory ran out (or the registry never
 /// started); an empty registry gives 0 with *out non-NULL.
 size_t ch_registry_snapshot(ch_bump *bump, ch_entry **out);
+/// The spans with a bitmap, ascending; all of them when the list overflowed (a span
+/// installed meanwhile may be missing: its objects are newer than the caller's question).
+/// 0 with *out NULL when memory ran out.
+size_t ch_registry_sorted_spans(ch_bump *bump, uint32_t **out);
+/// The bitmap of `span` (CH_REGISTRY_BITMAP_WORDS words, bit i of word w for the object at
+/// (span << CH_REGISTRY_SPAN_SHIFT) + (64 w + i) * 16), or NULL when none ever lived there.
+const uint64_t *ch_registry_bitmap(uint32_t span);
 /// 1 once more spans were installed than the registry lists: counts and snapshots then
 /// walk every span.
 int ch_registry_spans_unlisted(void);

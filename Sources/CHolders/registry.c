@@ -25,11 +25,11 @@
 
 #include "internal.h"
 
-#define GRANULE_SHIFT 4  // objects are 16-byte aligned
-#define SPAN_SHIFT 26  // each bitmap covers 64 MiB
+#define GRANULE_SHIFT CH_REGISTRY_GRANULE_SHIFT
+#define SPAN_SHIFT CH_REGISTRY_SPAN_SHIFT
 #define ADDRESS_BITS 47
 #define SPANS (1ull << (ADDRESS_BITS - SPAN_SHIFT))
-#define BITMAP_WORDS ((1ull << (SPAN_SHIFT - GRANULE_SHIFT)) / 64)
+#define BITMAP_WORDS CH_REGISTRY_BITMAP_WORDS
 #define BITMAPS_PER_SLAB 16
 #define MAX_SPANS_LISTED 8192
 #define METADATA_SLOTS (1u << 16)
@@ -161,10 +161,7 @@ int ch_registry_spans_unlisted(void) {
   return __atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE);
 }
 
-/// The spans with a bitmap, ascending; all of them when the list overflowed (a span
-/// installed meanwhile may be missing: its objects are newer than the caller's question).
-/// 0 with *out NULL when memory ran out.
-static size_t sorted_spans(ch_bump *bump, uint32_t **out) {
+size_t ch_registry_sorted_spans(ch_bump *bump, uint32_t **out) {
   *out = NULL;
   if (__atomic_load_n(&listing_overflowed, __ATOMIC_ACQUIRE)) {
     size_t n = 0;
@@ -192,6 +189,10 @@ static size_t sorted_spans(ch_bump *bump, uint32_t **out) {
   }
   *out = list;
   return n;
+}
+
+const uint64_t *ch_registry_bitmap(uint32_t span) {
+  return spans && span < SPANS ? __atomic_load_n(&spans[span], __ATOMIC_ACQUIRE) : NULL;
 }
 
 static uint64_t bitmap_population(const uint64_t *bitmap) {
@@ -227,7 +228,7 @@ size_t ch_registry_snapshot_status(ch_bump *bump, ch_entry **out, ch_snapshot_st
   if (spans == NULL) return 0;
   status->spans_walked = ch_registry_spans_unlisted();
   uint32_t *list = NULL;
-  size_t span_count = sorted_spans(bump, &list);
+  size_t span_count = ch_registry_sorted_spans(bump, &list);
   if (list == NULL) {
     status->incomplete = 1;
     return 0;

@@ -142,11 +142,11 @@ enum HolderScanReason: Int {
 /// Hidden, none of them can be mistaken for a holder. The trade-off is one XOR where an
 /// address is stored and one where it is formatted; the mask sets high bits, so a hidden
 /// word is no canonical user-space pointer even after the scanner masks tag bits off.
-enum HiddenAddress {
+package enum HiddenAddress {
   static let mask: UInt = 0xa5a5_a5a5_a5a5_a5a5
 
   @inline(__always)
-  static func hide(_ address: UInt) -> UInt { address ^ mask }
+  package static func hide(_ address: UInt) -> UInt { address ^ mask }
 
   @inline(__always)
   static func reveal(_ hidden: UInt) -> UInt { hidden ^ mask }

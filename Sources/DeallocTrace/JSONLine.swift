@@ -3,9 +3,11 @@ import TextEscaping
 
 /// Builds JSON Lines into a byte buffer without Foundation: the writer formats thousands
 /// of records per flush, and only ever needs objects of strings, integers and booleans.
-struct JSONLine {
-  var bytes: [UInt8] = []
+package struct JSONLine {
+  package var bytes: [UInt8] = []
   private var needsComma = false
+
+  package init() {}
 
   mutating func begin(_ kind: StaticString) {
     bytes.append(UInt8(ascii: "{"))

@@ -228,21 +228,13 @@ final class LogWriter: @unchecked Sendable {
     case .enqueue(let enqueue):
       formatEnqueue(enqueue, of: event, frames: frames)
     case .drain(let queue, let count, let why):
-      line.begin(WireKind.drain)
-      line.field(WireKey.time, event.time)
-      line.field(WireKey.queue, queue)
-      line.field(WireKey.drainCount, count)
-      line.field(WireKey.threadID, event.threadID)
-      line.field(WireKey.reason, why.rawValue)
-      line.end()
+      line.drain(
+        time: event.time, queue: queue, count: count, threadID: event.threadID, reason: why)
     case .release(let objectID, let outcome):
       formatRelease(objectID: objectID, outcome: outcome, of: event)
     case .dealloc(let objectID):
       session.holderBudget?.forget(id: objectID)
-      line.begin(WireKind.dealloc)
-      line.field(WireKey.time, event.time)
-      line.field(WireKey.id, objectID)
-      line.end()
+      line.dealloc(time: event.time, id: objectID)
     case .mark(let label):
       line.begin("mark")
       line.field("t", event.time)
@@ -275,50 +267,31 @@ final class LogWriter: @unchecked Sendable {
     }
     enqueued += 1
     session.holderBudget?.noteEnqueue(id: enqueue.objectID, stack: stackID ?? 0)
-    // In `WireSchema.enqueue`'s order, the one the reader's fast path reads.
-    line.begin(WireKind.enqueue)
-    line.field(WireKey.time, event.time)
-    line.field(WireKey.id, enqueue.objectID)
-    line.field(WireKey.object, hiddenHex: enqueue.hiddenAddress)
-    line.field(WireKey.type, typeName(of: .metatype(enqueue.metatype)))
-    line.field(WireKey.queue, enqueue.queue)
-    line.field(WireKey.threadID, event.threadID)
-    line.field(WireKey.depth, enqueue.depth)
-    if let stackID { line.field(WireKey.stack, stackID) }
-    line.field(WireKey.retainCount, enqueue.retainCount)
-    if let elementCount = enqueue.elementCount { line.field(WireKey.elementCount, elementCount) }
-    line.end()
+    line.enqueue(
+      time: event.time, id: enqueue.objectID, hiddenAddress: enqueue.hiddenAddress,
+      type: typeName(of: .metatype(enqueue.metatype)), queue: enqueue.queue,
+      threadID: event.threadID, depth: enqueue.depth, stack: stackID,
+      retainCount: enqueue.retainCount, elementCount: enqueue.elementCount)
   }
 
   private func formatRelease(
     objectID: UInt64, outcome: TraceEvent.ReleaseOutcome, of event: TraceEvent
   ) {
     released += 1
-    line.begin(WireKind.release)
-    line.field(WireKey.time, event.time)
-    line.field(WireKey.id, objectID)
-    line.field(WireKey.threadID, event.threadID)
+    var survivorRetainCount: Int?
     switch outcome {
-    case .freed:
-      session.holderBudget?.forget(id: objectID)
-      line.field(WireKey.freed, true)
-    case .survived(let retainCount):
-      line.field(WireKey.freed, false)
-      line.field(WireKey.retainCount, retainCount)
+    case .freed: session.holderBudget?.forget(id: objectID)
+    case .survived(let retainCount): survivorRetainCount = retainCount
     }
-    line.end()
+    line.release(
+      time: event.time, id: objectID, threadID: event.threadID,
+      survivorRetainCount: survivorRetainCount)
   }
 
   private func formatCheck(_ check: TraceEvent.Check, of event: TraceEvent) {
-    line.begin(WireKind.check)
-    line.field(WireKey.time, event.time)
-    line.field(WireKey.object, hiddenHex: check.hiddenAddress)
-    line.field(WireKey.type, typeName(of: check.type))
-    line.field(WireKey.alive, check.alive)
-    line.field(WireKey.label, check.label)
-    if check.objectID != 0 { line.field(WireKey.id, check.objectID) }
-    line.field(WireKey.threadID, event.threadID)
-    line.end()
+    line.check(
+      time: event.time, hiddenAddress: check.hiddenAddress, type: typeName(of: check.type),
+      alive: check.alive, label: check.label, id: check.objectID, threadID: event.threadID)
   }
 
   /// `{"ev":"holders","t":…,"id":…,"obj":…,"type":…,"why":…,` then the scanner's

@@ -53,7 +53,7 @@ enum CensusProbeRun {
     else { return true }
     for folder in [
       "Sources/CHolders", "Sources/DeallocTrace", "Sources/DeallocQueue", "Sources/DeallocHooks",
-      "Examples/CensusProbe", "Examples/CensusProbeSupport",
+      "Tests/Children/CensusProbe", "Tests/Children/CensusProbeSupport",
     ] {
       let root = packageRoot.appendingPathComponent(folder)
       let enumerator = files.enumerator(

@@ -44,6 +44,15 @@ final class CensusScenarioTests: XCTestCase {
   }
 
   func testArrayCycleDebug() throws { try checkArrayCycle(.debug) }
+
+  /// A Link held 40,000 times by its own array, dropped, its address left in a global
+  /// integer: its count (past 16 bits, kept apart from the rows' 16-bit counts) is all its
+  /// own array's references, so the integer does not hold it and the cycle is a leak.
+  func testACountPastSixteenBitsIsSubtractedWhole() throws {
+    let value = try census(.debug, "self-referencing")
+    XCTAssertEqual(
+      value.shapes, ["cycle: CensusProbe.Link×1, Swift._ContiguousArrayStorage<Swift.AnyObject>×1"])
+  }
   func testArrayCycleRelease() throws { try checkArrayCycle(.release) }
 
   private func checkOverRetained(_ build: CensusProbeRun.Build) throws {
@@ -138,13 +147,33 @@ final class CensusScenarioTests: XCTestCase {
 
   /// One array holding 225,000 nodes, each with its own array storage and most with a next
   /// node: more objects reached from one object than the mark's work list holds (a 16th of
-  /// the rows, at least 64k), so most are marked past its end and swept up later. Every
+  /// the rows, and 4k more), so most are marked past its end and swept up later. Every
   /// one is reachable, and so is everything each keeps.
   func testAnObjectReachingMoreThanTheMarkListHoldsKeepsThemAll() throws {
     let value = try census(.debug, "big")
     XCTAssertEqual(value.shapes, [])
     XCTAssertEqual(value.leaked, 0)
     XCTAssertGreaterThan(value.raw["objects"] as? Int ?? 0, 450_000)
+  }
+
+  /// Issue 27 item 9: a census adds at most 16 bytes per live object, everything it takes
+  /// counted (its rows, marks, counts, edges, work list and groups; `extra_bytes`), on the
+  /// `big` heap of over 450,000 objects (each array element an edge). Before the census
+  /// read its rows from the registry's bitmaps, its 24-byte snapshot rows alone broke it.
+  func testACensusAddsAtMostSixteenBytesPerLiveObject() throws {
+    let run = try CensusProbeRun.run(.debug, ["big", "json"])
+    XCTAssertEqual(run.status, 0, run.standardError)
+    let stats = try XCTUnwrap(
+      run.standardOutput.split(separator: "\n").last { $0.hasPrefix("STATS ") },
+      run.standardOutput)
+    let words = stats.split(separator: " ")
+    func value(_ name: String) -> Int? {
+      words.firstIndex { $0 == name }.flatMap { Int(words[$0 + 1]) }
+    }
+    let objects = try XCTUnwrap(value("objects"), String(stats))
+    let extra = try XCTUnwrap(value("extra_bytes"), String(stats))
+    XCTAssertGreaterThan(objects, 450_000)
+    XCTAssertLessThanOrEqual(Double(extra) / Double(objects), 16, String(stats))
   }
 
   /// 5,000 cycles of one shape are one finding ×5,000.

@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import GateInvariants
 import TestSupport
 import Testing
 

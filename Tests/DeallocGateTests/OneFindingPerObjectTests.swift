@@ -1,6 +1,7 @@
 import DeallocAnalysis
 import DeallocLog
 import Foundation
+import GateInvariants
 import Testing
 
 /// An object the queue released, that survived its release and that leak checks then saw

@@ -1,5 +1,6 @@
 import DeallocAnalysis
 import Foundation
+import GateInvariants
 import TestSupport
 import Testing
 

@@ -78,6 +78,27 @@ import Testing
   }
 
   @Test(arguments: [
+    ("closure #1 () throws -> () in XCTest.XCTestCase.invokeTest() -> ()", "XCTest"),
+    ("static FeedTests.FeedTests.__allTests__FeedTests", "XCTest"),
+    ("libXCTest.so", "XCTest"),
+    ("(extension in Testing):Testing.Runner.run() async -> ()", "Swift Testing"),
+    ("$s9FeedTests0014FeedTestsswift_DJFbfMX12_7_33Test4leaksfMu_", "Swift Testing"),
+    ("lib_TestingInternals.so", "Swift Testing"),
+    ("_dispatch_call_block_and_release", "libdispatch"),
+    ("libdispatch.so", "libdispatch"),
+    ("swift_task_run", "the Swift runtime"),
+    ("libswift_Concurrency.so", "the Swift runtime"),
+    ("libFoundation.so", "Foundation"),
+    ("reabstraction thunk helper from @escaping @callee_guaranteed () -> ()", "compiler thunks"),
+    ("generic specialization <Feed.Row> of thunk for @escaping () -> ()", "compiler thunks"),
+    ("__libc_start_main", "libc"),
+  ])
+  func eachPlumbingFrameNamesWhatItBelongsTo(_ symbol: String, _ category: String) {
+    #expect(SymbolNormalization.plumbingCategory(symbol)?.name == category)
+    #expect(SymbolNormalization.isPlumbing(symbol))
+  }
+
+  @Test(arguments: [
     "Feed.FeedScreen.close() -> ()", "closure #1 () -> () in Feed.load() -> ()", "main",
     "libFeed.so", "FeedTests.FeedTests.testClose() -> ()", "FeedTests.leaks() async throws -> ()",
   ])

@@ -95,8 +95,17 @@ final class HTMLReportContentTests: XCTestCase {
     XCTAssertEqual(
       findings.map { $0.attributes["data-kind"] }, ["leaked", "neverReleased"])
     XCTAssertEqual(findings.first?.attributes["open"], "open")
+    // Each stack lists the program's frames (after the queue's) and folds the plumbing, the
+    // frames an id leaves out, into one note.
+    let stacks = report.findings.map { finding in
+      finding.stack.drop(while: Signature.isMachinery).map {
+        SymbolNormalization.isPlumbing(FindingID.stableName(of: $0))
+      }
+    }
     let frames = page.all("li").filter { $0.ancestors.contains("ol") }
-    XCTAssertEqual(frames.count, report.findings.map(\.stack.count).reduce(0, +))
+    XCTAssertEqual(frames.count, stacks.map { $0.filter { !$0 }.count }.reduce(0, +))
+    let folded = page.all("p", classes: ["machinery"])
+    XCTAssertEqual(folded.count, stacks.filter { $0.contains(true) }.count)
     XCTAssertTrue(
       frames.contains { $0.text == "FeedDemo.closeProfileScreen() -> Swift.AnyObject?" },
       "the stack names the caller")

@@ -50,8 +50,8 @@ typedef struct {
   uint64_t threads_stopped;  // threads parked by the census's signal while it read memory
   uint64_t threads_unstopped;  // threads it could not park (the signal blocked, or no answer)
   uint64_t total_us;
-  uint64_t extra_bytes;  // the census's own memory that grows with the heap, beyond the
-                        // registry snapshot (24 bytes a row, as the holder scan's)
+  uint64_t extra_bytes;  // the census's own memory in use at its end (pages resident),
+                        // everything but the fixed tables; 0 when it failed
   uint64_t fixed_bytes;  // what it maps whatever the heap's size (read windows, tables)
 } cholders_census_stats;
 void cholders_last_census_stats(cholders_census_stats *out);

@@ -12,6 +12,9 @@ public struct GateTextRenderer: Sendable {
   public var maximumFindings = 5
   /// Caller frames shown per finding.
   public var maximumFrames = 4
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init() {}
 
@@ -126,11 +129,11 @@ public struct GateTextRenderer: Sendable {
       out.append("   first: \(S.example(example))")
     }
     for line in S.holderLines(finding) { out.append("   " + line) }
-    let (frames, omitted) = S.callerFrames(finding.stack, limit: maximumFrames)
-    if !frames.isEmpty {
+    let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)
+    if !stack.frames.isEmpty || stack.folded > 0 {
       out.append("   enqueued at:")
-      for frame in frames { out.append("     \(S.frameLine(frame))") }
-      if omitted > 0 { out.append("     … \(omitted) more frames") }
+      for frame in stack.frames { out.append("     \(S.frameLine(frame))") }
+      for line in stack.trailingLines { out.append("     " + line) }
     }
     return out
   }

@@ -35,6 +35,9 @@ public struct GitHubRenderer: Sendable {
   public var currentDirectory: String?
   /// Caller frames in a finding's message.
   public var maximumFrames = 6
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init(workspace: String? = nil, currentDirectory: String? = nil) {
     self.workspace = workspace
@@ -236,11 +239,13 @@ public struct GitHubRenderer: Sendable {
       lines.append("first: " + RenderingSupport.example(example))
     }
     lines += RenderingSupport.holderLines(finding)
-    let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
-    if !frames.isEmpty {
+    let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)
+    if !stack.frames.isEmpty || stack.folded > 0 {
       lines.append("enqueued at:")
-      for frame in frames { lines.append("  " + RenderingSupport.frameLine(paths.display(frame))) }
-      if omitted > 0 { lines.append("  … \(omitted) more frames") }
+      for frame in stack.frames {
+        lines.append("  " + RenderingSupport.frameLine(paths.display(frame)))
+      }
+      for line in stack.trailingLines { lines.append("  " + line) }
     }
     let frame = finding.callerSourceFrame { placeable($0) != nil }
     let file = frame?.file.flatMap(placeable)

@@ -7,7 +7,7 @@
 /// `Character`s, so a glob never splits a composed character. The trade-off: no `**` or
 /// brace alternatives; write two suppressions instead.
 public struct Glob: Sendable, Hashable, CustomStringConvertible {
-  enum Token: Sendable, Hashable {
+  package enum Token: Sendable, Hashable {
     case literal(Character)
     case anyOne
     case anyRun
@@ -15,11 +15,11 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The members of a `[...]` class: single characters and inclusive ranges.
-  struct CharacterSet: Sendable, Hashable {
+  package struct CharacterSet: Sendable, Hashable {
     var singles: Set<Character> = []
     var ranges: [ClosedRange<Character>] = []
 
-    func contains(_ character: Character) -> Bool {
+    package func contains(_ character: Character) -> Bool {
       singles.contains(character) || ranges.contains { $0.contains(character) }
     }
   }
@@ -33,7 +33,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
   /// The pattern as written.
   public let pattern: String
-  let tokens: [Token]
+  package let tokens: [Token]
   let compiled: Compiled
 
   /// Compiles `pattern`.
@@ -202,6 +202,16 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// Whether `character` is one that `token` (not `anyRun`, which matches runs) matches.
+  package static func matchesOne(_ token: Token, _ character: Character) -> Bool {
+    switch token {
+    case .literal(let literal): return literal == character
+    case .anyOne: return true
+    case .anyRun: return false
+    case .set(let set, let negated): return set.contains(character) != negated
+    }
+  }
+
   /// Where `segment` ends when matched at `start` in `text`, or `nil` when it does not.
   private static func matchesAt(_ segment: [Token], _ text: Substring, from start: String.Index)
     -> String.Index?
@@ -250,36 +260,6 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
       if matched == literals.count { return index }
     }
     return nil
-  }
-
-  /// The same answer as ``matches(_:)`` by the textbook table (pattern × text time and
-  /// memory): the oracle the fuzzer compares the fast matcher with.
-  func referenceMatches(_ text: String) -> Bool {
-    let characters = Array(text)
-    // row[j]: tokens[..<i] match characters[..<j].
-    var row = [true] + Array(repeating: false, count: characters.count)
-    for token in tokens {
-      var next = Array(repeating: false, count: characters.count + 1)
-      if token == .anyRun { next[0] = row[0] }
-      for j in characters.indices {
-        if token == .anyRun {
-          next[j + 1] = row[j + 1] || next[j]
-        } else {
-          next[j + 1] = row[j] && Self.matchesOne(token, characters[j])
-        }
-      }
-      row = next
-    }
-    return row[characters.count]
-  }
-
-  private static func matchesOne(_ token: Token, _ character: Character) -> Bool {
-    switch token {
-    case .literal(let literal): return literal == character
-    case .anyOne: return true
-    case .anyRun: return false
-    case .set(let set, let negated): return set.contains(character) != negated
-    }
   }
 
   public var description: String { pattern }

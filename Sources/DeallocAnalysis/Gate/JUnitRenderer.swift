@@ -35,6 +35,9 @@ public struct JUnitRenderer: Sendable {
   /// Names source files relative to the checkout (`file` attributes, stacks); `nil` keeps
   /// them as the symbolizer found them.
   public var workspace: WorkspacePaths?
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init(time: Double = 0) {
     self.time = time
@@ -278,14 +281,14 @@ public struct JUnitRenderer: Sendable {
       lines.append("")
       lines += holders
     }
-    let (frames, omitted) = RenderingSupport.callerFrames(finding.stack, limit: maximumFrames)
-    if !frames.isEmpty {
+    let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)
+    if !stack.frames.isEmpty || stack.folded > 0 {
       lines.append("")
       lines.append("enqueued at:")
-      for frame in frames {
+      for frame in stack.frames {
         lines.append("  " + RenderingSupport.frameLine(workspace?.display(frame) ?? frame))
       }
-      if omitted > 0 { lines.append("  … \(omitted) more frames") }
+      for line in stack.trailingLines { lines.append("  " + line) }
     } else {
       lines.append("")
       lines.append("enqueue stack: not recorded")

@@ -59,17 +59,26 @@ public enum SymbolNormalization {
   /// A closure belongs where the function that owns it does (`closure #1 in
   /// XCTest.XCTestCase.invokeTest()` is XCTest's).
   public static func isPlumbing(_ symbol: String) -> Bool {
-    if plumbingModules.contains(symbol) { return true }
-    if symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") { return true }
-    if plumbingMarkers.contains(where: symbol.contains) { return true }
+    plumbingCategory(symbol) != nil
+  }
+
+  /// What the plumbing frame named `symbol` belongs to (XCTest, libdispatch, a compiler
+  /// thunk…); `nil` for the program's frames. ``isPlumbing(_:)`` is this being non-nil, so
+  /// that the frames an output folds are exactly those an id leaves out.
+  public static func plumbingCategory(_ symbol: String) -> PlumbingCategory? {
+    if let category = plumbingModules[symbol] { return category }
+    if symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") { return .swiftTesting }
+    if let marker = plumbingMarkers.first(where: { symbol.contains($0.marker) }) {
+      return marker.category
+    }
     var owner = normalized(symbol)[...]
-    if owner.hasPrefix("$s") { return true }
+    if owner.hasPrefix("$s") { return .swiftTesting }
     while owner.hasPrefix("closure ") || owner.hasPrefix("implicit closure "),
       let separator = owner.range(of: " in ")
     {
       owner = owner[separator.upperBound...]
     }
-    return plumbingPrefixes.contains(where: owner.hasPrefix)
+    return plumbingPrefixes.first { owner.hasPrefix($0.prefix) }?.category
   }
 
   /// The names that go into an id, from a finding's signature frame names innermost first:
@@ -108,18 +117,26 @@ public enum SymbolNormalization {
   private static let specializationMarkers = [
     "generic specialization <", "function signature specialization <",
   ]
-  private static let plumbingModules: Set<String> = [
-    "libXCTest.so", "libTesting.so", "lib_TestingInternals.so", "libdispatch.so",
-    "libc.so.6", "libswiftCore.so", "libswift_Concurrency.so", "libFoundation.so",
+  private static let plumbingModules: [String: PlumbingCategory] = [
+    "libXCTest.so": .xcTest, "libTesting.so": .swiftTesting,
+    "lib_TestingInternals.so": .swiftTesting, "libdispatch.so": .libdispatch,
+    "libc.so.6": .libc, "libswiftCore.so": .swiftRuntime,
+    "libswift_Concurrency.so": .swiftRuntime, "libFoundation.so": .foundation,
   ]
-  private static let plumbingPrefixes = [
-    "XCTest.", "(extension in XCTest)", "Testing.", "(extension in Testing)", "thunk for ",
-    "reabstraction thunk", "dispatch thunk of ", "protocol witness for ", "outlined ",
-    "_dispatch_", "dispatch_", "__libc_start", "_start", "swift_", "__swift", "swift::",
+  private static let plumbingPrefixes: [(prefix: String, category: PlumbingCategory)] = [
+    ("XCTest.", .xcTest), ("(extension in XCTest)", .xcTest), ("Testing.", .swiftTesting),
+    ("(extension in Testing)", .swiftTesting), ("thunk for ", .thunk),
+    ("reabstraction thunk", .thunk), ("dispatch thunk of ", .thunk),
+    ("protocol witness for ", .thunk), ("outlined ", .thunk), ("_dispatch_", .libdispatch),
+    ("dispatch_", .libdispatch), ("__libc_start", .libc), ("_start", .libc),
+    ("swift_", .swiftRuntime), ("__swift", .swiftRuntime), ("swift::", .swiftRuntime),
   ]
   /// `TestfMp_`: the mangled name of what Swift Testing's `@Test` macro generates (its
   /// thunks, named after the test in debug and inside a private context in release).
-  private static let plumbingMarkers = ["__allTests__", "__🟡$", "__macro_local_", "TestfMp_"]
+  private static let plumbingMarkers: [(marker: String, category: PlumbingCategory)] = [
+    ("__allTests__", .xcTest), ("__🟡$", .swiftTesting), ("__macro_local_", .swiftTesting),
+    ("TestfMp_", .swiftTesting),
+  ]
 
   /// `text` with the decimal digits after each `marker` (and the marker's ` #`) removed:
   /// `closure #12 in` becomes `closure in`.

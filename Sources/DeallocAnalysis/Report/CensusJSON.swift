@@ -22,57 +22,73 @@ enum CensusJSON {
       o.key("libraryLeaks")
       o.array(final.libraryGroups) { group($1, to: &$0) }
       o.key("libraries")
-      o.array(CensusLibraries.byModule(final.libraryGroups)) { o, module in
-        o.object { o in
-          o.field("module", module.module)
-          o.field("groups", module.groups)
-          o.field("objects", module.objects)
-          o.field("bytes", module.bytes)
-        }
-      }
+      libraries(final, to: &o)
       o.key("delayed")
-      o.array(final.delayed) { o, queue in
-        o.object { o in
-          o.field("queue", queue.queue)
-          o.field("count", queue.count)
-          o.field("bytes", queue.bytes)
-          o.key("types")
-          o.array(queue.types) { typeCount($1, to: &$0) }
-        }
-      }
+      delayed(final, to: &o)
       o.field("threadsUnstopped", final.threadsUnstopped)
       o.field("censusMicroseconds", final.microseconds)
       o.key("checkpoints")
-      o.array(section.censuses) { o, census in
-        o.object { o in
-          o.field("label", census.label)
-          o.field("timeNs", census.time)
-          o.field("error", census.error)
-          o.field("objects", census.objects)
-          o.field("leakedObjects", census.leaked)
-          o.field("leakedBytes", census.leakedBytes)
-          o.field("delayedObjects", census.delayedObjects)
-          o.key("live")
-          o.array(census.live) { typeCount($1, to: &$0) }
-        }
-      }
+      checkpoints(section, to: &o)
       o.field("omittedCheckpoints", section.omitted)
       o.key("growing")
-      o.array(section.growing) { o, type in
-        o.object { o in
-          o.field("label", type.label)
-          o.field("type", type.type)
-          o.key("counts")
-          o.array(type.counts) { $0.int($1) }
-          o.field("growthPerCheckpoint", Int(type.growthPerCheckpoint.rounded()))
-          if let instance = type.instance, let holders = instance.holders {
-            o.key("newest")
-            o.object { o in
-              o.field("obj", instance.object.map(\.description))
-              o.field("new", instance.isNew)
-              o.key("holders")
-              JSONRenderer.holders(holders, to: &o)
-            }
+      growing(section, to: &o)
+    }
+  }
+
+  private static func libraries<O: JSONOutput>(_ final: CensusRecord, to o: inout O) {
+    o.array(CensusLibraries.byModule(final.libraryGroups)) { o, module in
+      o.object { o in
+        o.field("module", module.module)
+        o.field("groups", module.groups)
+        o.field("objects", module.objects)
+        o.field("bytes", module.bytes)
+      }
+    }
+  }
+
+  private static func delayed<O: JSONOutput>(_ final: CensusRecord, to o: inout O) {
+    o.array(final.delayed) { o, queue in
+      o.object { o in
+        o.field("queue", queue.queue)
+        o.field("count", queue.count)
+        o.field("bytes", queue.bytes)
+        o.key("types")
+        o.array(queue.types) { typeCount($1, to: &$0) }
+      }
+    }
+  }
+
+  private static func checkpoints<O: JSONOutput>(_ section: CensusSection, to o: inout O) {
+    o.array(section.censuses) { o, census in
+      o.object { o in
+        o.field("label", census.label)
+        o.field("timeNs", census.time)
+        o.field("error", census.error)
+        o.field("objects", census.objects)
+        o.field("leakedObjects", census.leaked)
+        o.field("leakedBytes", census.leakedBytes)
+        o.field("delayedObjects", census.delayedObjects)
+        o.key("live")
+        o.array(census.live) { typeCount($1, to: &$0) }
+      }
+    }
+  }
+
+  private static func growing<O: JSONOutput>(_ section: CensusSection, to o: inout O) {
+    o.array(section.growing) { o, type in
+      o.object { o in
+        o.field("label", type.label)
+        o.field("type", type.type)
+        o.key("counts")
+        o.array(type.counts) { $0.int($1) }
+        o.field("growthPerCheckpoint", Int(type.growthPerCheckpoint.rounded()))
+        if let instance = type.instance, let holders = instance.holders {
+          o.key("newest")
+          o.object { o in
+            o.field("obj", instance.object.map(\.description))
+            o.field("new", instance.isNew)
+            o.key("holders")
+            JSONRenderer.holders(holders, to: &o)
           }
         }
       }

@@ -4,6 +4,11 @@ import TextEscaping
 /// The text of `dealloctrace explain`: each object's records in order, with times, the
 /// verdict of each check, the timings that matter and the enqueue stack.
 public struct ExplainRenderer: Sendable {
+  /// Every frame of the enqueue stack as recorded, the queue's and the tracer's marked,
+  /// instead of the program's first and the rest folded into one line (``StackListing``):
+  /// `--all-frames`.
+  public var allFrames = false
+
   public init() {}
 
   public func render(_ histories: [ObjectHistory], selector: ObjectSelector, omitted: Int) -> String
@@ -55,6 +60,12 @@ public struct ExplainRenderer: Sendable {
     if let timings = Self.timings(history) { out.append("  timings: " + timings) }
     if !history.stack.isEmpty {
       out.append("  enqueue stack:")
+      guard allFrames else {
+        let stack = StackListing(history.stack, limit: history.stack.count, allFrames: false)
+        for frame in stack.frames { out.append("    \(S.frameLine(frame))") }
+        for line in stack.trailingLines { out.append("    " + line) }
+        return out
+      }
       for frame in history.stack {
         let marker = Signature.isMachinery(frame) ? "  (queue/tracer)" : ""
         out.append("    \(S.frameLine(frame))\(marker)")

@@ -125,6 +125,9 @@ public struct JSONRenderer: ReportRenderer {
       if let symbol = frame.symbol { o.field("sym", symbol) }
       if let file = frame.file { o.field("file", file) }
       if let line = frame.line { o.field("line", line) }
+      // What the text outputs fold this frame into, so that a reader of the JSON can list
+      // the program's frames the same way; `sym` stays as the log had it (ids hash it).
+      if let category = StackListing.category(frame) { o.field("plumbing", category.name) }
     }
   }
 

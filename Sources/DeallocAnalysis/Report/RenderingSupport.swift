@@ -13,6 +13,9 @@ enum RenderingSupport {
     return out
   }
 
+  /// The program's frames a report shows of a stack before it counts the rest.
+  static let framesShown = 8
+
   /// Frames worth showing: the enqueue stack without its leading machinery frames (queue,
   /// tracer, runtime), at most `limit`, and how many were left out at the end.
   static func callerFrames(_ stack: [Frame], limit: Int = 8) -> (frames: [Frame], omitted: Int) {
@@ -20,10 +23,11 @@ enum RenderingSupport {
     return (Array(callers.prefix(limit)), max(0, callers.count - limit))
   }
 
-  /// A frame as one line: its name and, when known, `file:line`.
+  /// A frame as one line: its name (``FrameNaming``) and, when known, `file:line`.
   static func frameLine(_ frame: Frame) -> String {
-    if let location = frame.location { return "\(frame.displayName) at \(location)" }
-    return frame.displayName
+    let name = FrameNaming.name(frame)
+    if let location = frame.location { return "\(name) at \(location)" }
+    return name
   }
 
   /// "1 object" / "3 objects".

@@ -82,6 +82,11 @@ enum CheckCommand: Command {
       --symbolize               resolve file:line of frames with llvm-symbolizer and
                                 swift-demangle found on PATH; the binaries named in the log
                                 must still be where they ran
+      --all-frames              list every frame of each stack as recorded in the verdict,
+                                the JUnit file, the annotations and the step summary; by
+                                default the program's frames come first and the test
+                                framework's, libdispatch's, the runtime's and the
+                                compiler's thunks are folded into one line
 
     EXIT STATUS:
       0  every threshold held
@@ -102,7 +107,8 @@ enum CheckCommand: Command {
       "--write-baseline": "write-baseline", "--max-process-leaks": "max-process-leaks",
       "--max-growing-types": "max-growing-types", "--max-library-leaks": "max-library-leaks",
     ].merging(LibraryOption.valued) { $1 },
-    flags: ["--github": "github", "--symbolize": "symbolize"], repeatable: [LibraryOption.name])
+    flags: ["--github": "github", "--symbolize": "symbolize", "--all-frames": "all-frames"],
+    repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -131,18 +137,21 @@ enum CheckCommand: Command {
     if let baseline { adviseRewriting(baseline, fixed: result.fixedBaselineEntries.count) }
     let workspace = WorkspacePaths.fromEnvironment(
       environment, currentDirectory: FileManager.default.currentDirectoryPath)
+    let allFrames = parsed.flag("all-frames")
+    var text = GateTextRenderer()
+    text.allFrames = allFrames
     let verdict =
-      destinations.format == "json"
-      ? GateJSONRenderer().render(result) : GateTextRenderer().render(result)
+      destinations.format == "json" ? GateJSONRenderer().render(result) : text.render(result)
     try Output.write(verdict, to: destinations.output)
 
     if let path = destinations.junit {
-      try writeJUnit(result, elapsed: elapsed, workspace: workspace, to: path)
+      try writeJUnit(
+        result, elapsed: elapsed, workspace: workspace, allFrames: allFrames, to: path)
     }
     if parsed.flag("github") {
       try writeGitHub(
         result, report, workspace: workspace, destinations: destinations,
-        summaryPath: summaryPath, logs: parsed.positional)
+        summaryPath: summaryPath, logs: parsed.positional, allFrames: allFrames)
     }
     return result.passed ? .success : .gateFailed
   }
@@ -252,12 +261,14 @@ enum CheckCommand: Command {
 
   /// Writes the JUnit XML, timed by how long reading and analysing the logs took.
   private static func writeJUnit(
-    _ result: GateResult, elapsed: Duration, workspace: WorkspacePaths, to path: String
+    _ result: GateResult, elapsed: Duration, workspace: WorkspacePaths, allFrames: Bool,
+    to path: String
   ) throws {
     let seconds =
       Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     var junit = JUnitRenderer(time: seconds)
     junit.workspace = workspace
+    junit.allFrames = allFrames
     try Output.write(junit.render(result), to: path)
   }
 
@@ -265,11 +276,12 @@ enum CheckCommand: Command {
   /// the verdict and the Markdown report to it.
   private static func writeGitHub(
     _ result: GateResult, _ report: Report, workspace: WorkspacePaths,
-    destinations: Destinations, summaryPath: String?, logs: [String]
+    destinations: Destinations, summaryPath: String?, logs: [String], allFrames: Bool
   ) throws {
-    let annotations = GitHubRenderer(
-      workspace: workspace.root, currentDirectory: workspace.currentDirectory
-    ).render(result)
+    var github = GitHubRenderer(
+      workspace: workspace.root, currentDirectory: workspace.currentDirectory)
+    github.allFrames = allFrames
+    let annotations = github.render(result)
     if destinations.annotationsToStandardError {
       try StandardError.write(annotations)
     } else {
@@ -278,6 +290,7 @@ enum CheckCommand: Command {
     guard let summaryPath, !summaryPath.isEmpty else { return }
     var markdown = MarkdownRenderer()
     markdown.workspace = workspace
+    markdown.allFrames = allFrames
     try StepSummary.append(
       GateMarkdownRenderer(workspace: workspace).render(result) + "\n" + markdown.render(report)
         + "\n",

@@ -23,6 +23,9 @@ enum ExplainCommand: Command {
       --stuck-after DUR     as for report (default: 1s)
       -o, --output FILE     write to FILE instead of standard output
       --symbolize           resolve frames with llvm-symbolizer and swift-demangle
+      --all-frames          list every frame of the enqueue stack as recorded (the
+                            queue's and the tracer's marked); by default the program's
+                            frames come first and the rest are folded into one line
       --library GLOB        a module whose census leaks are a library's (repeatable; as
                             for report)
 
@@ -34,7 +37,8 @@ enum ExplainCommand: Command {
     valued: ["--stuck-after": "stuck-after", "-o": "output", "--output": "output"].merging(
       LibraryOption.valued
     ) { $1 },
-    flags: ["--symbolize": "symbolize"], repeatable: [LibraryOption.name])
+    flags: ["--symbolize": "symbolize", "--all-frames": "all-frames"],
+    repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -73,7 +77,9 @@ enum ExplainCommand: Command {
     guard !collector.histories.isEmpty else {
       throw NothingMatched("no object matches \(selector) in the logs")
     }
-    let text = ExplainRenderer().render(
+    var renderer = ExplainRenderer()
+    renderer.allFrames = parsed.flag("all-frames")
+    let text = renderer.render(
       collector.histories, selector: selector, omitted: collector.omitted)
     try Output.write(text, to: parsed.value("output"))
     return .success

@@ -30,6 +30,10 @@ enum ReportCommand: Command {
       -o, --output FILE     write the report to FILE instead of standard output
       --symbolize           resolve file:line (and names) of frames that carry mod+off, with
                             llvm-symbolizer and swift-demangle found on PATH
+      --all-frames          list every frame of each stack as recorded; by default the
+                            program's frames come first and the test framework's,
+                            libdispatch's, the runtime's and the compiler's thunks are
+                            folded into one line ('… 14 frames of XCTest and libdispatch')
       --library GLOB        a module whose census leaks are a library's, not the
                             program's (repeatable; matched against each type's module,
                             e.g. 'Vendor*'): a group whose every named type comes from
@@ -44,7 +48,8 @@ enum ReportCommand: Command {
     valued: [
       "--format": "format", "--stuck-after": "stuck-after", "-o": "output", "--output": "output",
     ].merging(LibraryOption.valued) { $1 },
-    flags: ["--symbolize": "symbolize"], repeatable: [LibraryOption.name])
+    flags: ["--symbolize": "symbolize", "--all-frames": "all-frames"],
+    repeatable: [LibraryOption.name])
 
   static func run(_ arguments: [String]) throws -> ExitStatus {
     let parsed = try Arguments(arguments, spec: spec)
@@ -53,12 +58,20 @@ enum ReportCommand: Command {
       throw UsageError(
         "unknown format '\(format)'; use \(renderers.map(\.name).joined(separator: ", "))")
     }
+    let allFrames = parsed.flag("all-frames")
     if var markdown = renderer as? MarkdownRenderer {
       // For a pull-request comment: source paths relative to the checkout.
       markdown.workspace = WorkspacePaths.fromEnvironment(
         ProcessInfo.processInfo.environment,
         currentDirectory: FileManager.default.currentDirectoryPath)
+      markdown.allFrames = allFrames
       renderer = markdown
+    } else if var text = renderer as? TextRenderer {
+      text.allFrames = allFrames
+      renderer = text
+    } else if var html = renderer as? HTMLRenderer {
+      html.allFrames = allFrames
+      renderer = html
     }
     let report = try analyze(parsed, outputs: [parsed.value("output")])
     if format != "text" || parsed.value("output") != nil {

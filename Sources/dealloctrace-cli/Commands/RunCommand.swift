@@ -98,23 +98,8 @@ enum RunCommand: Command {
       break
     }
     let logDirectory = try RunLogDirectory.prepare(parsed.value("log"))
-
-    var environment = ProcessInfo.processInfo.environment
-    for variable in [
-      "DEALLOCTRACE_LEAKS", "DEALLOCTRACE_HOLDERS", "DEALLOCTRACE", "DEALLOCTRACE_ONLY",
-      "DEALLOCTRACE_ALLOC_STACKS",
-    ] {
-      environment[variable] = nil
-    }
-    if recorded {
-      environment["DEALLOCTRACE_PRELOAD"] = parsed.flag("holders") ? "holders" : "leaks"
-      environment["DEALLOCTRACE_LOG"] = logDirectory + "/"
-      environment["DEALLOCTRACE_RUN_PID"] = String(getpid())
-      environment["DEALLOCTRACE_ONLY"] = parsed.value("only")
-      if parsed.flag("alloc-stacks") { environment["DEALLOCTRACE_ALLOC_STACKS"] = "1" }
-      let existing = environment["LD_PRELOAD"].map { $0.isEmpty ? "" : ":" + $0 } ?? ""
-      environment["LD_PRELOAD"] = library + existing
-    }
+    let environment = childEnvironment(
+      parsed, recorded: recorded, logDirectory: logDirectory, library: library)
     let commandStatus = try RunChild.run(command, environment: environment)
 
     let refusals = RunLogDirectory.refusals(in: logDirectory)
@@ -137,6 +122,30 @@ enum RunCommand: Command {
     let gate = try CheckCommand.run(checkArguments)
     if parsed.flag("no-gate") || gate == .success { exit(commandStatus) }
     return gate
+  }
+
+  /// This process's environment with the recorder's variables of the caller's shell cleared
+  /// (so that they cannot contradict `run`'s options), and, when the command is recorded, the
+  /// preload and the log directory set.
+  private static func childEnvironment(
+    _ parsed: Arguments, recorded: Bool, logDirectory: String, library: String
+  ) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for variable in [
+      "DEALLOCTRACE_LEAKS", "DEALLOCTRACE_HOLDERS", "DEALLOCTRACE", "DEALLOCTRACE_ONLY",
+      "DEALLOCTRACE_ALLOC_STACKS",
+    ] {
+      environment[variable] = nil
+    }
+    guard recorded else { return environment }
+    environment["DEALLOCTRACE_PRELOAD"] = parsed.flag("holders") ? "holders" : "leaks"
+    environment["DEALLOCTRACE_LOG"] = logDirectory + "/"
+    environment["DEALLOCTRACE_RUN_PID"] = String(getpid())
+    environment["DEALLOCTRACE_ONLY"] = parsed.value("only")
+    if parsed.flag("alloc-stacks") { environment["DEALLOCTRACE_ALLOC_STACKS"] = "1" }
+    let existing = environment["LD_PRELOAD"].map { $0.isEmpty ? "" : ":" + $0 } ?? ""
+    environment["LD_PRELOAD"] = library + existing
+    return environment
   }
 
   /// The preload library: `DEALLOCTRACE_PRELOAD_LIBRARY`, else beside this executable.

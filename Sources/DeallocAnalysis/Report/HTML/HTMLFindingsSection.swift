@@ -4,7 +4,9 @@ import DeallocLog
 /// summary names the kind, the type and the caller, and whose body holds the explanation, the
 /// first members and the enqueue stack.
 enum HTMLFindingsSection {
-  static func render(_ report: Report, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer) {
+  static func render(
+    _ report: Report, limits: HTMLRenderer.Limits, allFrames: Bool, into html: inout HTMLBuffer
+  ) {
     html.element("section", [("id", "findings")]) { section in
       section.element("h2") { title in
         title.text("Findings ")
@@ -17,7 +19,8 @@ enum HTMLFindingsSection {
         return
       }
       for (index, finding) in report.findings.prefix(limits.findings).enumerated() {
-        render(finding, open: index == 0, limits: limits, into: &section)
+        render(
+          finding, open: index == 0, limits: limits, allFrames: allFrames, into: &section)
       }
       HTMLFormat.writeOmitted(
         shown: min(limits.findings, report.findings.count), total: report.findings.count,
@@ -52,7 +55,8 @@ enum HTMLFindingsSection {
   }
 
   private static func render(
-    _ finding: Finding, open: Bool, limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
+    _ finding: Finding, open: Bool, limits: HTMLRenderer.Limits, allFrames: Bool,
+    into html: inout HTMLBuffer
   ) {
     html.element(
       "details",
@@ -93,23 +97,25 @@ enum HTMLFindingsSection {
           }
         }
         holders(finding, into: &body)
-        stack(finding.stack, limits: limits, into: &body)
+        stack(finding.stack, limits: limits, allFrames: allFrames, into: &body)
       }
     }
   }
 
   private static func stack(
-    _ frames: [Frame], limits: HTMLRenderer.Limits, into html: inout HTMLBuffer
+    _ frames: [Frame], limits: HTMLRenderer.Limits, allFrames: Bool, into html: inout HTMLBuffer
   ) {
     guard !frames.isEmpty else {
       html.element("p", [("class", "muted")], text: "No enqueue stack (backtraces were off).")
       return
     }
     html.element("div", [("class", "muted")], text: "Enqueue stack, innermost frame first:")
+    let listing = StackListing(frames, limit: limits.framesPerStack, allFrames: allFrames)
     html.element("ol", [("class", "stack mono")]) { list in
-      for frame in frames.prefix(limits.framesPerStack) {
-        list.element("li", [("class", Signature.isMachinery(frame) ? "machinery" : nil)]) { item in
-          item.text(frame.displayName)
+      for frame in listing.frames {
+        let plumbing = Signature.isMachinery(frame) || StackListing.category(frame) != nil
+        list.element("li", [("class", plumbing ? "machinery" : nil)]) { item in
+          item.text(FrameNaming.name(frame))
           if let location = frame.location {
             item.element("span", [("class", "loc")], text: "  at " + location)
           } else if let module = frame.module, frame.symbol != nil {
@@ -120,7 +126,10 @@ enum HTMLFindingsSection {
       }
     }
     HTMLFormat.writeOmitted(
-      shown: min(limits.framesPerStack, frames.count), total: frames.count, "frames",
+      shown: listing.frames.count, total: listing.frames.count + listing.omitted, "frames",
       into: &html)
+    if let folded = listing.foldedLine {
+      html.element("p", [("class", "note machinery")], text: folded)
+    }
   }
 }

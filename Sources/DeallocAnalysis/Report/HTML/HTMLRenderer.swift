@@ -39,6 +39,9 @@ public struct HTMLRenderer: ReportRenderer {
   }
 
   public var limits: Limits
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init(limits: Limits = Limits()) {
     self.limits = limits
@@ -62,7 +65,7 @@ public struct HTMLRenderer: ReportRenderer {
         // What to act on first (the verdict, the findings and who holds them), then the
         // charts that explain the timing, then the tables to look things up in.
         HTMLSummarySection.render(report, limits: limits, into: &main)
-        HTMLFindingsSection.render(report, limits: limits, into: &main)
+        HTMLFindingsSection.render(report, limits: limits, allFrames: allFrames, into: &main)
         HTMLProcessLeaksSection.render(report, limits: limits, into: &main)
         HTMLLateSection.render(report, limits: limits, into: &main)
         HTMLTimelineSection.render(report, limits: limits, into: &main)

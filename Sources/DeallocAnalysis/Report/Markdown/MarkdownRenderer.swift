@@ -14,6 +14,9 @@ public struct MarkdownRenderer: ReportRenderer {
   public var maximumTypes = 15
   /// Names source files relative to the checkout; `nil` keeps them as they are.
   public var workspace: WorkspacePaths?
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init() {}
 
@@ -22,7 +25,8 @@ public struct MarkdownRenderer: ReportRenderer {
       switch section {
       case .summary: MarkdownSummarySection.lines(report)
       case .findings:
-        MarkdownFindingsSection.lines(report, maximum: maximumFindings, workspace: workspace)
+        MarkdownFindingsSection.lines(
+          report, maximum: maximumFindings, workspace: workspace, allFrames: allFrames)
       case .processLeaks: MarkdownProcessLeaksSection.lines(report, maximum: maximumFindings)
       case .holderHint: HolderHint.text(report).map { ["**Hint:** \(Escaping.markdown($0))"] } ?? []
       case .lateHeld: MarkdownLateHeldSection.lines(report, maximumGroups: maximumLateGroups)

@@ -14,6 +14,9 @@ public struct TextRenderer: ReportRenderer {
   public var maximumLateGroups = 10
   /// Types in the table.
   public var maximumTypes = 25
+  /// Every frame of a stack as recorded, instead of the program's first and the rest
+  /// folded into one line (``StackListing``): `--all-frames`.
+  public var allFrames = false
 
   public init() {}
 
@@ -21,7 +24,9 @@ public struct TextRenderer: ReportRenderer {
     let lines = ReportSection.assemble { section in
       switch section {
       case .summary: TextSummarySection.lines(report)
-      case .findings: TextFindingsSection.lines(report, maximum: maximumFindings)
+      case .findings:
+        TextFindingsSection.lines(
+          report, maximum: maximumFindings, allFrames: allFrames)
       case .processLeaks: TextProcessLeaksSection.lines(report, maximum: maximumFindings)
       case .holderHint: HolderHint.text(report).map { [$0] } ?? []
       case .lateHeld: TextLateHeldSection.lines(report, maximumGroups: maximumLateGroups)

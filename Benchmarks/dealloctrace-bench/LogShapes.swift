@@ -1,3 +1,4 @@
+import DeallocTrace
 import Foundation
 
 #if canImport(Glibc)
@@ -34,26 +35,85 @@ enum LogShape: CustomStringConvertible {
   func write(objects: Int, at path: String) -> Int {
     guard let file = fopen(path, "w") else { fatalError("cannot create \(path)") }
     defer { fclose(file) }
-    var buffer = ""
-    buffer.reserveCapacity(1 << 20)
-    var total = 0
-    func flush() {
-      total += buffer.utf8.count
-      _ = buffer.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) }
-      buffer.removeAll(keepingCapacity: true)
-    }
-    func emit(_ line: String) {
-      buffer += line
-      buffer += "\n"
-      if buffer.utf8.count >= 1 << 20 { flush() }
-    }
+    let log = GeneratedLogFile(file)
     switch self {
-    case .clean: writeClean(objects: objects, emit)
-    case .leakHeavy: writeLeakHeavy(objects: objects, emit)
-    case .neverReleased: writeNeverReleased(objects: objects, emit)
+    case .clean: writeClean(objects: objects, log)
+    case .leakHeavy: writeLeakHeavy(objects: objects, log)
+    case .neverReleased: writeNeverReleased(objects: objects, log)
     }
-    flush()
-    return total
+    log.flush()
+    return log.total
+  }
+}
+
+/// A generated log's lines, buffered: the hot kinds (`enqueue`, `release`, `drain`,
+/// `dealloc`, `check`) by the recorder's own line writer (`JSONLine`), so that the report is
+/// measured on exactly what the recorder writes; the rare kinds (session, threads, stacks,
+/// marks) as literal text.
+private final class GeneratedLogFile {
+  private let file: UnsafeMutablePointer<FILE>
+  private(set) var line = JSONLine()
+  private(set) var total = 0
+
+  init(_ file: UnsafeMutablePointer<FILE>) {
+    self.file = file
+    line.bytes.reserveCapacity(1 << 21)
+  }
+
+  /// A literal line.
+  func emit(_ text: String) {
+    line.bytes.append(contentsOf: text.utf8)
+    line.bytes.append(UInt8(ascii: "\n"))
+    flushIfFull()
+  }
+
+  /// A line written by the recorder's writer.
+  func record(_ write: (inout JSONLine) -> Void) {
+    write(&line)
+    flushIfFull()
+  }
+
+  func enqueue(
+    time: Int64, id: Int, address: UInt64, type: String, queue: String, depth: Int, stack: Int
+  ) {
+    record {
+      $0.enqueue(
+        time: UInt64(time), id: UInt64(id), hiddenAddress: HiddenAddress.hide(UInt(address)),
+        type: type, queue: queue, threadID: 4242, depth: depth, stack: stack, retainCount: 1,
+        elementCount: nil)
+    }
+  }
+
+  func release(time: Int64, id: Int, survivorRetainCount: Int?) {
+    record {
+      $0.release(
+        time: UInt64(time), id: UInt64(id), threadID: 4250,
+        survivorRetainCount: survivorRetainCount)
+    }
+  }
+
+  func drain(time: Int64, queue: String, count: Int) {
+    record {
+      $0.drain(time: UInt64(time), queue: queue, count: count, threadID: 4250, reason: .timer)
+    }
+  }
+
+  func check(time: Int64, address: UInt64, type: String, label: String, id: Int) {
+    record {
+      $0.check(
+        time: UInt64(time), hiddenAddress: HiddenAddress.hide(UInt(address)), type: type,
+        alive: true, label: label, id: UInt64(id), threadID: 4242)
+    }
+  }
+
+  func flush() {
+    total += line.bytes.count
+    _ = line.bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+    line.bytes.removeAll(keepingCapacity: true)
+  }
+
+  private func flushIfFull() {
+    if line.bytes.count >= 1 << 20 { flush() }
   }
 }
 
@@ -74,15 +134,15 @@ func removeGeneratedLog(_ path: String) {
 /// Writes a log shaped like a traced program's: one session, a few threads and stacks,
 /// `objects` enqueues released in batches of 64 by timed drains, a few survivors (some
 /// deallocated later), checks and marks. Returns its size in bytes.
-private func writeClean(objects: Int, _ emit: (String) -> Void) {
-  emit(
+private func writeClean(objects: Int, _ log: GeneratedLogFile) {
+  log.emit(
     #"{"ev":"session","v":1,"t":0,"pid":4242,"exe":"/app/Feed","wall":"2026-11-29T18:03:07.123456Z","delay_ms":100,"frames":32}"#
   )
-  emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
-  emit(#"{"ev":"thread","tid":4250,"name":"dealloc.shared"}"#)
+  log.emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
+  log.emit(#"{"ev":"thread","tid":4250,"name":"dealloc.shared"}"#)
   let types = ["Feed.NodeCell", "Feed.DataController", "Feed.ImageNode", "Feed.TextNode"]
   for stack in 1...8 {
-    emit(
+    log.emit(
       #"{"ev":"stack","id":\#(stack),"frames":[{"ip":"0x55d0c0a10010","mod":"/app/Feed","off":"0x10010","sym":"DeallocQueue.DeallocQueue.enqueue(AnyObject) -> ()"},{"ip":"0x55d0c0a1b2\#(stack)c3","mod":"/app/Feed","off":"0x1b2\#(stack)c3","sym":"Feed.FeedScreen.close\#(stack)() -> ()"},{"ip":"0x7f1234529d90","mod":"/usr/lib/x86_64-linux-gnu/libc.so.6","off":"0x29d90"}]}"#
     )
   }
@@ -95,85 +155,76 @@ private func writeClean(objects: Int, _ emit: (String) -> Void) {
     let last = min(objects, id + batch - 1)
     for object in first...last {
       t += 1_537
-      let address = String(0x6000_00c0_0000 + UInt64(object % 50_000) * 64, radix: 16)
-      emit(
-        #"{"ev":"enqueue","t":\#(t),"id":\#(object),"obj":"0x\#(address)","type":"\#(types[object % types.count])","q":"shared","tid":4242,"depth":\#(object - first + 1),"stack":\#(object % 8 + 1),"rc":1}"#
-      )
+      log.enqueue(
+        time: t, id: object, address: 0x6000_00c0_0000 + UInt64(object % 50_000) * 64,
+        type: types[object % types.count], queue: "shared", depth: object - first + 1,
+        stack: object % 8 + 1)
     }
     if first % 4096 == 1 {
-      emit(#"{"ev":"mark","t":\#(t),"label":"batch \#(first)","tid":4242}"#)
-      emit(
-        #"{"ev":"check","t":\#(t + 1),"obj":"0x\#(String(0x6000_00c0_0000 + UInt64(first % 50_000) * 64, radix: 16))","type":"\#(types[first % types.count])","alive":true,"label":"FeedTests.testBatch","id":\#(first)}"#
-      )
+      log.emit(#"{"ev":"mark","t":\#(t),"label":"batch \#(first)","tid":4242}"#)
+      log.check(
+        time: t + 1, address: 0x6000_00c0_0000 + UInt64(first % 50_000) * 64,
+        type: types[first % types.count], label: "FeedTests.testBatch", id: first)
     }
     t += 100_000_000 / 64
-    emit(
-      #"{"ev":"drain","t":\#(t),"q":"shared","n":\#(last - first + 1),"tid":4250,"why":"timer"}"#)
+    log.drain(time: t, queue: "shared", count: last - first + 1)
     for object in first...last {
       t += 211
-      if object % 10_000 == 0 {
-        emit(#"{"ev":"release","t":\#(t),"id":\#(object),"tid":4250,"freed":false,"rc":2}"#)
-        survivors.append(object)
-      } else {
-        emit(#"{"ev":"release","t":\#(t),"id":\#(object),"tid":4250,"freed":true}"#)
-      }
+      let survives = object % 10_000 == 0
+      log.release(time: t, id: object, survivorRetainCount: survives ? 2 : nil)
+      if survives { survivors.append(object) }
     }
     if survivors.count > 1, let late = survivors.first {
       survivors.removeFirst()
-      emit(#"{"ev":"dealloc","t":\#(t + 5),"id":\#(late)}"#)
+      log.record { $0.dealloc(time: UInt64(t + 5), id: UInt64(late)) }
     }
     id = last + 1
   }
-  emit(#"{"ev":"end","t":\#(t + 1000),"why":"exit","pending":0,"lost":0}"#)
+  log.emit(#"{"ev":"end","t":\#(t + 1000),"why":"exit","pending":0,"lost":0}"#)
 }
 
 /// The leak-heavy shape (see ``LogShape/leakHeavy``).
-private func writeLeakHeavy(objects: Int, _ emit: (String) -> Void) {
-  emit(
+private func writeLeakHeavy(objects: Int, _ log: GeneratedLogFile) {
+  log.emit(
     #"{"ev":"session","v":1,"t":0,"pid":4242,"exe":"/app/Feed","wall":"2026-11-29T18:03:07.123456Z","delay_ms":100,"frames":32}"#
   )
-  emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
-  emit(#"{"ev":"thread","tid":4250,"name":"dealloc.shared"}"#)
+  log.emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
+  log.emit(#"{"ev":"thread","tid":4250,"name":"dealloc.shared"}"#)
   let stacks = 256
   for stack in 1...stacks {
-    emit(#"{"ev":"stack","id":\#(stack),"frames":[\#(leakHeavyFrames(stack))]}"#)
+    log.emit(#"{"ev":"stack","id":\#(stack),"frames":[\#(leakHeavyFrames(stack))]}"#)
   }
   let types = (0..<24).map { "Feed.Node\($0)" }
   let batch = 64
   var t: Int64 = 1000
   var id = 1
-  var checks: [(id: Int, address: String, type: String)] = []
+  var checks: [(id: Int, address: UInt64, type: String)] = []
   while id <= objects {
     let first = id
     let last = min(objects, id + batch - 1)
     var drained: [Int] = []
     for object in first...last {
       t += 1_537
-      let address = String(0x6000_00c0_0000 + UInt64(object % 200_000) * 64, radix: 16)
+      let address = 0x6000_00c0_0000 + UInt64(object % 200_000) * 64
       let type = types[(object * 7) % types.count]
       let stalled = object % 10 < 3
-      emit(
-        #"{"ev":"enqueue","t":\#(t),"id":\#(object),"obj":"0x\#(address)","type":"\#(type)","q":"\#(stalled ? "stalled" : "shared")","tid":4242,"depth":\#(object - first + 1),"stack":\#((object * 31) % stacks + 1),"rc":1}"#
-      )
+      log.enqueue(
+        time: t, id: object, address: address, type: type, queue: stalled ? "stalled" : "shared",
+        depth: object - first + 1, stack: (object * 31) % stacks + 1)
       if !stalled { drained.append(object) }
       if object % 20 == 3 { checks.append((object, address, type)) }
     }
     t += 100_000_000 / 64
-    emit(
-      #"{"ev":"drain","t":\#(t),"q":"shared","n":\#(drained.count),"tid":4250,"why":"timer"}"#)
+    log.drain(time: t, queue: "shared", count: drained.count)
     for object in drained {
       t += 211
-      if object % 20 == 3 {
-        emit(#"{"ev":"release","t":\#(t),"id":\#(object),"tid":4250,"freed":false,"rc":2}"#)
-      } else {
-        emit(#"{"ev":"release","t":\#(t),"id":\#(object),"tid":4250,"freed":true}"#)
-      }
+      log.release(time: t, id: object, survivorRetainCount: object % 20 == 3 ? 2 : nil)
     }
     for check in checks {
       t += 97
-      emit(
-        #"{"ev":"check","t":\#(t),"obj":"0x\#(check.address)","type":"\#(check.type)","alive":true,"label":"FeedTests.testClose","id":\#(check.id)}"#
-      )
+      log.check(
+        time: t, address: check.address, type: check.type, label: "FeedTests.testClose",
+        id: check.id)
     }
     checks.removeAll(keepingCapacity: true)
     id = last + 1
@@ -208,22 +259,21 @@ private func leakHeavyFrames(_ site: Int) -> String {
 }
 
 /// The never-released shape (see ``LogShape/neverReleased``).
-private func writeNeverReleased(objects: Int, _ emit: (String) -> Void) {
-  emit(
+private func writeNeverReleased(objects: Int, _ log: GeneratedLogFile) {
+  log.emit(
     #"{"ev":"session","v":1,"t":0,"pid":4242,"exe":"/app/Feed","wall":"2026-11-29T18:03:07.123456Z","delay_ms":100,"frames":32}"#
   )
-  emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
+  log.emit(#"{"ev":"thread","tid":4242,"name":"main"}"#)
   for stack in 1...8 {
-    emit(#"{"ev":"stack","id":\#(stack),"frames":[\#(leakHeavyFrames(stack))]}"#)
+    log.emit(#"{"ev":"stack","id":\#(stack),"frames":[\#(leakHeavyFrames(stack))]}"#)
   }
   let types = (0..<24).map { "Feed.Node\($0)" }
   var t: Int64 = 1000
   for object in 1...objects {
     t += 1_537
-    let address = String(0x6000_0000_0000 + UInt64(object) * 64, radix: 16)
-    emit(
-      #"{"ev":"enqueue","t":\#(t),"id":\#(object),"obj":"0x\#(address)","type":"\#(types[object % types.count])","q":"stalled","tid":4242,"depth":\#(object),"stack":\#(object % 8 + 1),"rc":1}"#
-    )
+    log.enqueue(
+      time: t, id: object, address: 0x6000_0000_0000 + UInt64(object) * 64,
+      type: types[object % types.count], queue: "stalled", depth: object, stack: object % 8 + 1)
   }
-  emit(#"{"ev":"end","t":\#(t + 1000),"why":"exit","pending":\#(objects),"lost":0}"#)
+  log.emit(#"{"ev":"end","t":\#(t + 1000),"why":"exit","pending":\#(objects),"lost":0}"#)
 }

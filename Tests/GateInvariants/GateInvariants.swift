@@ -1,12 +1,15 @@
+import DeallocAnalysis
+import DeallocLog
 import Foundation
 
 /// Properties every gate verdict and every gate output must have, whatever the log and the
 /// suppressions: the fuzz target (`Fuzz/`) checks them on random inputs, and the gate's
 /// tests replay the fuzz regressions through them.
 ///
-/// Why in the library, as `package`: the fuzz target (built from these sources) and the
-/// tests must check the same things, and neither is public API. The checks are cheap
-/// (scans of the rendered text, no XML parser), so the fuzzer keeps its speed.
+/// Why a target of its own beside the tests, as `package`: the fuzz target (built from these
+/// sources) and the tests must check the same things, and neither is public API, so it stays
+/// out of the library that ships. The checks are cheap (scans of the rendered text, no XML
+/// parser), so the fuzzer keeps its speed.
 package enum GateInvariants {
   /// The suppressions written in `text`: every line that is not a JSON record (does not
   /// start with `{`) is read as a suppression line on its own, so that one fuzz input

@@ -122,6 +122,19 @@ final class Parent {
   var children: [Child] = []
 }
 
+/// A plain integer equal to the address of `selfReferencing`'s Link: a root word that owns
+/// nothing.
+nonisolated(unsafe) var addressBits: UInt = 0
+
+/// A Link whose array holds it 40,000 times, dropped, while a global integer keeps its
+/// address: a strong count past 16 bits that its own array's references make up whole.
+@inline(never)
+func selfReferencing() {
+  let link = Link()
+  link.items = Array(repeating: link, count: 40_000)
+  addressBits = UInt(bitPattern: ObjectIdentifier(link))
+}
+
 final class Child {
   var name = "child"
 }
@@ -442,6 +455,7 @@ for scenario in arguments {
   case "deep-cycle": deepCycle(40)
   case "closure-self": closureSelf()
   case "array-cycle": arrayCycle()
+  case "self-referencing": selfReferencing()
   case "over-retained": overRetained()
   case "queued": queued()
   case "unmanaged-malloc": unmanagedInMalloc()
