@@ -222,6 +222,73 @@ import Testing
     #expect(legacyID(debug) != legacyID(release))
   }
 
+  /// The signature frames of the two leaks of Tests/PluginFixtures/LeakyPackage, as the
+  /// recorder named them in a debug and a release `swift test` run
+  /// (UserPackagePluginEndToEndTests): release spells XCTest's thunks `partial apply
+  /// forwarder for …` and numbers the `@Test` thunk's resumption apart.
+  static let xctestDebug = [
+    "LeakyTests.LeakyXCTests.testClosingTheCartLeaksItsModel() -> ()",
+    "implicit closure #2 () -> () in implicit closure #1 (LeakyTests.LeakyXCTests) -> () -> () in variable initialization expression of static (extension in LeakyPackagePackageDiscoveredTests):LeakyTests.LeakyXCTests.(__allTests__LeakyXCTests in _D0EA7E915539EEF2C861BEA5B94427DB) : Swift.Array<(Swift.String, (LeakyTests.LeakyXCTests) -> () -> ())>",
+    "reabstraction thunk helper from @escaping @callee_guaranteed () -> () to @escaping @callee_guaranteed () -> (@out ())",
+  ]
+  static let xctestRelease = [
+    "LeakyTests.LeakyXCTests.testClosingTheCartLeaksItsModel() -> ()",
+    "partial apply forwarder for reabstraction thunk helper from @escaping @callee_guaranteed () -> () to @escaping @callee_guaranteed () -> (@out ())",
+    "partial apply forwarder for reabstraction thunk helper from @escaping @callee_guaranteed () -> (@out ()) to @escaping @callee_guaranteed () -> ()",
+  ]
+  static let swiftTestingDebug = [
+    "LeakyTests.closingTheCheckoutLeaksIt() -> ()",
+    "(1) suspend resume partial function for $s10LeakyTests25closingTheCheckoutLeaksIt4TestfMp_7__localfMu_ #1 @Sendable (isolated Swift.Optional<Swift.Actor>) async throws -> () in LeakyTests.($s10LeakyTests25closingTheCheckoutLeaksIt4TestfMp_17Z2b26c8118893b202fMu_ in _E4186D492944C1224BF9993FAD170FD3)@Sendable () async throws -> ()",
+    "swift::runJobInEstablishedExecutorContext(swift::Job*)",
+  ]
+  static let swiftTestingRelease = [
+    "LeakyTests.closingTheCheckoutLeaksIt() -> ()",
+    "(2) suspend resume partial function for LeakyTests.($s10LeakyTests25closingTheCheckoutLeaksIt4TestfMp_17Z2b26c8118893b202fMu_ in _E4186D492944C1224BF9993FAD170FD3)@Sendable () async throws -> ()",
+    "swift::runJobInEstablishedExecutorContext(swift::Job*)",
+  ]
+
+  @Test func aUserPackagesDebugAndReleaseFramesGiveOneID() {
+    for (debug, release) in [
+      (Self.xctestDebug, Self.xctestRelease), (Self.swiftTestingDebug, Self.swiftTestingRelease),
+    ] {
+      #expect(SymbolNormalization.programFrames(debug) == [debug[0]])
+      #expect(SymbolNormalization.programFrames(release) == [release[0]])
+      #expect(
+        FindingID(kind: .leaked, type: "T", symbols: debug)
+          == FindingID(kind: .leaked, type: "T", symbols: release))
+    }
+  }
+
+  @Test func anAsyncResumptionIsItsFunction() {
+    #expect(
+      SymbolNormalization.normalized("(12) suspend resume partial function for App.load() -> ()")
+        == "App.load() -> ()")
+    #expect(
+      SymbolNormalization.normalized("await resume partial function for App.load() -> ()")
+        == "App.load() -> ()")
+    #expect(SymbolNormalization.normalized("(draft) App.load()") == "(draft) App.load()")
+  }
+
+  /// A baseline written (by rule 2) before release forwarders were plumbing holds the id
+  /// those frames gave then (f090ca6d31c3, from the release run): read now, its entry is
+  /// hashed again from its frames and covers the finding.
+  @Test func aRuleTwoBaselineEntryIsHashedAgainFromItsFrames() throws {
+    let frames = Self.xctestRelease.map { "\"" + $0 + "\"" }.joined(separator: ", ")
+    let text = """
+      {"baselineVersion": 1, "idRule": 2, "findings": [
+        {"id": "f090ca6d31c3", "kind": "leaked", "type": "LeakyTests.XCTestCartModel",
+         "count": 1, "frames": [\(frames)]},
+        {"id": "0123456789ab", "kind": "leaked", "type": "Hand.Written", "count": 1}
+      ]}
+      """
+    let baseline = try Baseline.parse(text, path: "b.json")
+    #expect(
+      Set(baseline.entries.map(\.id)) == [
+        FindingID(kind: .leaked, type: "LeakyTests.XCTestCartModel", symbols: Self.xctestDebug),
+        FindingID(parsing: "0123456789ab")!,
+      ])
+  }
+
   func legacyID(_ finding: Finding) -> FindingID {
     FindingID.legacy(
       kind: finding.kind, type: finding.signature.type,

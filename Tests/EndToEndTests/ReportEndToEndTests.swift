@@ -21,7 +21,7 @@ import Testing
     #expect(
       Set(summary.keys) == [
         "sessions", "enqueued", "released", "freed", "late", "leaked", "pending", "stuck",
-        "neverReleased", "checks", "falseLeaks", "trueLeaks",
+        "neverReleased", "checks", "falseLeaks", "trueLeaks", "trueLeaksOfLeaked",
       ])
     #expect(summary["falseLeaks"] == 1)
     #expect(summary["trueLeaks"] == 2)

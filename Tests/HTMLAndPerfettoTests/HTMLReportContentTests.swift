@@ -93,7 +93,7 @@ final class HTMLReportContentTests: XCTestCase {
     let findings = page.all("details", classes: ["finding"])
     XCTAssertEqual(findings.count, report.findings.count)
     XCTAssertEqual(
-      findings.map { $0.attributes["data-kind"] }, ["leaked", "trueLeak", "neverReleased"])
+      findings.map { $0.attributes["data-kind"] }, ["leaked", "neverReleased"])
     XCTAssertEqual(findings.first?.attributes["open"], "open")
     // Each stack lists the program's frames (after the queue's) and folds the plumbing, the
     // frames an id leaves out, into one note.

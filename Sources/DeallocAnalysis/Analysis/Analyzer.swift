@@ -467,17 +467,18 @@ public struct Analyzer: LogVisitor {
   /// for every later one).
   private mutating func addFinding(
     _ kind: Finding.Kind, _ object: SessionState.Live, holderKey: String? = nil,
-    holders: HolderReport? = nil, _ example: @autoclosure () -> FindingExample
+    holders: HolderReport? = nil, checks: Int = 0,
+    _ example: @autoclosure () -> FindingExample
   ) {
     let type = Int(object.type)
     if let originID = state.origins.knownID(type: type, stack: object.stack, holderKey: holderKey),
-      findings.addMember(kind, originID: originID, holders: holders, example())
+      findings.addMember(kind, originID: originID, holders: holders, checks: checks, example())
     {
       return
     }
     findings.add(
       kind, origin(type: type, stack: object.stack, holderKey: holderKey), holders: holders,
-      example())
+      checks: checks, example())
   }
 
   /// The signature and finding keys of type row `type`, `stack` and `holderKey`, once per
@@ -523,16 +524,22 @@ public struct Analyzer: LogVisitor {
     let (survivors, survivorHolders) = (state.survivors, state.survivorHolders)
     for position in survivors.positions(inOrderOf: \.line) {
       let (id, survivor) = survivors.survivor(at: position)
-      let holders = survivorHolders.isEmpty ? nil : survivorHolders[id]
       let objectState = end.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
       state.counts[Int(survivor.live.type)][objectState] += 1
+      // Its true-leak checks are facts of this one finding, not a finding of their own; their
+      // holders serve when no scan at its release or end named any.
+      let checked = state.checks.takeChecks(of: id)
+      let holders = (survivorHolders.isEmpty ? nil : survivorHolders[id]) ?? checked?.holders
+      for (row, count) in checked?.typeRows ?? [] { state.counts[row].trueLeaksOfLeaked += count }
       addFinding(
         .leaked, survivor.live, holderKey: holders?.groupingKey, holders: holders,
+        checks: checked?.count ?? 0,
         FindingExample(
           session: session, id: id, address: survivor.live.address,
           type: types[Int(survivor.live.type)].type,
           queue: timelines[Int(survivor.live.queue)].queue, enqueuedAt: survivor.live.enqueuedAt,
           releasedAt: survivor.releasedAt, retainCount: survivor.retainCount,
+          checkedAt: checked?.first.time, checkLabel: checked?.first.label,
           location: LogLocation(file: file, line: survivor.line), holders: holders))
       state.checks.finished(id, in: objectState)
     }
@@ -657,9 +664,10 @@ public struct Analyzer: LogVisitor {
         verdict: Self.verdict(entry, origin, in: session, lastTime: lastTime, ended: ended))
     }
     for group in ledger.groups where group.count > group.examples.count {
-      let first = ledger.entries[group.examples[0]]
+      // The group's key: its examples may all have joined a leaked finding (``finishSurvivors(_:)``).
       findings.add(
-        .trueLeak, origin(type: first.typeRow, stack: first.stack, holderKey: group.key.holderKey),
+        .trueLeak,
+        origin(type: group.key.type, stack: group.key.stack, holderKey: group.key.holderKey),
         members: group.count - group.examples.count)
     }
     for entry in ledger.listed where checks.count < options.maximumListedChecks {

@@ -78,6 +78,23 @@ struct CheckLedger {
   private var groupIndex: [GroupKey: Int] = [:]
   /// Listed checks of the session.
   private(set) var listedCount = 0
+  /// The true-leak checks of each object that survived its release and is not yet
+  /// deallocated, by object id: if the session ends with the object still alive, it is a
+  /// leaked object, and these checks are facts of its one finding (``takeChecks(of:)``), not
+  /// a second finding. Bounded by the survivors the analyzer holds anyway.
+  private var checksOfSurvivors: [UInt64: SurvivorChecks] = [:]
+
+  /// The true-leak checks of one survivor of its release.
+  struct SurvivorChecks {
+    /// Checks per true-leak group (index into ``groups``).
+    var perGroup: [Int: Int] = [:]
+    /// The first check in log order, and its line.
+    var first: CheckRecord
+    var line: Int
+    /// The holders of the first check that has a holders record.
+    var holders: HolderReport?
+    var count: Int { perGroup.values.reduce(0, +) }
+  }
 
   init(maximumExamples: Int) {
     self.maximumExamples = max(1, maximumExamples)
@@ -161,6 +178,7 @@ struct CheckLedger {
 
   /// Object `id`, a survivor of its release, was deallocated at `t`.
   mutating func deallocated(_ id: UInt64, at t: Int64) {
+    if !checksOfSurvivors.isEmpty { checksOfSurvivors[id] = nil }
     guard !watched.isEmpty, let indices = watched[id] else { return }
     for index in indices { entries[index].facts?.lifecycle.recordDealloc(at: t) }
   }
@@ -174,6 +192,32 @@ struct CheckLedger {
   mutating func finished(_ id: UInt64, in state: ObjectState) {
     guard !watched.isEmpty, let indices = watched[id] else { return }
     for index in indices { entries[index].facts?.state = state }
+  }
+
+  /// Takes the true-leak checks of object `id`, which ended the session leaked after its
+  /// release, out of their groups: they join the object's leaked finding instead of making
+  /// a second finding of the same bug. Returns them (`nil` when it had none): the first, how
+  /// many, the first holders record of one, and the type row of each group's checks, for
+  /// the counts.
+  mutating func takeChecks(of id: UInt64) -> (
+    first: CheckRecord, count: Int, holders: HolderReport?, typeRows: [(row: Int, count: Int)]
+  )? {
+    guard !checksOfSurvivors.isEmpty, let taken = checksOfSurvivors.removeValue(forKey: id)
+    else { return nil }
+    var typeRows: [(row: Int, count: Int)] = []
+    for (group, count) in taken.perGroup.sorted(by: { $0.key < $1.key }) {
+      groups[group].count -= count
+      typeRows.append((groups[group].key.type, count))
+      let (taken, kept) = groups[group].examples.reduce(into: ([Int](), [Int]())) {
+        if entries[$1].facts?.id == id { $0.0.append($1) } else { $0.1.append($1) }
+      }
+      groups[group].examples = kept
+      for index in taken {
+        entries[index].isExample = false
+        releaseIfUnused(index)
+      }
+    }
+    return (taken.first, taken.count, taken.holders, typeRows)
   }
 
   // MARK: - Storage
@@ -190,6 +234,17 @@ struct CheckLedger {
       groupIndex[key] = group
     }
     groups[group].count += 1
+    if let facts = entry.facts, facts.freedByRelease == false, facts.deallocAt == nil {
+      checksOfSurvivors[facts.id, default: SurvivorChecks(first: entry.check, line: entry.line)]
+        .perGroup[group, default: 0] += 1
+      if entry.line < checksOfSurvivors[facts.id]!.line {
+        checksOfSurvivors[facts.id]!.first = entry.check
+        checksOfSurvivors[facts.id]!.line = entry.line
+      }
+      if checksOfSurvivors[facts.id]!.holders == nil {
+        checksOfSurvivors[facts.id]!.holders = entry.holders
+      }
+    }
     if groups[group].examples.count >= maximumExamples {
       // Full: the check displaces the last example only when it comes earlier in the log.
       guard let last = groups[group].examples.last, entries[last].line > entry.line else { return }

@@ -176,6 +176,28 @@ enum Explanations {
 
   /// Built as ``check(_:_:_:sessionEnd:ended:neverEnqueued:callerName:)`` builds its
   /// sentence, piece by piece: a report explains every finding at its end.
+  /// " A leak check ('label') also saw it alive after its release: …": the checks a leaked
+  /// finding took in, which are no true-leak finding of their own (one bug, one finding).
+  private static func appendChecks(of finding: Finding, into text: inout SentenceBuilder) {
+    guard finding.checks > 0 else { return }
+    let label = finding.examples.lazy.compactMap(\.checkLabel).first
+    if finding.checks == 1 {
+      text.append(" A leak check")
+    } else {
+      text.append(" ")
+      text.append(String(finding.checks))
+      text.append(" leak checks")
+    }
+    if let label {
+      text.append(finding.checks == 1 ? " ('" : " (the first: '")
+      text.append(label)
+      text.append("')")
+    }
+    text.append(" also saw ")
+    text.append(finding.count == 1 ? "it" : "them")
+    text.append(" alive after the release: the same leak, counted here and not as a true leak.")
+  }
+
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
     // The first example's fields read in place: `examples.first` copied the whole example.
     let hasExample = !finding.examples.isEmpty
@@ -218,6 +240,7 @@ enum Explanations {
       }
       text.append(": something else still holds ")
       text.append(one ? "it. A real leak." : "them. A real leak.")
+      appendChecks(of: finding, into: &text)
     case .trueLeak:
       if let explanation = firstCheck?.explanation {
         text.append(explanation)

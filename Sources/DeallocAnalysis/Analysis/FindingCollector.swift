@@ -29,13 +29,16 @@ struct FindingCollector {
   /// member was most of the end of a session with thousands of checks.
   mutating func add(
     _ kind: Finding.Kind, _ origin: FindingOrigin, holders: HolderReport? = nil,
-    _ example: @autoclosure () -> FindingExample,
+    checks: Int = 0, _ example: @autoclosure () -> FindingExample,
     verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
-    if addMember(kind, originID: origin.id, holders: holders, example()) { return }
+    if addMember(kind, originID: origin.id, holders: holders, checks: checks, example()) {
+      return
+    }
     let joined = insert(
       kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature, stack: origin.stack,
       stackKey: origin.stackKey, example(), verdict: verdict)
+    findings[joined.finding].checks += checks
     let slot = Self.slot(kind, originID: origin.id)
     if slot >= originSlots.count {
       originSlots.append(contentsOf: repeatElement(nil, count: slot + 1 - originSlots.count))
@@ -51,13 +54,14 @@ struct FindingCollector {
   /// Why apart: nearly every member of a session's findings comes here, and with the origin's
   /// id alone a member costs no reference to the origin.
   mutating func addMember(
-    _ kind: Finding.Kind, originID: Int, holders: HolderReport? = nil,
+    _ kind: Finding.Kind, originID: Int, holders: HolderReport? = nil, checks: Int = 0,
     _ example: @autoclosure () -> FindingExample
   ) -> Bool {
     let slot = Self.slot(kind, originID: originID)
     guard slot < originSlots.count, let (index, variant) = originSlots[slot] else { return false }
     findings[index].addMember(
-      variant: variant, holders: holders, maximumExamples: maximumExamples, example())
+      variant: variant, holders: holders, checks: checks, maximumExamples: maximumExamples,
+      example())
     return true
   }
 

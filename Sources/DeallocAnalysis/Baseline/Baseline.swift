@@ -35,6 +35,8 @@ import Foundation
 /// `idRule` is the ``FindingID/rule`` the ids were computed by. A file without it was
 /// written by rule 1: its entries of the queue's findings are mapped to the current rule
 /// from their kind, type and frames (what the rule hashes), so that no such baseline breaks
+/// (an entry of this rule that has its frames is hashed again from them too, so that frames
+/// recognised as plumbing since it was written leave its id where the finding's went)
 /// `check`; its census entries keep their ids, and ``writtenByOldRule`` lets `check` say
 /// once that the file should be rewritten when some entry matched nothing.
 public struct Baseline: Sendable, Equatable {
@@ -188,9 +190,11 @@ public struct Baseline: Sendable, Equatable {
       }
       let frames = entry["frames"]?.arrayValue?.compactMap(\.stringValue) ?? []
       var digest = FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames)
-      if idRule < FindingID.rule, case .finding(let findingKind) = kind {
+      if case .finding(let findingKind) = kind, idRule < FindingID.rule || entry["frames"] != nil {
         // What rule 1 hashed, less the holder key, is what this rule hashes before it
-        // normalises: the entry's own fields give its id by this rule.
+        // normalises: the entry's own fields give its id by this rule. Computed again for
+        // every file, so that a baseline written before a plumbing frame was recognised
+        // (release builds' forwarders, async resumptions) still covers its finding.
         digest.id = FindingID(kind: findingKind, type: type, symbols: frames)
       }
       entries.append(digest)

@@ -3,8 +3,9 @@
 ///
 /// Why count from findings rather than the summary: a suppression covers findings, so the
 /// counts must come from the same place to add up. Every leaked, stuck, never-released
-/// object and every true-leak check belongs to exactly one finding, so without suppressions
-/// the counts equal the report's summary.
+/// object and every true-leak check belongs to exactly one finding (a check of an object that
+/// then leaked belongs to that object's leaked finding), so without suppressions the counts
+/// equal the report's summary (true leaks: `trueLeaks - trueLeaksOfLeaked`).
 public struct Gate: Sendable {
   public var thresholds: GateThresholds
   public var suppressions: SuppressionList

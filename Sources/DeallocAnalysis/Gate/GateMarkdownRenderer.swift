@@ -31,6 +31,10 @@ public struct GateMarkdownRenderer: Sendable {
     out.append(
       "## dealloctrace check: \(result.passed ? "passed" : "**failed**")")
     out.append("")
+    out.append(
+      e(RenderingSupport.findingsSentence(result.report))
+        + "; the counts below are objects and checks.")
+    out.append("")
     out.append("| threshold | limit | counted | suppressed | result |")
     out.append("|---|---:|---:|---:|---|")
     for t in result.thresholds {

@@ -50,6 +50,7 @@ public struct GateTextRenderer: Sendable {
       "  read \(S.plural(summary.sessions, "session")), \(S.plural(summary.enqueued, "object"))"
         + " enqueued, \(S.plural(summary.checks, "leak check"))"
         + (result.report.hasIncompleteSession ? " (a session is incomplete)" : ""),
+      "  " + S.findingsSentence(result.report) + "; the counts below are objects and checks",
       "",
     ]
     for threshold in result.thresholds {

@@ -16,7 +16,9 @@ public enum SymbolNormalization {
   /// - closure numbers: `closure #4 in f()` and `implicit closure #2 in f()` lose ` #N`;
   /// - specialization and merge markers: `generic specialization <…> of `,
   ///   `function signature specialization <…> of `, `specialized `, `merged `,
-  ///   `partial apply for `;
+  ///   `partial apply for `, `partial apply forwarder for ` (release builds' spelling);
+  /// - an async function's resumption (`(2) suspend resume partial function for f()`) is
+  ///   the function: its number counts suspension points, which inlining changes;
   /// - `(unknown context at $5611c35a93ac)`, an ASLR address: `(unknown context)`;
   /// - Swift Testing's macro names, tied to the source file and line: `__🟡$s…` becomes
   ///   `__🟡`, `__macro_local_12nameLLfMu_` becomes `__macro_local_`.
@@ -27,6 +29,10 @@ public enum SymbolNormalization {
       changed = false
       for prefix in droppedPrefixes where text.hasPrefix(prefix) {
         text = text.dropFirst(prefix.count)
+        changed = true
+      }
+      if let resumed = resumedFunction(text) {
+        text = resumed
         changed = true
       }
       for marker in specializationMarkers where text.hasPrefix(marker) {
@@ -46,8 +52,9 @@ public enum SymbolNormalization {
 
   /// Whether a frame named `symbol` (demangled, or a module's file name when it has none) is
   /// plumbing rather than the program's: XCTest's and Swift Testing's frames, their
-  /// generated test lists (`__allTests__`) and macro thunks (`$s…` left mangled, `__🟡$`),
-  /// libdispatch, the C library's start, and the compiler's thunks.
+  /// generated test lists (`__allTests__`) and macro thunks (`$s…` left mangled, `__🟡$`,
+  /// `…TestfMp_…`), libdispatch, the C library's start, the runtime (`swift_…`, `swift::…`)
+  /// and the compiler's thunks.
   ///
   /// A closure belongs where the function that owns it does (`closure #1 in
   /// XCTest.XCTestCase.invokeTest()` is XCTest's).
@@ -65,6 +72,7 @@ public enum SymbolNormalization {
       return marker.category
     }
     var owner = normalized(symbol)[...]
+    if owner.hasPrefix("$s") { return .swiftTesting }
     while owner.hasPrefix("closure ") || owner.hasPrefix("implicit closure "),
       let separator = owner.range(of: " in ")
     {
@@ -85,7 +93,27 @@ public enum SymbolNormalization {
     return kept
   }
 
-  private static let droppedPrefixes = ["merged ", "partial apply for ", "specialized "]
+  private static let droppedPrefixes = [
+    "merged ", "partial apply for ", "partial apply forwarder for ", "specialized ",
+  ]
+  private static let resumptionPrefixes = [
+    "suspend resume partial function for ", "await resume partial function for ",
+  ]
+
+  /// The function an async resumption frame belongs to: `f()` of
+  /// `(2) suspend resume partial function for f()`; `nil` for any other name.
+  private static func resumedFunction(_ text: Substring) -> Substring? {
+    var rest = text
+    if rest.hasPrefix("(") {
+      let digits = rest.dropFirst().prefix(while: \.isNumber)
+      guard !digits.isEmpty, rest.dropFirst(1 + digits.count).hasPrefix(") ") else { return nil }
+      rest = rest.dropFirst(digits.count + 3)
+    }
+    for prefix in resumptionPrefixes where rest.hasPrefix(prefix) {
+      return rest.dropFirst(prefix.count)
+    }
+    return nil
+  }
   private static let specializationMarkers = [
     "generic specialization <", "function signature specialization <",
   ]
@@ -101,10 +129,13 @@ public enum SymbolNormalization {
     ("reabstraction thunk", .thunk), ("dispatch thunk of ", .thunk),
     ("protocol witness for ", .thunk), ("outlined ", .thunk), ("_dispatch_", .libdispatch),
     ("dispatch_", .libdispatch), ("__libc_start", .libc), ("_start", .libc),
-    ("swift_", .swiftRuntime), ("__swift", .swiftRuntime),
+    ("swift_", .swiftRuntime), ("__swift", .swiftRuntime), ("swift::", .swiftRuntime),
   ]
+  /// `TestfMp_`: the mangled name of what Swift Testing's `@Test` macro generates (its
+  /// thunks, named after the test in debug and inside a private context in release).
   private static let plumbingMarkers: [(marker: String, category: PlumbingCategory)] = [
     ("__allTests__", .xcTest), ("__🟡$", .swiftTesting), ("__macro_local_", .swiftTesting),
+    ("TestfMp_", .swiftTesting),
   ]
 
   /// `text` with the decimal digits after each `marker` (and the marker's ` #`) removed:

@@ -15,6 +15,10 @@ public struct LifecycleCounts: Sendable, Equatable {
   public var neverReleased = 0
   public var falseLeaks = 0
   public var trueLeaks = 0
+  /// The true leaks that saw an object which then ended the session leaked after its
+  /// release: counted among ``trueLeaks`` (they are checks that saw a leak) but their
+  /// finding is the object's leaked one, so a gate counts them there, with the object.
+  public var trueLeaksOfLeaked = 0
 
   public init() {}
 
@@ -70,5 +74,6 @@ public struct LifecycleCounts: Sendable, Equatable {
     neverReleased += other.neverReleased
     falseLeaks += other.falseLeaks
     trueLeaks += other.trueLeaks
+    trueLeaksOfLeaked += other.trueLeaksOfLeaked
   }
 }

@@ -59,6 +59,10 @@ public struct Finding: Sendable, Equatable {
   public var holders: HolderReport?
   /// How many objects (or checks, for true leaks) the group holds.
   public var count: Int
+  /// For a leaked finding: the leak checks that saw its objects alive after their release.
+  /// They are facts of the same bug, so they are counted here and make no true-leak finding
+  /// of their own (0 for the other kinds).
+  public var checks = 0
   /// The first few members, in log order.
   public var examples: [FindingExample]
   /// A plain-language explanation of the group.
@@ -100,10 +104,11 @@ public struct Finding: Sendable, Equatable {
   /// One method, so that the finding is reached once per member: changed field by field
   /// through the array that holds it, each change checked that array's uniqueness again.
   mutating func addMember(
-    variant: Int, holders: HolderReport?, maximumExamples: Int,
+    variant: Int, holders: HolderReport?, checks: Int = 0, maximumExamples: Int,
     _ example: @autoclosure () -> FindingExample
   ) {
     count += 1
+    self.checks += checks
     if holders != nil, self.holders == nil { self.holders = holders }
     stackVariants[variant].count += 1
     if examples.count < maximumExamples {

@@ -38,8 +38,12 @@ public struct Summary: Sendable, Equatable {
       ("pending", \.counts.pending), ("stuck", \.counts.stuck),
       ("neverReleased", \.counts.neverReleased), ("checks", \.checks),
       ("falseLeaks", \.counts.falseLeaks), ("trueLeaks", \.counts.trueLeaks),
+      ("trueLeaksOfLeaked", \.counts.trueLeaksOfLeaked),
     ]
   }
+
+  /// Keys that reports written before them lack: read as 0 when absent.
+  private static let addedKeys: Set<String> = ["trueLeaksOfLeaked"]
 
   /// The keys in their documented order, with their values (for renderers).
   public var fields: [(key: String, value: Int)] {
@@ -61,7 +65,9 @@ extension Summary: Codable {
     // `released` is derived: read only the counts that are stored.
     for (name, count) in Self.keys {
       guard let stored = count as? WritableKeyPath<Summary, Int> else { continue }
-      self[keyPath: stored] = try container.decode(Int.self, forKey: Key(stringValue: name))
+      let key = Key(stringValue: name)
+      if Self.addedKeys.contains(name), !container.contains(key) { continue }
+      self[keyPath: stored] = try container.decode(Int.self, forKey: key)
     }
   }
 

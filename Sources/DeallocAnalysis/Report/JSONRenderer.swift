@@ -2,8 +2,8 @@ import DeallocLog
 
 /// The report as one JSON object: the stable interface for scripts.
 ///
-/// The shape is documented in `docs/report-format.md`. `summary` holds exactly the twelve
-/// integer keys listed there; other members may gain fields, never lose or change them,
+/// The shape is documented in `docs/report-format.md`. `summary` holds exactly the integer
+/// keys listed there (a key added to it is listed there first); other members may gain fields, never lose or change them,
 /// without raising `reportVersion`. Times are integer nanoseconds (`…Ns`) since the
 /// session's start, so nothing is lost to rounding.
 public struct JSONRenderer: ReportRenderer {
@@ -145,6 +145,7 @@ public struct JSONRenderer: ReportRenderer {
       o.field("id", finding.id.hex)
       o.field("kind", finding.kind.rawValue)
       groupFields(finding.signature, count: finding.count, to: &o)
+      o.field("checks", finding.checks)
       o.field("explanation", finding.explanation)
       frameFields(finding.signature, stack: finding.stack, to: &o)
       o.key("examples")

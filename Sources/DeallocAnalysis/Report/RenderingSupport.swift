@@ -31,6 +31,28 @@ enum RenderingSupport {
   }
 
   /// "1 object" / "3 objects".
+  /// The bugs, apart from the objects and checks the summary counts: "3 findings (bugs): 2
+  /// leaked after release, 1 true leak". Every format's summary says it, so that a count of
+  /// objects or checks is never read as a count of bugs.
+  static func findingsSentence(_ report: Report) -> String {
+    var byKind: [Finding.Kind: Int] = [:]
+    for finding in report.findings { byKind[finding.kind, default: 0] += 1 }
+    let kinds = Finding.Kind.allCases.compactMap { kind in
+      byKind[kind].map { "\($0) \(kind.title)" }
+    }
+    return plural(report.findings.count, "finding") + " (bugs)"
+      + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", "))
+  }
+
+  /// "8 true leaks (5 of them of leaked objects, in those objects' findings)": the checks'
+  /// true leaks, saying how many are facts of a leaked finding rather than findings of their
+  /// own.
+  static func trueLeaksPhrase(_ summary: Summary) -> String {
+    let ofLeaked = summary.trueLeaksOfLeaked
+    return plural(summary.trueLeaks, "true leak")
+      + (ofLeaked > 0 ? " (\(ofLeaked) of them of leaked objects, in those objects' findings)" : "")
+  }
+
   static func plural(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
     "\(count) \(count == 1 ? singular : (plural ?? singular + "s"))"
   }

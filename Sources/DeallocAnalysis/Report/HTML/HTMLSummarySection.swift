@@ -55,7 +55,10 @@ enum HTMLSummarySection {
     var problems: [String] = []
     if summary.leaked > 0 { problems.append("\(HTMLFormat.count(summary.leaked)) leaked") }
     if summary.trueLeaks > 0 {
-      problems.append(HTMLFormat.plural(summary.trueLeaks, "true leak"))
+      problems.append(
+        HTMLFormat.plural(summary.trueLeaks, "true leak")
+          + (summary.trueLeaksOfLeaked > 0
+            ? " (\(HTMLFormat.count(summary.trueLeaksOfLeaked)) of them of leaked objects)" : ""))
     }
     if summary.stuck > 0 { problems.append("\(HTMLFormat.count(summary.stuck)) stuck") }
     if summary.neverReleased > 0 {
@@ -64,7 +67,8 @@ enum HTMLSummarySection {
     var text =
       problems.isEmpty
       ? "No leaks, stuck or never released objects."
-      : "Needs attention: " + problems.joined(separator: ", ") + "."
+      : "Needs attention: " + RenderingSupport.findingsSentence(report)
+        + ". Objects and checks: " + problems.joined(separator: ", ") + "."
     if summary.falseLeaks > 0 {
       text +=
         " \(HTMLFormat.plural(summary.falseLeaks, "false leak")) (delayed deallocs,"

@@ -18,7 +18,8 @@ enum MarkdownSummarySection {
     }
     out.append(
       "| checks | \(summary.checks) | \(S.plural(summary.falseLeaks, "false leak")) (delayed dealloc),"
-        + " \(S.plural(summary.trueLeaks, "true leak")) |")
+        + " \(S.trueLeaksPhrase(summary)) |")
+    out += ["", S.findingsSentence(report) + "."]
     return out
   }
 }

@@ -16,7 +16,8 @@ enum TextSummarySection {
     out.append(
       "  \(S.pad("checks", 15)) \(S.padLeft(String(summary.checks), 8))   "
         + "\(summary.falseLeaks) false leak\(summary.falseLeaks == 1 ? "" : "s") (delayed dealloc),"
-        + " \(summary.trueLeaks) true leak\(summary.trueLeaks == 1 ? "" : "s")")
+        + " \(S.trueLeaksPhrase(summary))")
+    out.append("  \(S.findingsSentence(report))")
     return out
   }
 }
