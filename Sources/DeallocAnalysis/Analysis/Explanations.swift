@@ -199,77 +199,100 @@ enum Explanations {
   }
 
   static func finding(_ finding: Finding, firstCheck: CheckVerdict?) -> String {
-    // The first example's fields read in place: `examples.first` copied the whole example.
-    let hasExample = !finding.examples.isEmpty
-    let n = finding.count
-    let one = n == 1
-    var text = SentenceBuilder()
-    // "N Type objects".
-    func objects() {
-      text.append(String(n))
-      text.append(" ")
-      text.append(finding.signature.type)
-      text.append(one ? " object" : " objects")
-    }
-    // "N Type objects enqueued by Caller", the subject of every sentence but a check's.
-    func subject() {
-      objects()
-      if let caller = finding.signature.frames.first {
-        text.append(" enqueued by ")
-        text.append(caller.shortName)
-      }
-    }
-    func queue() {
-      guard hasExample, let queue = finding.examples[0].queue else {
-        return text.append("a queue")
-      }
-      text.append("queue '")
-      text.append(queue)
-      text.append("'")
-    }
+    var text = FindingSentence(finding)
     switch finding.kind {
-    case .leaked:
+    case .leaked: text.leaked()
+    case .trueLeak: text.trueLeak(firstCheck: firstCheck)
+    case .stuck: text.stuck()
+    case .neverReleased: text.neverReleased()
+    }
+    return text.builder.sentence
+  }
+
+  /// The sentence of one finding, by its kind, with the pieces every kind shares.
+  private struct FindingSentence {
+    let finding: Finding
+    var builder = SentenceBuilder()
+    // The first example's fields are read in place: `examples.first` copied the whole example.
+    private var hasExample: Bool { !finding.examples.isEmpty }
+    private var one: Bool { finding.count == 1 }
+
+    init(_ finding: Finding) { self.finding = finding }
+
+    mutating func leaked() {
       subject()
-      text.append(one ? " was released by " : " were released by ")
+      builder.append(one ? " was released by " : " were released by ")
       queue()
-      text.append(" but stayed alive to the end of the session")
+      builder.append(" but stayed alive to the end of the session")
       if hasExample, let count = finding.examples[0].retainCount {
-        text.append(" (retain count ")
-        text.append(String(count))
-        text.append(" after the release)")
+        builder.append(" (retain count ")
+        builder.append(String(count))
+        builder.append(" after the release)")
       }
-      text.append(": something else still holds ")
-      text.append(one ? "it. A real leak." : "them. A real leak.")
-      appendChecks(of: finding, into: &text)
-    case .trueLeak:
+      builder.append(": something else still holds ")
+      builder.append(one ? "it. A real leak." : "them. A real leak.")
+      Explanations.appendChecks(of: finding, into: &builder)
+    }
+
+    mutating func trueLeak(firstCheck: CheckVerdict?) {
       if let explanation = firstCheck?.explanation {
-        text.append(explanation)
+        builder.append(explanation)
       } else {
         objects()
-        text.append(" seen alive by a leak check: a real leak.")
+        builder.append(" seen alive by a leak check: a real leak.")
       }
       if !one {
-        text.append(" (")
-        text.append(String(n))
-        text.append(" checks with this signature; the first:)")
+        builder.append(" (")
+        builder.append(String(finding.count))
+        builder.append(" checks with this signature; the first:)")
       }
-    case .stuck:
-      subject()
-      text.append(" waited in ")
-      queue()
-      text.append(" longer than the stuck threshold (the oldest for ")
-      text.append(T.format(finding.examples.compactMap(\.age).max() ?? 0))
-      text.append(") and the session did not end: the queue stalled, or the process was killed")
-      text.append(" before it drained.")
-    case .neverReleased:
-      subject()
-      text.append(one ? " was still in " : " were still in ")
-      queue()
-      text.append(" when the session ended: the process exited before the queue released ")
-      text.append(one ? "it" : "them")
-      text.append(", so the queue held that memory to the end.")
     }
-    return text.sentence
+
+    mutating func stuck() {
+      subject()
+      builder.append(" waited in ")
+      queue()
+      builder.append(" longer than the stuck threshold (the oldest for ")
+      builder.append(T.format(finding.examples.compactMap(\.age).max() ?? 0))
+      builder.append(") and the session did not end: the queue stalled, or the process was")
+      builder.append(" killed before it drained.")
+    }
+
+    mutating func neverReleased() {
+      subject()
+      builder.append(one ? " was still in " : " were still in ")
+      queue()
+      builder.append(" when the session ended: the process exited before the queue released ")
+      builder.append(one ? "it" : "them")
+      builder.append(", so the queue held that memory to the end.")
+    }
+
+    /// "N Type objects".
+    private mutating func objects() {
+      builder.append(String(finding.count))
+      builder.append(" ")
+      builder.append(finding.signature.type)
+      builder.append(one ? " object" : " objects")
+    }
+
+    /// "N Type objects enqueued by Caller", the subject of every sentence but a check's; the
+    /// caller named as every output names a frame (demangled).
+    private mutating func subject() {
+      objects()
+      if let caller = finding.signature.frames.first {
+        builder.append(" enqueued by ")
+        builder.append(FrameNaming.shortName(caller))
+      }
+    }
+
+    private mutating func queue() {
+      guard hasExample, let queue = finding.examples[0].queue else {
+        return builder.append("a queue")
+      }
+      builder.append("queue '")
+      builder.append(queue)
+      builder.append("'")
+    }
   }
 }
 
