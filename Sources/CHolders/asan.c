@@ -26,10 +26,11 @@
 //
 // The trade-offs: another thread's fake stack cannot be told from heap memory (ASan names
 // only the calling thread's), so a local there is a `heap` root rather than a `stack` one
-// (ASAN_OPTIONS=detect_stack_use_after_return=0 keeps locals on the real stacks, as
-// scripts/asan runs the holder tests). ASan's own internal memory (its allocator's free lists, its stack depot,
-// thread contexts) is scanned as heap memory; it holds no object's address (compact offsets,
-// block headers, program counters), only costs reading time.
+// (ASAN_OPTIONS=detect_stack_use_after_return=0 keeps locals on the real stacks); the
+// scanning thread's fake stack is left out as a whole mapping, with any anonymous mapping
+// the kernel merged it with. ASan's own internal memory (its allocator's free lists, its
+// stack depot, thread contexts) is scanned as heap memory; it holds no object's address
+// (compact offsets, block headers, program counters), and only costs reading time.
 #define _GNU_SOURCE
 
 #include <dlfcn.h>
