@@ -308,6 +308,11 @@ char *cholders_census_json(const cholders_census_pending *pending, const char *l
                                                    : "the live-object registry is not on "
                                                      "(set DEALLOCTRACE_LEAKS=1 before the "
                                                      "process starts)";
+  } else if (ch_asan_on()) {
+    // The census reads glibc's chunk headers and free chunks (census_read.c), which
+    // AddressSanitizer's allocator does not have; holder paths are taught ASan (asan.c).
+    c.error = "this process runs under AddressSanitizer, whose allocator has none of the "
+              "glibc chunk headers the census reads";
   } else {
     __builtin_unwind_init();  // this thread's callee-saved registers onto its stack
     json = run(&c, text);

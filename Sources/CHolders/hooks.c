@@ -238,17 +238,23 @@ static int refuse_tight_address_space(void) {
 
 static int enable_locked(void) {
   if (state != CHOLDERS_OFF) return state;
-  // A sanitizer reserves terabytes of writable shadow memory, which a reference scan would
-  // read in full (hours), and replaces glibc's allocator, whose free chunks the scan knows.
-  if (dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL) {
-    return refuse("this process runs under a sanitizer (ThreadSanitizer or AddressSanitizer), "
-                  "whose shadow memory no reference scan can read in reasonable time");
+  // ThreadSanitizer's shadow and allocator are not taught to the scan; AddressSanitizer's
+  // are (asan.c), and then its allocator stands in for glibc's.
+  if (dlsym(RTLD_DEFAULT, "__tsan_init") != NULL) {
+    return refuse("this process runs under a sanitizer (ThreadSanitizer) whose shadow memory "
+                  "and allocator the reference scan does not know");
   }
-  // The scan reads an object's extent from glibc's chunk header (registry.c).
+  int asan = ch_asan_start();
+  if (asan < 0) {
+    return refuse("this process runs under AddressSanitizer, but its runtime lacks an entry "
+                  "point the reference scan asks (__sanitizer_get_allocated_begin, ...)");
+  }
+  // Without ASan, the scan reads an object's extent from glibc's chunk header (scan.c).
   Dl_info malloc_info;
   void *malloc_symbol = dlsym(RTLD_DEFAULT, "malloc");
-  if (malloc_symbol == NULL || dladdr(malloc_symbol, &malloc_info) == 0 ||
-      malloc_info.dli_fname == NULL || strstr(malloc_info.dli_fname, "/libc.so") == NULL) {
+  if (asan == 0 && (malloc_symbol == NULL || dladdr(malloc_symbol, &malloc_info) == 0 ||
+                    malloc_info.dli_fname == NULL ||
+                    strstr(malloc_info.dli_fname, "/libc.so") == NULL)) {
     return refuse("malloc in this process is not glibc's, whose chunk headers the reference "
                   "scan reads (a preloaded allocator, or valgrind)");
   }

@@ -132,7 +132,8 @@ typedef struct {
   int arena;
 } ch_region;
 /// The private writable mappings worth scanning, sorted, minus tool memory, [vvar],
-/// [vsyscall] and the mapping that holds `own_stack`. Returns the count; `incomplete` is
+/// [vsyscall], the mapping that holds `own_stack` and, under AddressSanitizer, its shadow
+/// and the calling thread's fake stack (asan.c). Returns the count; `incomplete` is
 /// set when memory ran out before every mapping was listed (the scan then fails).
 size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete);
 /// Reads [remote, remote+length) into `local` without ever faulting. Returns the bytes read
@@ -153,6 +154,22 @@ int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, int mai
                           uintptr_t **out, size_t *count);
 /// Whether `address` lies in one of the `count` ranges from ch_malloc_free_ranges.
 int ch_malloc_is_free(const uintptr_t *ranges, size_t count, uintptr_t address);
+
+// ---- asan.c: under AddressSanitizer -------------------------------------------------------
+/// Finds AddressSanitizer's runtime entry points (call once, from enabling holders): 1 when
+/// the process runs under ASan and every one was found, 0 without ASan, -1 when ASan is
+/// there but an entry point is missing (then holders refuse).
+int ch_asan_start(void);
+/// 1 once ch_asan_start found ASan: the scan asks it instead of glibc's chunk headers.
+int ch_asan_on(void);
+/// The size of the live ASan heap block that starts exactly at `address`, or 0.
+uint64_t ch_asan_block_size(uintptr_t address);
+/// Whether ASan has poisoned the byte at `address` (a freed block, a redzone, a header).
+int ch_asan_poisoned(uintptr_t address);
+/// The calling thread's ASan fake stack (an address in its mapping), or 0.
+uintptr_t ch_asan_own_fake_stack(void);
+/// ASan's shadow memory, [start, end); 0 without ASan.
+int ch_asan_shadow(uintptr_t *start, uintptr_t *end);
 
 // ---- naming.c ----------------------------------------------------------------------------
 /// What a word at `offset` inside the object at `address` with `metadata` is.

@@ -7,7 +7,9 @@
 // what idle threads are) lies inside the mapping, which also gives the tid; or the mapping
 // sits right above a PROT_NONE guard page, as glibc places every pthread stack. glibc's
 // malloc arenas have their PROT_NONE reserve above the used part, and start on a 64 MB
-// boundary, so they are not mistaken for stacks.
+// boundary, so they are not mistaken for stacks. AddressSanitizer's allocator maps each size
+// class's blocks right above gigabytes of PROT_NONE reservation, at no such boundary: under
+// ASan a guard page is one of at most LARGEST_GUARD bytes (glibc's default is one page).
 #define _GNU_SOURCE
 
 #include <dirent.h>
@@ -22,6 +24,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+
+/// Under AddressSanitizer, the largest PROT_NONE mapping taken for a thread stack's guard.
+#define LARGEST_GUARD ((uintptr_t)1 << 20)
 
 typedef struct {
   uintptr_t start, end;
@@ -255,8 +260,12 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *inco
   thread_sp *sps = NULL;
   size_t sp_count = thread_stack_pointers(bump, &sps);
 
-  static uintptr_t tool_starts[1024], tool_ends[1024];
+  // Tool memory, and AddressSanitizer's shadow (asan.c): none of it is the program's.
+  static uintptr_t tool_starts[1025], tool_ends[1025];
   size_t tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);
+  int asan = ch_asan_shadow(&tool_starts[tool_count], &tool_ends[tool_count]);
+  if (asan) tool_count++;
+  uintptr_t own_fake_stack = ch_asan_own_fake_stack();
 
   char *maps = read_proc(bump, "/proc/self/maps", NULL);
   if (maps == NULL) return 0;
@@ -285,7 +294,8 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *inco
     }
     while (path < line_end && *path == ' ') path++;
     size_t path_length = (size_t)(line_end - path);
-    int guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-';
+    int guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' &&
+                (!asan || end - start <= LARGEST_GUARD);
     int wanted = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
     // Kernel pseudo-mappings ([vvar], [vsyscall], ...), not anonymous memory a program
     // named with PR_SET_VMA_ANON_NAME ("[anon:...]").
@@ -293,7 +303,8 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *inco
                   !(path_length > 6 && memcmp(path, "[anon:", 6) == 0) &&
                   !(path_length == 7 && memcmp(path, "[stack]", 7) == 0) &&
                   !(path_length == 6 && memcmp(path, "[heap]", 6) == 0);
-    int contains_own = own_stack >= start && own_stack < end;
+    int contains_own = (own_stack >= start && own_stack < end) ||
+                       (own_fake_stack >= start && own_fake_stack < end);
     // A writable mapping larger than any heap this scan could read in time is reserved
     // address space (a sanitizer's shadow, a runtime's arena reservation), mostly never
     // touched: reading it would take hours, so it is left out.

@@ -13,7 +13,8 @@
 // its header and its extent from glibc's chunk header in memory it reads anyway, and takes
 // a header as a live object's only when its metadata pointer is one an allocation used
 // (so a stale bit over reused memory reads as nothing). That ties the registry to glibc's
-// malloc, which hooks.c checks before it installs anything.
+// malloc, which hooks.c checks before it installs anything, or to AddressSanitizer's, whose
+// runtime gives the extent instead (asan.c).
 //
 // Layout: a level-1 table of 2^21 pointers (one per 64 MiB of the 47-bit user address
 // space) to bitmaps of 512 KiB, all in the tool's own mmap'ed memory, touched (and so

@@ -159,21 +159,30 @@ static ptrdiff_t exact_row(const scan *s, uintptr_t address) {
 
 /// Fills in a row from the memory the first pass read: `header` holds the object's first
 /// two words and `chunk_size_word` the glibc chunk header word before it. The row is a live
-/// object's when an allocation used its metadata, it is not deiniting, and the chunk holds
-/// it within `region_end`; then its extent is the chunk's usable size, which is what
-/// tail-allocated storage (arrays, ManagedBuffer) grows into.
+/// object's when an allocation used its metadata, it is not deiniting, and its block lies
+/// within `region_end`; then its extent is the block's usable size, which is what
+/// tail-allocated storage (arrays, ManagedBuffer) grows into: glibc's chunk size, or under
+/// AddressSanitizer the size of the live block that starts at the address (asan.c).
 static int adopt_row(ch_entry *row, const uint64_t *header, uint64_t chunk_size_word,
                      uintptr_t region_end) {
   uint64_t refcounts = header[1];
   int deiniting = !CH_RC_SLOW(refcounts) && (refcounts & CH_RC_DEINITING);
   if (deiniting || !ch_metadata_known(header[0])) return 0;
-  // glibc: size in the bits above 3; bit 1 marks an mmap'ed chunk, whose header is two
-  // words instead of one borrowed from the next chunk.
-  uint64_t chunk_size = chunk_size_word & ~(uint64_t)7;
-  uint64_t overhead = (chunk_size_word & 2) ? 16 : 8;
-  if (chunk_size < 32 || chunk_size - overhead > region_end - row->address) return 0;
+  uint64_t size;
+  if (ch_asan_on()) {
+    size = ch_asan_block_size(row->address);
+    if (size < 16) return 0;
+  } else {
+    // glibc: size in the bits above 3; bit 1 marks an mmap'ed chunk, whose header is two
+    // words instead of one borrowed from the next chunk.
+    uint64_t chunk_size = chunk_size_word & ~(uint64_t)7;
+    uint64_t overhead = (chunk_size_word & 2) ? 16 : 8;
+    if (chunk_size < 32) return 0;
+    size = chunk_size - overhead;
+  }
+  if (size > region_end - row->address) return 0;
   row->metadata = header[0];
-  row->size = chunk_size - overhead;
+  row->size = size;
   return 1;
 }
 
@@ -342,7 +351,7 @@ static size_t first_pass(scan *s, const frontier *f, hit *hits, size_t capacity,
         uint64_t chunk_size_word = 0;
         if (row->address - 8 >= at) {
           chunk_size_word = header[-1];
-        } else {
+        } else if (!ch_asan_on()) {
           ch_read(&chunk_size_word, row->address - 8, 8);
         }
         s->valid[next_row] = (uint8_t)adopt_row(row, header, chunk_size_word, region->end);
@@ -398,9 +407,12 @@ static void name_word(scan *s, size_t row, uint32_t offset, ch_name *name) {
 }
 
 /// Whether `address` (a word outside every registered object) lies in a free chunk of one
-/// of glibc's malloc heaps: a stale copy left by freed memory, not a holder.
+/// of glibc's malloc heaps, or under AddressSanitizer in memory it poisoned (a freed block
+/// in its quarantine, a redzone): a stale copy left by freed memory, not a holder.
 static int in_free_chunk(scan *s, const ch_region *region, uintptr_t address) {
-  if (region->kind != CH_REGION_HEAP || region->arena == 0) return 0;
+  if (region->kind != CH_REGION_HEAP) return 0;
+  if (ch_asan_on()) return ch_asan_poisoned(address);
+  if (region->arena == 0) return 0;
   heap_walk *walk = NULL;
   for (size_t i = 0; i < s->walk_count && !walk; i++) {
     if (s->walks[i].start == region->arena_start) walk = &s->walks[i];
@@ -830,12 +842,11 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   scan s;
   memset(&s, 0, sizeof s);
   ch_json json = {NULL, 0, 0, 0};
-  int local_marker = 0;
   int32_t *target_nodes = NULL;
   if (max_depth < 1) max_depth = 1;
   // Once per process, here rather than in the load-time constructor: it mallocs, and the
-  // key only matters to scans.
-  ch_malloc_learn_key();
+  // key only matters to scans (of glibc's heaps: none under AddressSanitizer).
+  if (!ch_asan_on()) ch_malloc_learn_key();
   ch_naming_begin_scan();
 
   s.skip_start = (uintptr_t)targets;
@@ -868,7 +879,10 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
   uint64_t regions_started = now_us();
   int regions_incomplete = 0;
-  s.region_count = ch_regions(&s.bump, &s.regions, (uintptr_t)&local_marker, &regions_incomplete);
+  // This frame's address, not a local's: under AddressSanitizer a local may live in the
+  // thread's fake stack (asan.c), while the frame is always on the thread's real stack.
+  uintptr_t own_stack = (uintptr_t)__builtin_frame_address(0);
+  s.region_count = ch_regions(&s.bump, &s.regions, own_stack, &regions_incomplete);
   if (regions_incomplete) goto failed;
   make_registry_filter(&s);
   stats.regions = s.region_count;
