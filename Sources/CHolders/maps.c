@@ -248,122 +248,171 @@ static void add_minus_tool(region_list *list, uintptr_t start, uintptr_t end,
   }
 }
 
+/// One line of /proc/self/maps: its range, permissions and path (not NUL-terminated).
+typedef struct {
+  uintptr_t start, end;
+  char perms[5];
+  const char *path;
+  size_t path_length;
+} maps_line;
+
+static int path_is(const maps_line *m, const char *name) {
+  size_t length = strlen(name);
+  return m->path_length == length && memcmp(m->path, name, length) == 0;
+}
+
+static void parse_maps_line(const char *line, const char *line_end, maps_line *m) {
+  const char *p = line;
+  m->start = hex(&p);
+  if (*p == '-') p++;
+  m->end = hex(&p);
+  if (*p == ' ') p++;
+  memset(m->perms, 0, sizeof m->perms);
+  for (int i = 0; i < 4 && p < line_end; i++) m->perms[i] = *p++;
+  // The path is the text after the fifth field (address range, perms, offset, device,
+  // inode; `p` is past the first two).
+  const char *path = p;
+  for (int field = 0; field < 3 && path < line_end; field++) {
+    while (path < line_end && *path == ' ') path++;
+    while (path < line_end && *path != ' ') path++;
+  }
+  while (path < line_end && *path == ' ') path++;
+  m->path = path;
+  m->path_length = (size_t)(line_end - path);
+}
+
+/// What every mapping is judged against: the loaded objects' writable segments, the threads'
+/// stack pointers, the ranges that are the tool's (or AddressSanitizer's), and the list.
+typedef struct {
+  segment_query segments;
+  thread_sp *sps;
+  size_t sp_count;
+  const uintptr_t *tool_starts, *tool_ends;
+  size_t tool_count;
+  int asan;
+  uintptr_t own_stack, own_fake_stack;
+  region_list list;
+} region_scan;
+
+/// Adds [start, end) of a mapping like `like`, split by the loaded objects' writable
+/// segments (their globals, `CH_REGION_DATA`) unless it is a stack, minus the tool's ranges.
+static void add_split_by_segments(region_scan *scan, uintptr_t start, uintptr_t end,
+                                  const ch_region *like, int is_stack) {
+  uintptr_t cursor = start;
+  while (cursor < end) {
+    const module_segment *hit = NULL;
+    uintptr_t next_cut = end;
+    for (size_t i = 0; i < scan->segments.count; i++) {
+      const module_segment *s = &scan->segments.rows[i];
+      if (s->start <= cursor && s->end > cursor) {
+        hit = s;
+        break;
+      }
+      if (s->start > cursor && s->start < next_cut) next_cut = s->start;
+    }
+    if (hit && !is_stack) {
+      uintptr_t piece_end = hit->end < end ? hit->end : end;
+      ch_region data = {0, 0, CH_REGION_DATA, -1, hit->path, hit->base, 0, 0, 0};
+      add_minus_tool(&scan->list, cursor, piece_end, &data, scan->tool_starts, scan->tool_ends,
+                     scan->tool_count);
+      cursor = piece_end;
+    } else {
+      add_minus_tool(&scan->list, cursor, next_cut, like, scan->tool_starts, scan->tool_ends,
+                     scan->tool_count);
+      cursor = next_cut;
+    }
+  }
+}
+
+/// Whether the mapping `m` is memory the scan reads: private, readable and writable, no
+/// kernel pseudo-mapping, not the scanning thread's own stack, not reserved address space.
+static int is_scanned(const region_scan *scan, const maps_line *m) {
+  int wanted = m->perms[0] == 'r' && m->perms[1] == 'w' && m->perms[3] == 'p';
+  // Kernel pseudo-mappings ([vvar], [vsyscall], ...), not anonymous memory a program
+  // named with PR_SET_VMA_ANON_NAME ("[anon:...]").
+  int special = m->path_length > 0 && m->path[0] == '[' &&
+                !(m->path_length > 6 && memcmp(m->path, "[anon:", 6) == 0) &&
+                !path_is(m, "[stack]") && !path_is(m, "[heap]");
+  int contains_own = (scan->own_stack >= m->start && scan->own_stack < m->end) ||
+                     (scan->own_fake_stack >= m->start && scan->own_fake_stack < m->end);
+  // A writable mapping larger than any heap this scan could read in time is reserved
+  // address space (a sanitizer's shadow, a runtime's arena reservation), mostly never
+  // touched: reading it would take hours, so it is left out.
+  int reserved = m->end - m->start > CH_LARGEST_SCANNED_MAPPING;
+  return wanted && !special && !contains_own && !reserved;
+}
+
+/// Adds the scanned parts of mapping `m`; `after_guard`: the mapping right below it is a
+/// guard page (a thread stack's, when this one is anonymous).
+static void add_mapping(region_scan *scan, const maps_line *m, int after_guard) {
+  uintptr_t start = m->start;
+  ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0, 0, 0, 0};
+  // glibc's malloc heaps, the whole mapping, for the walk of their chunks (heap.c).
+  if (path_is(m, "[heap]")) {
+    like.arena = 1;
+    like.arena_start = m->start;
+    like.arena_end = m->end;
+  } else if (m->path_length == 0) {
+    like.arena = 2;  // maybe: see add()
+  }
+  int is_stack = path_is(m, "[stack]") ||
+                 (m->path_length == 0 && after_guard && (start & ((64u << 20) - 1)) != 0);
+  for (size_t i = 0; i < scan->sp_count; i++) {
+    if (scan->sps[i].sp >= start && scan->sps[i].sp < m->end) {
+      is_stack = 1;
+      like.tid = scan->sps[i].tid;
+      // Below the stack pointer (and its 128-byte red zone) lie only dead frames:
+      // stale slots there are no holders.
+      uintptr_t live = (scan->sps[i].sp - 128) & ~(uintptr_t)7;
+      if (live > start) start = live;
+    }
+  }
+  if (is_stack) like.kind = CH_REGION_STACK;
+  add_split_by_segments(scan, start, m->end, &like, is_stack);
+}
+
 size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete) {
   *out = NULL;
   *incomplete = 1;  // until the list is complete
-  segment_query segments = {bump, NULL, 0, 1024, {0}};
-  segments.rows = ch_bump_alloc(bump, segments.capacity * sizeof(module_segment));
-  ssize_t exe_length = readlink("/proc/self/exe", segments.exe, sizeof segments.exe - 1);
-  segments.exe[exe_length > 0 ? exe_length : 0] = 0;
-  if (segments.rows) dl_iterate_phdr(collect_segments, &segments);
-
-  thread_sp *sps = NULL;
-  size_t sp_count = thread_stack_pointers(bump, &sps);
+  region_scan scan = {{bump, NULL, 0, 1024, {0}}, NULL, 0, NULL, NULL, 0, 0, own_stack, 0,
+                      {NULL, 0, 8192, bump, 0}};
+  segment_query *segments = &scan.segments;
+  segments->rows = ch_bump_alloc(bump, segments->capacity * sizeof(module_segment));
+  ssize_t exe_length = readlink("/proc/self/exe", segments->exe, sizeof segments->exe - 1);
+  segments->exe[exe_length > 0 ? exe_length : 0] = 0;
+  if (segments->rows) dl_iterate_phdr(collect_segments, segments);
+  scan.sp_count = thread_stack_pointers(bump, &scan.sps);
 
   // Tool memory, and AddressSanitizer's shadow (asan.c): none of it is the program's.
   static uintptr_t tool_starts[1025], tool_ends[1025];
-  size_t tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);
-  int asan = ch_asan_shadow(&tool_starts[tool_count], &tool_ends[tool_count]);
-  if (asan) tool_count++;
-  uintptr_t own_fake_stack = ch_asan_own_fake_stack();
+  scan.tool_count = ch_excluded_ranges(tool_starts, tool_ends, 1024);
+  scan.asan = ch_asan_shadow(&tool_starts[scan.tool_count], &tool_ends[scan.tool_count]);
+  if (scan.asan) scan.tool_count++;
+  scan.tool_starts = tool_starts;
+  scan.tool_ends = tool_ends;
+  scan.own_fake_stack = ch_asan_own_fake_stack();
 
   char *maps = read_proc(bump, "/proc/self/maps", NULL);
   if (maps == NULL) return 0;
-  region_list list = {NULL, 0, 8192, bump, 0};
-  list.rows = ch_bump_alloc(bump, list.capacity * sizeof(ch_region));
-  if (list.rows == NULL) return 0;
+  scan.list.rows = ch_bump_alloc(bump, scan.list.capacity * sizeof(ch_region));
+  if (scan.list.rows == NULL) return 0;
 
   uintptr_t previous_end = 0;
   int previous_guard = 0;
   for (const char *line = maps; *line;) {
     const char *next = strchr(line, '\n');
     const char *line_end = next ? next : line + strlen(line);
-    const char *p = line;
-    uintptr_t start = hex(&p);
-    if (*p == '-') p++;
-    uintptr_t end = hex(&p);
-    if (*p == ' ') p++;
-    char perms[5] = {0};
-    for (int i = 0; i < 4 && p < line_end; i++) perms[i] = *p++;
-    // The path is the text after the fifth field (address range, perms, offset, device,
-    // inode; `p` is past the first two).
-    const char *path = p;
-    for (int field = 0; field < 3 && path < line_end; field++) {
-      while (path < line_end && *path == ' ') path++;
-      while (path < line_end && *path != ' ') path++;
-    }
-    while (path < line_end && *path == ' ') path++;
-    size_t path_length = (size_t)(line_end - path);
-    int guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' &&
-                (!asan || end - start <= LARGEST_GUARD);
-    int wanted = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
-    // Kernel pseudo-mappings ([vvar], [vsyscall], ...), not anonymous memory a program
-    // named with PR_SET_VMA_ANON_NAME ("[anon:...]").
-    int special = path_length > 0 && path[0] == '[' &&
-                  !(path_length > 6 && memcmp(path, "[anon:", 6) == 0) &&
-                  !(path_length == 7 && memcmp(path, "[stack]", 7) == 0) &&
-                  !(path_length == 6 && memcmp(path, "[heap]", 6) == 0);
-    int contains_own = (own_stack >= start && own_stack < end) ||
-                       (own_fake_stack >= start && own_fake_stack < end);
-    // A writable mapping larger than any heap this scan could read in time is reserved
-    // address space (a sanitizer's shadow, a runtime's arena reservation), mostly never
-    // touched: reading it would take hours, so it is left out.
-    int reserved = end - start > CH_LARGEST_SCANNED_MAPPING;
-    if (wanted && !special && !contains_own && !reserved) {
-      ch_region like = {0, 0, CH_REGION_HEAP, -1, NULL, 0, 0, 0, 0};
-      // glibc's malloc heaps, the whole mapping, for the walk of their chunks (heap.c).
-      if (path_length == 6 && memcmp(path, "[heap]", 6) == 0) {
-        like.arena = 1;
-        like.arena_start = start;
-        like.arena_end = end;
-      } else if (path_length == 0) {
-        like.arena = 2;  // maybe: see add()
-      }
-      int is_stack = (path_length == 7 && memcmp(path, "[stack]", 7) == 0) ||
-                     (path_length == 0 && previous_guard && previous_end == start &&
-                      (start & ((64u << 20) - 1)) != 0);
-      for (size_t i = 0; i < sp_count; i++) {
-        if (sps[i].sp >= start && sps[i].sp < end) {
-          is_stack = 1;
-          like.tid = sps[i].tid;
-          // Below the stack pointer (and its 128-byte red zone) lie only dead frames:
-          // stale slots there are no holders.
-          uintptr_t live = (sps[i].sp - 128) & ~(uintptr_t)7;
-          if (live > start) start = live;
-        }
-      }
-      if (is_stack) like.kind = CH_REGION_STACK;
-      // Split by the loaded objects' writable segments (their globals).
-      uintptr_t cursor = start;
-      while (cursor < end) {
-        const module_segment *hit = NULL;
-        uintptr_t next_cut = end;
-        for (size_t i = 0; i < segments.count; i++) {
-          const module_segment *s = &segments.rows[i];
-          if (s->start <= cursor && s->end > cursor) {
-            hit = s;
-            break;
-          }
-          if (s->start > cursor && s->start < next_cut) next_cut = s->start;
-        }
-        if (hit && !is_stack) {
-          uintptr_t piece_end = hit->end < end ? hit->end : end;
-          ch_region data = {0, 0, CH_REGION_DATA, -1, hit->path, hit->base, 0, 0, 0};
-          add_minus_tool(&list, cursor, piece_end, &data, tool_starts, tool_ends, tool_count);
-          cursor = piece_end;
-        } else {
-          add_minus_tool(&list, cursor, next_cut, &like, tool_starts, tool_ends, tool_count);
-          cursor = next_cut;
-        }
-      }
-    }
-    previous_end = end;
-    previous_guard = guard;
+    maps_line m;
+    parse_maps_line(line, line_end, &m);
+    if (is_scanned(&scan, &m)) add_mapping(&scan, &m, previous_guard && previous_end == m.start);
+    previous_end = m.end;
+    previous_guard = m.perms[0] == '-' && m.perms[1] == '-' && m.perms[2] == '-' &&
+                     (!scan.asan || m.end - m.start <= LARGEST_GUARD);
     line = next ? next + 1 : line_end;
   }
-  *out = list.rows;
-  *incomplete = list.incomplete;
-  return list.count;
+  *out = scan.list.rows;
+  *incomplete = scan.list.incomplete;
+  return scan.list.count;
 }
 
 static int use_proc_mem = -1;

@@ -434,63 +434,77 @@ static int in_free_chunk(scan *s, const ch_region *region, uintptr_t address) {
 }
 
 /// Turns one level's hits into edges; returns the new frontier's node ids.
+/// Whether a word that refers to `child` is past the child's cap of parents and is dropped.
+/// A popular object can have many thousands of referring words: a target keeps the first
+/// TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only needs a few
+/// for a shortest path. This also bounds the naming work per scan. Past the cap, a word in a
+/// global or on a stack is still taken (up to ROOTS_PAST_CAP): memory is read in address
+/// order, and a library's globals or a thread's stack come after the heap, so the owner's
+/// word would otherwise be the one cut.
+static int is_past_cap(scan *s, node *child, ptrdiff_t row, uintptr_t address) {
+  if (child->parents < (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) return 0;
+  ptrdiff_t region = row >= 0 ? -1 : region_of(s, address);
+  int root = region >= 0 && s->regions[region].kind != CH_REGION_HEAP;
+  if (!root || child->roots_past_cap >= ROOTS_PAST_CAP) {
+    child->skipped++;
+    return 1;
+  }
+  child->roots_past_cap++;
+  return 0;
+}
+
+/// Fills `e` for a word inside object `row`; 0 when the word is no reference (a dead
+/// object's, the header, a stale word). A holder new at this level joins `next` once.
+static int object_edge(scan *s, edge *e, ptrdiff_t row, int level, int32_t *next,
+                       size_t *next_count, size_t next_capacity) {
+  if (!s->valid[row]) return 0;  // a dead object's memory holds nothing
+  e->offset = (uint32_t)(e->word_address - s->rows[row].address);
+  if (e->offset < 16) return 0;  // the header (metadata, refcounts) is no reference
+  ch_name name;
+  name_word(s, (size_t)row, e->offset, &name);
+  if (name.edge == CH_EDGE_STALE) return 0;
+  int32_t holder = add_node(s, (size_t)row, level);
+  if (holder < 0) return 0;
+  e->holder = holder;
+  e->kind = EDGE_OBJECT;
+  e->named = name.edge != CH_EDGE_NONE;
+  if (s->nodes[holder].level == level && s->nodes[holder].first_edge == -1 &&
+      *next_count < next_capacity) {
+    // New this level: it joins the next frontier, once (-2 marks "queued"; no edge can
+    // point at it during this level, its parents are searched by the next one).
+    s->nodes[holder].first_edge = -2;
+    next[(*next_count)++] = holder;
+  }
+  return 1;
+}
+
+/// Fills `e` for a word outside every object: a global, a stack slot or a heap word; 0
+/// when it is no holder (a weak reference's side table, free malloc memory).
+static int root_edge(scan *s, edge *e) {
+  // An object with weak references has a side table (malloc memory) whose first word
+  // points back at it: no holder.
+  uint64_t bits = 0;
+  ch_read(&bits, s->rows[s->nodes[e->child].row].address + 8, 8);
+  if (ch_is_side_table_word(bits, e->word_address)) return 0;
+  ptrdiff_t region = region_of(s, e->word_address);
+  if (region >= 0 && in_free_chunk(s, &s->regions[region], e->word_address)) return 0;
+  e->region = (int32_t)region;
+  int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
+  e->kind = kind == CH_REGION_DATA ? ROOT_GLOBAL : kind == CH_REGION_STACK ? ROOT_STACK : ROOT_HEAP;
+  return 1;
+}
+
 static size_t absorb(scan *s, const hit *hits, size_t count, int level, int32_t *next,
                      size_t next_capacity) {
   size_t next_count = 0;
   for (size_t i = 0; i < count; i++) {
     uintptr_t address = hits[i].word_address;
     edge e = {address, hits[i].child, -1, -1, -1, 0, EDGE_OBJECT, 0};
-    // A popular object can have many thousands of referring words: a target keeps the
-    // first TARGET_PARENTS (the rest are counted in `more`), an intermediate holder only
-    // needs a few for a shortest path. This also bounds the naming work per scan. Past the
-    // cap, a word in a global or on a stack is still taken (up to ROOTS_PAST_CAP): memory is
-    // read in address order, and a library's globals or a thread's stack come after the
-    // heap, so the owner's word would otherwise be the one cut.
-    node *child = &s->nodes[e.child];
     ptrdiff_t row = enclosing_row(s, address);
-    if (child->parents >= (child->level == 0 ? TARGET_PARENTS : HOLDER_PARENTS)) {
-      ptrdiff_t region = row >= 0 ? -1 : region_of(s, address);
-      int root = region >= 0 && s->regions[region].kind != CH_REGION_HEAP;
-      if (!root || child->roots_past_cap >= ROOTS_PAST_CAP) {
-        child->skipped++;
-        continue;
-      }
-      child->roots_past_cap++;
-    }
-    if (row >= 0) {
-      if (!s->valid[row]) continue;  // a dead object's memory holds nothing
-      e.offset = (uint32_t)(address - s->rows[row].address);
-      if (e.offset < 16) continue;  // the header (metadata, refcounts) is no reference
-      ch_name name;
-      name_word(s, (size_t)row, e.offset, &name);
-      if (name.edge == CH_EDGE_STALE) continue;
-      int32_t holder = add_node(s, (size_t)row, level);
-      if (holder < 0) continue;
-      e.holder = holder;
-      e.kind = EDGE_OBJECT;
-      e.named = name.edge != CH_EDGE_NONE;
-      if (s->nodes[holder].level == level && s->nodes[holder].first_edge == -1 &&
-          next_count < next_capacity) {
-        // New this level: it joins the next frontier, once (-2 marks "queued"; no edge
-        // can point at it during this level, its parents are searched by the next one).
-        s->nodes[holder].first_edge = -2;
-        next[next_count++] = holder;
-      }
-    } else {
-      // An object with weak references has a side table (malloc memory) whose first word
-      // points back at it: no holder.
-      uint64_t bits = 0;
-      ch_read(&bits, s->rows[s->nodes[e.child].row].address + 8, 8);
-      if (ch_is_side_table_word(bits, address)) continue;
-      ptrdiff_t region = region_of(s, address);
-      if (region >= 0 && in_free_chunk(s, &s->regions[region], address)) continue;
-      e.region = (int32_t)region;
-      int kind = region >= 0 ? s->regions[region].kind : CH_REGION_HEAP;
-      e.kind = kind == CH_REGION_DATA ? ROOT_GLOBAL
-               : kind == CH_REGION_STACK ? ROOT_STACK
-                                         : ROOT_HEAP;
-    }
-    add_edge(s, &e);
+    if (is_past_cap(s, &s->nodes[e.child], row, address)) continue;
+    int taken = row >= 0 ? object_edge(s, &e, row, level, next, &next_count, next_capacity)
+                         : root_edge(s, &e);
+    if (taken) add_edge(s, &e);
   }
   for (size_t k = 0; k < next_count; k++) {
     if (s->nodes[next[k]].first_edge == -2) s->nodes[next[k]].first_edge = -1;
@@ -507,26 +521,52 @@ typedef struct {
 } path;
 
 /// The best path for the direct edge `direct` into `target`.
-static void best_path(scan *s, int32_t direct, int32_t target, path *out) {
-  const edge *d = &s->edges[direct];
-  out->length = 0;
-  if (d->kind != EDGE_OBJECT) {
-    out->category = d->kind == ROOT_GLOBAL ? PATH_GLOBAL
-                    : d->kind == ROOT_STACK ? PATH_STACK
-                                            : PATH_HEAP;
-    out->chain[0] = direct;
-    out->length = 1;
-    return;
+/// The best root found so far by best_path's breadth-first search.
+typedef struct {
+  int32_t edge;  // the edge from the root, -1 for none (a cycle through the direct holder)
+  int32_t category;
+  int depth;
+  int32_t deepest;  // the last node searched: an unrooted path's start
+} path_search;
+
+/// The category of the path that edge `p` starts, or -1 when `p` comes from an object that
+/// is not the target: a holder further up, to search.
+static int edge_category(const edge *p, int32_t target) {
+  if (p->kind == ROOT_GLOBAL) return PATH_GLOBAL;
+  if (p->kind == ROOT_STACK) return PATH_STACK;
+  if (p->kind == ROOT_HEAP) return PATH_HEAP;
+  return p->holder == target ? PATH_CYCLE : -1;
+}
+
+/// Rooted paths compete on length (a global wins a tie); anything rooted beats a cycle,
+/// which beats a heap word.
+static void consider(path_search *best, int32_t e, int category, int depth) {
+  int rooted = category <= PATH_STACK, best_rooted = best->category <= PATH_STACK;
+  int better = best->edge < 0 && best->category > PATH_NONE;
+  if (!better && rooted && !best_rooted) better = 1;
+  if (!better && rooted && best_rooted &&
+      (depth < best->depth || (depth == best->depth && category < best->category))) {
+    better = 1;
   }
+  if (!better && !rooted && !best_rooted && category < best->category) better = 1;
+  if (better) {
+    best->edge = e;
+    best->category = category;
+    best->depth = depth;
+  }
+}
+
+/// Searches up from the direct holder of `direct` (breadth first, each node's `via` the edge
+/// it was reached by) for the best root of a path down to `target`.
+static path_search search_roots(scan *s, int32_t direct, int32_t target) {
+  const edge *d = &s->edges[direct];
   s->stamp++;
   int32_t queue[4096];
   size_t head = 0, tail = 0;
-  int32_t best_edge = -1, best_category = PATH_NONE + 1;
-  int best_depth = 1 << 30;
-  int32_t deepest = d->holder;
+  path_search best = {-1, PATH_NONE + 1, 1 << 30, d->holder};
   if (d->holder == target) {
-    best_category = PATH_CYCLE;
-    best_depth = 0;
+    best.category = PATH_CYCLE;
+    best.depth = 0;
   } else {
     s->nodes[d->holder].stamp = s->stamp;
     s->nodes[d->holder].via = direct;
@@ -538,61 +578,52 @@ static void best_path(scan *s, int32_t direct, int32_t target, path *out) {
     for (int32_t v = s->nodes[x].via; v >= 0 && s->edges[v].child != target; depth++) {
       v = s->nodes[s->edges[v].child].via;
     }
-    deepest = x;
+    best.deepest = x;
     for (int32_t e = s->nodes[x].first_edge; e >= 0; e = s->edges[e].next) {
       const edge *p = &s->edges[e];
-      int category;
-      if (p->kind == ROOT_GLOBAL) {
-        category = PATH_GLOBAL;
-      } else if (p->kind == ROOT_STACK) {
-        category = PATH_STACK;
-      } else if (p->kind == ROOT_HEAP) {
-        category = PATH_HEAP;
-      } else if (p->holder == target) {
-        category = PATH_CYCLE;
-      } else {
-        node *h = &s->nodes[p->holder];
-        if (h->stamp != s->stamp && tail < 4096 && depth + 2 < MAX_CHAIN) {
-          h->stamp = s->stamp;
-          h->via = e;
-          queue[tail++] = p->holder;
-        }
+      int category = edge_category(p, target);
+      if (category >= 0) {
+        consider(&best, e, category, depth);
         continue;
       }
-      // Rooted paths compete on length (a global wins a tie); anything rooted beats a
-      // cycle, which beats a heap word.
-      int rooted = category <= PATH_STACK, best_rooted = best_category <= PATH_STACK;
-      int better = best_edge < 0 && best_category > PATH_NONE;
-      if (!better && rooted && !best_rooted) better = 1;
-      if (!better && rooted && best_rooted &&
-          (depth < best_depth || (depth == best_depth && category < best_category))) {
-        better = 1;
-      }
-      if (!better && !rooted && !best_rooted && category < best_category) better = 1;
-      if (better) {
-        best_edge = e;
-        best_category = category;
-        best_depth = depth;
+      node *h = &s->nodes[p->holder];
+      if (h->stamp != s->stamp && tail < 4096 && depth + 2 < MAX_CHAIN) {
+        h->stamp = s->stamp;
+        h->via = e;
+        queue[tail++] = p->holder;
       }
     }
   }
-  int32_t start_edge = best_edge;
-  if (best_category > PATH_NONE) {
-    best_category = PATH_NONE;
+  return best;
+}
+
+static void best_path(scan *s, int32_t direct, int32_t target, path *out) {
+  const edge *d = &s->edges[direct];
+  out->length = 0;
+  if (d->kind != EDGE_OBJECT) {
+    out->category = d->kind == ROOT_GLOBAL ? PATH_GLOBAL
+                    : d->kind == ROOT_STACK ? PATH_STACK
+                                            : PATH_HEAP;
+    out->chain[0] = direct;
+    out->length = 1;
+    return;
+  }
+  path_search best = search_roots(s, direct, target);
+  int32_t start_edge = best.edge;
+  if (best.category > PATH_NONE) {
+    best.category = PATH_NONE;
     start_edge = -1;
   }
-  out->category = best_category;
+  out->category = best.category;
   // Chain: [start_edge], then the via edges from the node it points at down to the target.
-  int32_t from_node;
-  if (best_category == PATH_CYCLE && d->holder == target) {
+  if (best.category == PATH_CYCLE && d->holder == target) {
     out->chain[out->length++] = direct;
     return;
   }
+  int32_t from_node = best.deepest;
   if (start_edge >= 0) {
     out->chain[out->length++] = start_edge;
     from_node = s->edges[start_edge].child;
-  } else {
-    from_node = deepest;
   }
   for (int32_t v = s->nodes[from_node].via; v >= 0 && out->length < MAX_CHAIN;) {
     out->chain[out->length++] = v;
@@ -762,39 +793,35 @@ static size_t drop_surplus(scan *s, int32_t target, int32_t *directs, size_t *di
 }
 
 /// `paths` has room for TARGET_PARENTS + ROOTS_PAST_CAP paths.
-static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
-                         int caller_references, uint64_t scan_us, path *paths) {
-  // Every distinct direct word the level kept (TARGET_PARENTS, plus the roots past it).
-  static int32_t candidates[TARGET_PARENTS + ROOTS_PAST_CAP];  // under scan_lock
-  static uint32_t order[TARGET_PARENTS + ROOTS_PAST_CAP];
-  size_t candidate_count = 0, beyond = 0;
+/// Every distinct direct word of `target` the level kept (TARGET_PARENTS, plus the roots
+/// past it), in scan order (edges were linked newest first); `beyond` counts the rest.
+static size_t collect_candidates(scan *s, int32_t target, int32_t *candidates, size_t *beyond) {
+  size_t count = 0;
   for (int32_t e = s->nodes[target].first_edge; e >= 0; e = s->edges[e].next) {
     int duplicate = 0;
-    for (size_t k = 0; k < candidate_count && !duplicate; k++) {
+    for (size_t k = 0; k < count && !duplicate; k++) {
       duplicate = same_holder(s, &s->edges[candidates[k]], &s->edges[e]);
     }
     if (duplicate) continue;
-    if (candidate_count < TARGET_PARENTS + ROOTS_PAST_CAP) {
-      candidates[candidate_count++] = e;
+    if (count < TARGET_PARENTS + ROOTS_PAST_CAP) {
+      candidates[count++] = e;
     } else {
-      beyond++;
+      (*beyond)++;
     }
   }
-  beyond += s->nodes[target].skipped;
-  size_t surplus = drop_surplus(s, target, candidates, &candidate_count, caller_references);
-  // Edges were linked newest first: scan order is the reverse. Each gets its best path;
-  // the MAX_DIRECT best (rooted first, then cycles, then the rest; shorter first; scan
-  // order between equals) are the direct holders given paths, the rest are counted.
-  for (size_t a = 0, b = candidate_count ? candidate_count - 1 : 0; a < b; a++, b--) {
+  for (size_t a = 0, b = count ? count - 1 : 0; a < b; a++, b--) {
     int32_t t = candidates[a];
     candidates[a] = candidates[b];
     candidates[b] = t;
   }
-  for (size_t k = 0; k < candidate_count; k++) {
-    best_path(s, candidates[k], target, &paths[k]);
-    order[k] = (uint32_t)k;
-  }
-  for (size_t i = 1; i < candidate_count; i++) {  // stable insertion sort of indexes
+  return count;
+}
+
+/// `order` as the indexes of `paths` sorted rooted first, then cycles, then the rest;
+/// shorter first; scan order between equals (a stable insertion sort).
+static void order_paths(const path *paths, uint32_t *order, size_t count) {
+  for (size_t k = 0; k < count; k++) order[k] = (uint32_t)k;
+  for (size_t i = 1; i < count; i++) {
     uint32_t current = order[i];
     const path *c = &paths[current];
     size_t j = i;
@@ -806,6 +833,20 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
     }
     order[j] = current;
   }
+}
+
+static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
+                         int caller_references, uint64_t scan_us, path *paths) {
+  static int32_t candidates[TARGET_PARENTS + ROOTS_PAST_CAP];  // under scan_lock
+  static uint32_t order[TARGET_PARENTS + ROOTS_PAST_CAP];
+  size_t beyond = 0;
+  size_t candidate_count = collect_candidates(s, target, candidates, &beyond);
+  beyond += s->nodes[target].skipped;
+  size_t surplus = drop_surplus(s, target, candidates, &candidate_count, caller_references);
+  // Each gets its best path; the MAX_DIRECT best are the direct holders given paths, the
+  // rest are counted.
+  for (size_t k = 0; k < candidate_count; k++) best_path(s, candidates[k], target, &paths[k]);
+  order_paths(paths, order, candidate_count);
   size_t direct_count = candidate_count < MAX_DIRECT ? candidate_count : MAX_DIRECT;
   beyond += candidate_count - direct_count;
   size_t shown = max_paths < 0 ? 0 : (size_t)max_paths;
@@ -831,6 +872,99 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
 
 // ---- the entry point ---------------------------------------------------------------------
 
+/// A scan's working memory beside `scan`'s own tables, all from its bump allocator.
+typedef struct {
+  hit *hits;
+  int32_t *level_ids;
+  int32_t *target_nodes;  // per target: its node, or -1 (unknown or dead)
+  path *paths;
+} scan_work;
+
+/// Takes the registry's snapshot and allocates the tables; 0 when memory ran out (a
+/// snapshot that left registered objects out would call them dead: no answer rather than
+/// a wrong one).
+static int prepare_scan(scan *s, scan_work *w, size_t count, cholders_scan_stats *stats,
+                        uint64_t started) {
+  ch_snapshot_status snapshot;
+  s->row_count = ch_registry_snapshot_status(&s->bump, &s->rows, &snapshot);
+  stats->objects = s->row_count;
+  stats->spans_walked = snapshot.spans_walked;
+  stats->snapshot_us = now_us() - started;
+  s->valid = ch_bump_alloc(&s->bump, s->row_count + 1);
+  s->node_of_row = ch_bump_alloc(&s->bump, (s->row_count + 1) * sizeof(int32_t));
+  s->node_capacity = 1u << 20;
+  s->nodes = ch_bump_alloc(&s->bump, s->node_capacity * sizeof(node));
+  s->edge_capacity = 1u << 21;
+  s->edges = ch_bump_alloc(&s->bump, s->edge_capacity * sizeof(edge));
+  s->buffer = ch_bump_alloc(&s->bump, CHUNK);
+  w->hits = ch_bump_alloc(&s->bump, MAX_HITS_PER_LEVEL * sizeof(hit));
+  w->level_ids = ch_bump_alloc(&s->bump, s->node_capacity * sizeof(int32_t));
+  w->target_nodes = ch_bump_alloc(&s->bump, (count + 1) * sizeof(int32_t));
+  w->paths = ch_bump_alloc(&s->bump, (TARGET_PARENTS + ROOTS_PAST_CAP) * sizeof(path));
+  if (snapshot.incomplete || !s->valid || !s->node_of_row || !s->nodes || !s->edges ||
+      !s->buffer || !w->hits || !w->level_ids || !w->target_nodes || !w->paths) {
+    return 0;
+  }
+  memset(s->valid, 0, s->row_count + 1);
+  memset(s->node_of_row, 0xff, (s->row_count + 1) * sizeof(int32_t));
+  return 1;
+}
+
+/// Lists the memory to read: 0 when the list would be incomplete.
+static int find_regions(scan *s, cholders_scan_stats *stats) {
+  uint64_t regions_started = now_us();
+  int regions_incomplete = 0;
+  // This frame's address, not a local's: under AddressSanitizer a local may live in the
+  // thread's fake stack (asan.c), while the frame is always on the thread's real stack.
+  uintptr_t own_stack = (uintptr_t)__builtin_frame_address(0);
+  s->region_count = ch_regions(&s->bump, &s->regions, own_stack, &regions_incomplete);
+  if (regions_incomplete) return 0;
+  make_registry_filter(s);
+  stats->regions = s->region_count;
+  for (size_t r = 0; r < s->region_count; r++) {
+    stats->bytes += s->regions[r].end - s->regions[r].start;
+  }
+  stats->regions_us = now_us() - regions_started;
+  return 1;
+}
+
+/// The search, level by level: the words that refer to the targets, then to their holders,
+/// up to `max_depth` levels or until every target has a rooted path.
+static void search_levels(scan *s, scan_work *w, const uintptr_t *targets, size_t count,
+                          int max_depth, cholders_scan_stats *stats) {
+  size_t level_count = 0;
+  for (size_t t = 0; t < count; t++) {
+    ptrdiff_t row = exact_row(s, targets[t]);
+    w->target_nodes[t] = row >= 0 ? add_node(s, (size_t)row, 0) : -1;
+    if (w->target_nodes[t] >= 0 && s->nodes[w->target_nodes[t]].first_edge == -1) {
+      int seen = 0;
+      for (size_t k = 0; k < level_count; k++) seen |= w->level_ids[k] == w->target_nodes[t];
+      if (!seen) w->level_ids[level_count++] = w->target_nodes[t];
+    }
+  }
+  for (int level = 1; level <= max_depth && level_count > 0; level++) {
+    frontier f;
+    if (!make_frontier(s, &f, w->level_ids, level_count)) break;
+    size_t dropped = 0;
+    size_t hit_count = level == 1 ? first_pass(s, &f, w->hits, MAX_HITS_PER_LEVEL, &dropped)
+                                  : later_pass(s, &f, w->hits, MAX_HITS_PER_LEVEL, &dropped);
+    stats->levels++;
+    if (level == 1) {
+      // Targets that failed their header check are dead: no holders record.
+      for (size_t t = 0; t < count; t++) {
+        int32_t n = w->target_nodes[t];
+        if (n >= 0 && !s->valid[s->nodes[n].row]) w->target_nodes[t] = -1;
+      }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < hit_count; i++) {
+      if (s->valid[s->nodes[w->hits[i].child].row]) w->hits[kept++] = w->hits[i];
+    }
+    level_count = absorb(s, w->hits, kept, level, w->level_ids, s->node_capacity);
+    if (all_rooted(s, w->target_nodes, count)) break;
+  }
+}
+
 char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths,
                          int caller_references) {
   if (cholders_state() != CHOLDERS_ON) return NULL;
@@ -841,113 +975,45 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   ch_in_tool = 1;
   scan s;
   memset(&s, 0, sizeof s);
+  scan_work w;
+  memset(&w, 0, sizeof w);
   ch_json json = {NULL, 0, 0, 0};
-  int32_t *target_nodes = NULL;
   if (max_depth < 1) max_depth = 1;
   // Once per process, here rather than in the load-time constructor: it mallocs, and the
   // key only matters to scans (of glibc's heaps: none under AddressSanitizer).
   if (!ch_asan_on()) ch_malloc_learn_key();
   ch_naming_begin_scan();
-
   s.skip_start = (uintptr_t)targets;
   s.skip_end = (uintptr_t)(targets + count);
   cholders_scan_stats stats;
   memset(&stats, 0, sizeof stats);
-  ch_snapshot_status snapshot;
-  s.row_count = ch_registry_snapshot_status(&s.bump, &s.rows, &snapshot);
-  stats.objects = s.row_count;
-  stats.spans_walked = snapshot.spans_walked;
-  stats.snapshot_us = now_us() - started;
-  s.valid = ch_bump_alloc(&s.bump, s.row_count + 1);
-  s.node_of_row = ch_bump_alloc(&s.bump, (s.row_count + 1) * sizeof(int32_t));
-  s.node_capacity = 1u << 20;
-  s.nodes = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(node));
-  s.edge_capacity = 1u << 21;
-  s.edges = ch_bump_alloc(&s.bump, s.edge_capacity * sizeof(edge));
-  s.buffer = ch_bump_alloc(&s.bump, CHUNK);
-  hit *hits = ch_bump_alloc(&s.bump, MAX_HITS_PER_LEVEL * sizeof(hit));
-  int32_t *level_ids = ch_bump_alloc(&s.bump, s.node_capacity * sizeof(int32_t));
-  target_nodes = ch_bump_alloc(&s.bump, (count + 1) * sizeof(int32_t));
-  path *paths = ch_bump_alloc(&s.bump, (TARGET_PARENTS + ROOTS_PAST_CAP) * sizeof(path));
-  // Out of memory (a snapshot that left registered objects out would call them dead):
-  // no answer rather than a wrong one.
-  if (snapshot.incomplete || !s.valid || !s.node_of_row || !s.nodes || !s.edges || !s.buffer ||
-      !hits || !level_ids || !target_nodes || !paths) {
-    goto failed;
-  }
-  memset(s.valid, 0, s.row_count + 1);
-  memset(s.node_of_row, 0xff, (s.row_count + 1) * sizeof(int32_t));
-  uint64_t regions_started = now_us();
-  int regions_incomplete = 0;
-  // This frame's address, not a local's: under AddressSanitizer a local may live in the
-  // thread's fake stack (asan.c), while the frame is always on the thread's real stack.
-  uintptr_t own_stack = (uintptr_t)__builtin_frame_address(0);
-  s.region_count = ch_regions(&s.bump, &s.regions, own_stack, &regions_incomplete);
-  if (regions_incomplete) goto failed;
-  make_registry_filter(&s);
-  stats.regions = s.region_count;
-  for (size_t r = 0; r < s.region_count; r++) stats.bytes += s.regions[r].end - s.regions[r].start;
-  uint64_t passes_started = now_us();
-  stats.regions_us = passes_started - regions_started;
-
-  size_t level_count = 0;
-  for (size_t t = 0; t < count; t++) {
-    ptrdiff_t row = exact_row(&s, targets[t]);
-    target_nodes[t] = row >= 0 ? add_node(&s, (size_t)row, 0) : -1;
-    if (target_nodes[t] >= 0 && s.nodes[target_nodes[t]].first_edge == -1) {
-      int seen = 0;
-      for (size_t k = 0; k < level_count; k++) seen |= level_ids[k] == target_nodes[t];
-      if (!seen) level_ids[level_count++] = target_nodes[t];
-    }
-  }
-  for (int level = 1; level <= max_depth && level_count > 0; level++) {
-    frontier f;
-    if (!make_frontier(&s, &f, level_ids, level_count)) break;
-    size_t dropped = 0;
-    size_t hit_count = level == 1 ? first_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped)
-                                  : later_pass(&s, &f, hits, MAX_HITS_PER_LEVEL, &dropped);
-    stats.levels++;
-    if (level == 1) {
-      // Targets that failed their header check are dead: no holders record.
-      for (size_t t = 0; t < count; t++) {
-        if (target_nodes[t] >= 0 && !s.valid[s.nodes[target_nodes[t]].row]) target_nodes[t] = -1;
+  if (!prepare_scan(&s, &w, count, &stats, started) || !find_regions(&s, &stats)) {
+    stats.failed = 1;
+    json.failed = 1;
+  } else {
+    uint64_t passes_started = now_us();
+    search_levels(&s, &w, targets, count, max_depth, &stats);
+    uint64_t elapsed = now_us() - started;
+    stats.passes_us = now_us() - passes_started;
+    stats.total_us = elapsed;
+    stats.cpu_us = cpu_now_us() - cpu_started;
+    stats.free_walk_us = s.free_walk_us;
+    stats.free_ranges = s.free_count;
+    stats.free_walk = s.free_state;
+    stats.proc_mem = ch_read_through_proc_mem();
+    ch_json_raw(&json, "[");
+    for (size_t t = 0; t < count; t++) {
+      if (t) ch_json_raw(&json, ",");
+      if (w.target_nodes[t] < 0) {
+        ch_json_raw(&json, "null");
+      } else {
+        write_target(&s, &json, w.target_nodes[t], max_paths, caller_references, elapsed, w.paths);
       }
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < hit_count; i++) {
-      if (s.valid[s.nodes[hits[i].child].row]) hits[kept++] = hits[i];
-    }
-    level_count = absorb(&s, hits, kept, level, level_ids, s.node_capacity);
-    if (all_rooted(&s, target_nodes, count)) break;
+    ch_json_raw(&json, "]");
+    if (json.failed) stats.failed = 1;
   }
-  uint64_t elapsed = now_us() - started;
-  stats.passes_us = now_us() - passes_started;
-  stats.total_us = elapsed;
-  stats.cpu_us = cpu_now_us() - cpu_started;
-  stats.free_walk_us = s.free_walk_us;
-  stats.free_ranges = s.free_count;
-  stats.free_walk = s.free_state;
-  stats.proc_mem = ch_read_through_proc_mem();
   last_stats = stats;
-
-  ch_json_raw(&json, "[");
-  for (size_t t = 0; t < count; t++) {
-    if (t) ch_json_raw(&json, ",");
-    if (target_nodes[t] < 0) {
-      ch_json_raw(&json, "null");
-    } else {
-      write_target(&s, &json, target_nodes[t], max_paths, caller_references, elapsed, paths);
-    }
-  }
-  ch_json_raw(&json, "]");
-  if (json.failed) last_stats.failed = 1;
-  goto done;
-
-failed:
-  stats.failed = 1;
-  last_stats = stats;
-  json.failed = 1;
-done:
   ch_bump_reset(&s.bump);
   ch_in_tool = guard;
   pthread_mutex_unlock(&scan_lock);
