@@ -54,6 +54,11 @@ public struct Baseline: Sendable, Equatable {
   /// Whether the file was written by an older id rule, whose entries were mapped.
   public var writtenByOldRule: Bool { idRule < FindingID.rule }
 
+  /// The id an entry had in the file, by the id it was given when read, where the two differ
+  /// (an entry mapped from an older rule, or computed again from its frames): a hand-edited
+  /// kind is then still caught by the id that was written (``checkKinds(against:census:)``).
+  var writtenIDs: [FindingID: FindingID] = [:]
+
   public init(entries: [FindingDigest], path: String) {
     self.entries = FindingDigest.combined(entries)
     self.path = path
@@ -164,44 +169,56 @@ public struct Baseline: Sendable, Equatable {
     }
     var entries: [FindingDigest] = []
     var indexByID: [FindingID: Int] = [:]
+    var writtenIDs: [FindingID: FindingID] = [:]
     for (index, entry) in findings.enumerated() {
       let at = "findings[\(index)]"
-      guard let idText = entry["id"]?.stringValue, let id = FindingID(parsing: idText) else {
-        throw bad("\(at).id: expected \(FindingID.length) hex digits")
-      }
+      let digest = try self.entry(entry, at: at, idRule: idRule, bad)
       // --write-baseline writes each id once: a repeat is an edit or a bad merge, and which
       // count was meant cannot be guessed.
-      if let first = indexByID[id] {
-        throw bad("\(at).id: \(id.hex) is also findings[\(first)]; each id may appear once")
-      }
-      indexByID[id] = index
-      guard let kindText = entry["kind"]?.stringValue,
-        let kind = FindingDigest.Kind(rawValue: kindText)
-      else {
+      if let first = indexByID[digest.written] {
         throw bad(
-          "\(at).kind: expected one of "
-            + FindingDigest.Kind.allRawValues.joined(separator: ", "))
+          "\(at).id: \(digest.written.hex) is also findings[\(first)]; each id may appear once")
       }
-      guard let type = entry["type"]?.stringValue else {
-        throw bad("\(at).type: expected a string")
-      }
-      guard let count = entry["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
-        throw bad("\(at).count: expected a count (0 or more)")
-      }
-      let frames = entry["frames"]?.arrayValue?.compactMap(\.stringValue) ?? []
-      var digest = FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames)
-      if case .finding(let findingKind) = kind, idRule < FindingID.rule || entry["frames"] != nil {
-        // What rule 1 hashed, less the holder key, is what this rule hashes before it
-        // normalises: the entry's own fields give its id by this rule. Computed again for
-        // every file, so that a baseline written before a plumbing frame was recognised
-        // (release builds' forwarders, async resumptions) still covers its finding.
-        digest.id = FindingID(kind: findingKind, type: type, symbols: frames)
-      }
-      entries.append(digest)
+      indexByID[digest.written] = index
+      if digest.entry.id != digest.written { writtenIDs[digest.entry.id] = digest.written }
+      entries.append(digest.entry)
     }
     var baseline = Baseline(entries: entries, path: path)
     baseline.idRule = Int(idRule)
+    baseline.writtenIDs = writtenIDs
     return baseline
+  }
+
+  /// One element of a baseline's `findings`: its digest, whose id is computed again from its
+  /// fields where they allow (see below), and the id as written.
+  private static func entry(
+    _ entry: JSONValue, at: String, idRule: Int64, _ bad: (String) -> AnalysisError
+  ) throws(AnalysisError) -> (entry: FindingDigest, written: FindingID) {
+    guard let idText = entry["id"]?.stringValue, let id = FindingID(parsing: idText) else {
+      throw bad("\(at).id: expected \(FindingID.length) hex digits")
+    }
+    guard let kindText = entry["kind"]?.stringValue,
+      let kind = FindingDigest.Kind(rawValue: kindText)
+    else {
+      throw bad(
+        "\(at).kind: expected one of " + FindingDigest.Kind.allRawValues.joined(separator: ", "))
+    }
+    guard let type = entry["type"]?.stringValue else {
+      throw bad("\(at).type: expected a string")
+    }
+    guard let count = entry["count"]?.intValue, count >= 0, count <= Int64(Int32.max) else {
+      throw bad("\(at).count: expected a count (0 or more)")
+    }
+    let frames = entry["frames"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    var digest = FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames)
+    if case .finding(let findingKind) = kind, idRule < FindingID.rule || entry["frames"] != nil {
+      // What rule 1 hashed, less the holder key, is what this rule hashes before it
+      // normalises: the entry's own fields give its id by this rule. Computed again for
+      // every file, so that a baseline written before a plumbing frame was recognised
+      // (release builds' forwarders, async resumptions) still covers its finding.
+      digest.id = FindingID(kind: findingKind, type: type, symbols: frames)
+    }
+    return (digest, id)
   }
 
   /// Refuses a baseline whose entry gives an id another kind than the finding with that id
@@ -217,11 +234,13 @@ public struct Baseline: Sendable, Equatable {
       if let id = FindingID(parsing: group.id) { kinds[id] = .process(group.kind) }
     }
     for entry in entries {
-      guard let kind = kinds[entry.id], kind != entry.kind else { continue }
-      throw .badBaseline(
-        path: path, line: nil,
-        message: "the entry with id \(entry.id.hex) has kind \(entry.kind.rawValue), but the"
-          + " finding with that id is \(kind.rawValue); rewrite the entry with --write-baseline")
+      for id in [entry.id] + (writtenIDs[entry.id].map { [$0] } ?? []) {
+        guard let kind = kinds[id], kind != entry.kind else { continue }
+        throw .badBaseline(
+          path: path, line: nil,
+          message: "the entry with id \(id.hex) has kind \(entry.kind.rawValue), but the"
+            + " finding with that id is \(kind.rawValue); rewrite the entry with --write-baseline")
+      }
     }
   }
 
