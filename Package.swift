@@ -26,17 +26,17 @@ let package = Package(
     .target(name: "CElf"),
     // The recorder's C state: session pointers, per-thread state, ids, the fork handler and
     // the log file's system calls.
-    .target(name: "CTraceRuntime", dependencies: ["CDeallocHooks"]),
-    // Restates lock edges for ThreadSanitizer (see AnnotatedMutex).
-    .target(name: "CSanitizer"),
-    // The seam between the queue and the recorder: the hooks the queue calls, the tracing
-    // switch, and the utilities both share. The queue needs only this, never the recorder.
-    .target(name: "CDeallocHooks"),
+    .target(name: "CTraceRuntime", dependencies: ["CQueueRuntime"]),
+    // The queue side's C, one small target: the seam between the queue and the recorder (the
+    // tracing switch and the recorder's start, CDeallocHooks.h), the drain timer's system
+    // calls (CDrainTimer.h) and the lock edges restated for ThreadSanitizer (CSanitizer.h,
+    // see AnnotatedMutex). The queue needs only this, never the recorder.
+    .target(name: "CQueueRuntime"),
     // How text from a log or a program is escaped for each output (JSON, terminal,
     // Markdown, HTML, XML, GitHub workflow commands): shared by the recorder's writer and
     // every reader-side output, so the same name is written the same way everywhere.
     .target(name: "TextEscaping"),
-    .target(name: "DeallocHooks", dependencies: ["CDeallocHooks", "CSanitizer", "DeallocWire"]),
+    .target(name: "DeallocHooks", dependencies: ["CQueueRuntime", "DeallocWire"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference
     // scan (issue 10). Needs libdl for dlsym/dladdr (part of glibc on current distros).
     // Allocation stacks (DEALLOCTRACE_ALLOC_STACKS) unwind with CUnwind.
@@ -53,9 +53,7 @@ let package = Package(
     ),
     // The hot record kinds' keys and field order, which the writer and both parsers share.
     .target(name: "DeallocWire"),
-    // The queue's drain timer: a timerfd that a thread of its own waits on (see DrainTimer).
-    .target(name: "CDrainTimer"),
-    .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CDrainTimer"]),
+    .target(name: "DeallocQueue", dependencies: ["DeallocHooks", "CQueueRuntime"]),
     .target(
       name: "DeallocTesting",
       // DeallocAnalysis only for a failing Swift Testing test's HTML attachment: linked into

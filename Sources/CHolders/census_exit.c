@@ -5,7 +5,7 @@
 // later, the recorder's included: when the recorder wrote the census into its log at the
 // end of its session it says so (cholders_census_exit_done) and nothing more is printed.
 // When DeallocTrace is linked, its `dealloctrace_census_at_exit` (a weak reference here, as
-// CDeallocHooks reaches the recorder) runs the census so that objects waiting in a queue
+// CQueueRuntime reaches the recorder) runs the census so that objects waiting in a queue
 // count as delayed; without it the census runs here with no queue knowledge. The exit
 // status is never changed.
 #define _GNU_SOURCE

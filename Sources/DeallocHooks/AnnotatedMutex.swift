@@ -1,4 +1,4 @@
-import CSanitizer
+import CQueueRuntime
 import Synchronization
 
 /// A `Synchronization.Mutex` whose critical sections ThreadSanitizer can see.

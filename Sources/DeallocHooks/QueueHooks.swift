@@ -1,4 +1,4 @@
-import CDeallocHooks
+import CQueueRuntime
 
 /// What the recorder does at each step of a queue's work, installed by the recorder.
 ///

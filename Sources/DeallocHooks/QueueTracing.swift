@@ -1,4 +1,4 @@
-import CDeallocHooks
+import CQueueRuntime
 
 /// The queue's side of tracing: the calls `DeallocQueue` makes, forwarded to the recorder's
 /// `QueueHooks` when it installed them.

@@ -1,4 +1,4 @@
-import CDrainTimer
+import CQueueRuntime
 import Dispatch
 
 /// Runs actions at deadlines, for the queues' batch timers: one thread of its own, parked on
@@ -13,7 +13,7 @@ import Dispatch
 ///
 /// The trade-off: a thread for the process's lifetime, parked in `read(2)` with every signal
 /// blocked, and a list of deadlines under a lock. The thread, the lock and `fork()` are
-/// handled in C (`CDrainTimer`), so that a process can fork beside the thread. Where no
+/// handled in C (`CQueueRuntime`, CDrainTimer.h), so that a process can fork beside the thread. Where no
 /// timer or thread can be had (not Linux, no descriptor left) an action falls back to
 /// `asyncAfter`.
 enum DrainTimer {

@@ -14,7 +14,8 @@ enum QueueRecorder {
 }
 
 /// Lets the queue start the recorder from the environment: the weak reference in
-/// `CDeallocHooks` resolves to this when the recorder is linked into the process.
+/// `CQueueRuntime` (CDeallocHooks.h) resolves to this when the recorder is linked into the
+/// process.
 @_cdecl("dealloctrace_start_from_environment")
 package func startFromEnvironment() {
   Tracer.startFromEnvironmentOnce()
