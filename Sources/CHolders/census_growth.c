@@ -74,13 +74,8 @@ static const growth_type *previous_of(const growth_label *l, uintptr_t metadata)
 
 static int was_there(const growth_label *l, const growth_type *previous, uintptr_t address) {
   const uintptr_t *list = l->addresses + previous->first;
-  size_t low = 0, high = previous->n;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (list[middle] == address) return 1;
-    if (list[middle] < address) low = middle + 1; else high = middle;
-  }
-  return 0;
+  size_t low = sorted_rows_at_or_below(list, previous->n, sizeof *list, 0, sizeof *list, address);
+  return low > 0 && list[low - 1] == address;
 }
 
 /// One instance of a growing type: the reachable one at the highest address that was not

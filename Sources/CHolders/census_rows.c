@@ -26,12 +26,7 @@
 
 /// The last span whose first address is at or below `address`, or -1.
 static ptrdiff_t span_at_or_below(const ch_rows *r, uintptr_t address) {
-  size_t low = 0, high = r->span_count;
-  while (low < high) {
-    size_t middle = (low + high) / 2;
-    if (r->spans[middle].base <= address) low = middle + 1; else high = middle;
-  }
-  return (ptrdiff_t)low - 1;
+  return (ptrdiff_t)SORTED_ROWS_AT_OR_BELOW(r->spans, r->span_count, base, address) - 1;
 }
 
 int ch_rows_build(ch_rows *r, ch_bump *bump) {
@@ -115,17 +110,14 @@ int32_t ch_rows_exact(const ch_rows *r, uintptr_t key) {
 }
 
 uintptr_t ch_row_address(const ch_rows *r, size_t row) {
-  size_t low = 0, high = r->span_count;
-  while (low + 1 < high) {  // the last span whose first row is at or below `row`
-    size_t middle = (low + high) / 2;
-    if (r->spans[middle].first_row <= row) low = middle; else high = middle;
-  }
-  const ch_row_span *span = &r->spans[low];
-  size_t blocks = (span->words + 7) / 8, b = 0;
-  for (size_t top = blocks; b + 1 < top;) {  // the last block whose first row is at or below
-    size_t middle = (b + top) / 2;
-    if (span->block_rows[middle] <= row) b = middle; else top = middle;
-  }
+  // The last span whose first row is at or below `row` (the first span when none is).
+  size_t spans = SORTED_ROWS_AT_OR_BELOW(r->spans, r->span_count, first_row, row);
+  const ch_row_span *span = &r->spans[spans > 0 ? spans - 1 : 0];
+  // The last block of 8 words whose first row is at or below `row` (the first when none is).
+  size_t blocks = (span->words + 7) / 8;
+  size_t b = sorted_rows_at_or_below(span->block_rows, blocks, sizeof *span->block_rows, 0,
+                                     sizeof *span->block_rows, row);
+  b = b > 0 ? b - 1 : 0;
   size_t left = row - span->block_rows[b];
   for (size_t w = b * 8; w < span->words; w++) {
     uint64_t bits = span->bits[w];

@@ -121,15 +121,7 @@ const char *ch_elf_object_symbol(const char *path, uintptr_t relative) {
   const char *found = NULL;
   module_symbols *m = load_module(path);
   if (m && m->count) {
-    size_t low = 0, high = m->count;
-    while (low < high) {
-      size_t middle = low + (high - low) / 2;
-      if (m->symbols[middle].value <= relative) {
-        low = middle + 1;
-      } else {
-        high = middle;
-      }
-    }
+    size_t low = SORTED_ROWS_AT_OR_BELOW(m->symbols, m->count, value, relative);
     // Symbols of one object may nest (aliases); look back a little for one that covers.
     for (size_t i = low; i-- > 0 && low - i < 8;) {
       const celf_symbol *s = &m->symbols[i];

@@ -171,14 +171,8 @@ int ch_malloc_free_ranges(ch_bump *bump, uintptr_t start, uintptr_t end, int mai
 }
 
 int ch_malloc_is_free(const uintptr_t *ranges, size_t count, uintptr_t address) {
-  size_t low = 0, high = count;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (ranges[middle * 2] <= address) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  // Pairs of words (start, end): rows of two words keyed by the first.
+  size_t low =
+      sorted_rows_at_or_below(ranges, count, 2 * sizeof *ranges, 0, sizeof *ranges, address);
   return low > 0 && address < ranges[(low - 1) * 2 + 1];
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "CHolders.h"
+#include "sorted_rows.h"
 
 // ---- refcounts.c: the runtime's refcount layout ----------------------------------------
 // The inline refcount word at object + 8 on 64-bit targets (swift/RefCount.h): strong extra

@@ -131,16 +131,7 @@ static uint64_t now_us(void) {
 
 /// How many snapshot rows start at or below `address` (rows are sorted by address).
 static size_t rows_at_or_below(const scan *s, uintptr_t address) {
-  size_t low = 0, high = s->row_count;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (s->rows[middle].address <= address) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+  return SORTED_ROWS_AT_OR_BELOW(s->rows, s->row_count, address, address);
 }
 
 /// The snapshot row whose object encloses `address`, or -1.
@@ -187,15 +178,7 @@ static int adopt_row(ch_entry *row, const uint64_t *header, uint64_t chunk_size_
 }
 
 static ptrdiff_t region_of(const scan *s, uintptr_t address) {
-  size_t low = 0, high = s->region_count;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (s->regions[middle].start <= address) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  size_t low = SORTED_ROWS_AT_OR_BELOW(s->regions, s->region_count, start, address);
   if (low == 0) return -1;
   return address < s->regions[low - 1].end ? (ptrdiff_t)(low - 1) : -1;
 }

@@ -126,15 +126,7 @@ static struct object_symbols *symbols_of(const char *path, uintptr_t base) {
 /// NULL.
 static const celf_symbol *at_or_below(const celf_symbol *symbols, size_t count,
                                       uintptr_t relative) {
-  size_t low = 0, high = count;
-  while (low < high) {
-    size_t middle = low + (high - low) / 2;
-    if (symbols[middle].value <= relative) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  size_t low = SORTED_ROWS_AT_OR_BELOW(symbols, count, value, relative);
   return low == 0 ? NULL : &symbols[low - 1];
 }
 

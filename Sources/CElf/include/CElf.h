@@ -12,6 +12,8 @@
 #include <link.h>
 #include <stddef.h>
 
+#include "sorted_rows.h"
+
 /// An ELF file mapped read-only, its section header table checked to lie inside the file.
 typedef struct {
   const unsigned char *image;
