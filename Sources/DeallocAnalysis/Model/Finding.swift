@@ -193,6 +193,29 @@ public struct Signature: Sendable, Hashable {
     return text
   }
 
+  /// What findings are grouped by: the type and the frame names an id hashes
+  /// (``SymbolNormalization/programFrames(_:)``), both normalised, and the holder key.
+  ///
+  /// Why not ``key``: stacks that differ only in plumbing, closure numbers or the test that
+  /// called the program (one helper's leak seen from XCTest and from Swift Testing) are one
+  /// bug with one id, so they must be one finding, whose members keep their own stacks
+  /// (``Finding/stackVariants``). ``key`` names every frame as logged, for display.
+  public var groupingKey: String {
+    Self.key(
+      type: SymbolNormalization.normalized(type), callersKey: Self.groupingCallersKey(frames),
+      holderKey: holderKey)
+  }
+
+  /// The frames' part of ``groupingKey``: each name an id hashes after a separator.
+  static func groupingCallersKey(_ frames: [Frame]) -> String {
+    var text = ""
+    for name in SymbolNormalization.programFrames(frames.map(FindingID.stableName)) {
+      text += " | "
+      text += name
+    }
+    return text
+  }
+
   /// The type and the innermost caller, for titles: the caller's short name as outputs
   /// show names (``FrameNaming``: demangled, a merged specialization by its function).
   public var title: String {
