@@ -37,5 +37,11 @@ import Testing
     let both = try CLIRun.run(["check", "fixtures/gate/two-frameworks.jsonl", "--max-leaked", "2"])
     #expect(both.status == 0, "\(both.standardOutput)\(both.standardError)")
     #expect(both.standardOutput.contains("Findings (1)"), "\(both.standardOutput)")
+
+    // The XCTest finding's id by rule 2 (it kept the test method) still names the finding.
+    let explain = try CLIRun.run(["explain", "fixtures/gate/two-frameworks.jsonl", "8cbbc007513f"])
+    #expect(explain.status == 0, "\(explain.standardError)")
+    #expect(
+      explain.standardOutput.hasPrefix("2 objects match finding id:"), "\(explain.standardOutput)")
   }
 }

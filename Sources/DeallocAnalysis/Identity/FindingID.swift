@@ -50,6 +50,17 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
       symbols: SymbolNormalization.programFrames(symbols), holderKey: nil, hashesHolders: false)
   }
 
+  /// The id rule 2 gave: this rule's, with the test function that called a helper kept.
+  /// Kept so that an `id:` suppression written by rule 2 still names its finding (a
+  /// baseline entry is mapped from its frames instead).
+  public static func ruleTwo(kind: Finding.Kind, type: String, symbols: [String]) -> FindingID {
+    FindingID(
+      header: "dealloctrace finding id 2\n", kind: kind,
+      type: SymbolNormalization.normalized(type),
+      symbols: SymbolNormalization.programFrames(symbols, leavingOutTheTest: false),
+      holderKey: nil, hashesHolders: false)
+  }
+
   /// The id rule 1 gave: every signature frame's name as it was, and the holder path's key
   /// (`nil` hashed as its own marker). Kept to recognise the ids of old baselines.
   public static func legacy(

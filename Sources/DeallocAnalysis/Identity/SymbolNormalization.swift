@@ -90,12 +90,17 @@ public enum SymbolNormalization {
   /// Why the test function goes: a leak made in a helper is one bug whichever test called
   /// the helper, and whichever test framework ran that test (an XCTest method and a `@Test`
   /// function calling one helper gave two ids, two findings and two baseline entries). A
-  /// leak made in the test itself keeps it: it is the only program frame.
-  public static func programFrames(_ symbols: [String]) -> [String] {
+  /// leak made in the test itself keeps it: it is the only program frame. `leavingOutTheTest`
+  /// false gives rule 2's frames, which kept it (``FindingID/ruleTwo(kind:type:symbols:)``).
+  public static func programFrames(
+    _ symbols: [String], leavingOutTheTest: Bool = true
+  ) -> [String] {
     let categories = symbols.map(plumbingCategory)
     var kept: [String] = []
     for (index, symbol) in symbols.enumerated() where categories[index] == nil {
-      if !kept.isEmpty, isCalledByTestFramework(categories[(index + 1)...]) { continue }
+      if leavingOutTheTest, !kept.isEmpty, isCalledByTestFramework(categories[(index + 1)...]) {
+        continue
+      }
       let name = normalized(symbol)
       if kept.last != name { kept.append(name) }
     }
