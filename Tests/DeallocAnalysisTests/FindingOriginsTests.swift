@@ -59,7 +59,7 @@ import Testing
     #expect(otherType.stack == frames)
     #expect(first.signature == Signature(type: "T", stack: frames))
     #expect(held.signature == Signature(type: "T", stack: frames, holderKey: "global g"))
-    #expect(held.signatureKey == held.signature.key)
+    #expect(held.groupingKey == held.signature.groupingKey)
     #expect(noStack.signature.frames.isEmpty)
     #expect(origins.known(type: 0, stack: 1, holderKey: "global g") === held)
     #expect(origins.known(type: 0, stack: 1, holderKey: "global h") == nil)

@@ -99,7 +99,8 @@ import Testing
     let shuffled = Baseline(entries: recorded.entries.reversed(), path: "b.json")
     #expect(shuffled.serialized() == text)
     #expect(
-      text.hasPrefix("{\n  \"baselineVersion\": 1,\n  \"idRule\": 2,\n  \"findings\": [\n"))
+      text.hasPrefix(
+        "{\n  \"baselineVersion\": 1,\n  \"idRule\": \(FindingID.rule),\n  \"findings\": [\n"))
   }
 
   @Test func findingsSharingAnIDShareOneEntryWithTheirTotal() {

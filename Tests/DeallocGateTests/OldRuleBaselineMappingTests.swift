@@ -34,7 +34,7 @@ import Testing
     #expect(read.entries.map(\.id) == written.entries.map(\.id))
   }
 
-  @Test(arguments: ["0", "3"])
+  @Test(arguments: ["0", "4"])
   func anUnknownRuleIsRefused(_ rule: String) {
     #expect {
       try Baseline.parse(
@@ -51,8 +51,8 @@ import Testing
   @Test func aSavedReportWithoutTheRuleGetsThisRulesIDs() throws {
     let report = try GateFixtures.report("leaks.jsonl")
     let text = JSONRenderer().render(report)
-    #expect(text.contains("\"idRule\": 2,"))
-    var old = text.replacingOccurrences(of: "\"idRule\": 2,", with: "")
+    #expect(text.contains("\"idRule\": \(FindingID.rule),"))
+    var old = text.replacingOccurrences(of: "\"idRule\": \(FindingID.rule),", with: "")
     for finding in report.findings {
       old = old.replacingOccurrences(of: "\"\(finding.id.hex)\"", with: "\"000000000000\"")
     }
@@ -62,7 +62,8 @@ import Testing
     // The same report with its rule keeps the ids it says.
     let current = try DiffSide.parseSavedReport(
       old.replacingOccurrences(
-        of: "\"reportVersion\": 1,", with: "\"reportVersion\": 1, \"idRule\": 2,"),
+        of: "\"reportVersion\": 1,",
+        with: "\"reportVersion\": 1, \"idRule\": \(FindingID.rule),"),
       path: "base.json")
     #expect(current.findings.allSatisfy { $0.id.hex == "000000000000" })
   }

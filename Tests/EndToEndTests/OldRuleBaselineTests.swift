@@ -44,7 +44,7 @@ import Testing
     let path = directory.appendingPathComponent("baseline.json").path
     let write = try CLIRun.run(["check", "fixtures/gate/leaks.jsonl", "--write-baseline", path])
     #expect(write.status == 0, "\(write.standardError)")
-    #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\"idRule\": 2,"))
+    #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\"idRule\": 3,"))
     let check = try CLIRun.run(["check", "fixtures/gate/leaks.jsonl", "--baseline", path])
     #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
     #expect(!check.standardError.contains("rewrite"))

@@ -5,7 +5,8 @@ import XCTest
 /// A user's package with XCTest and Swift Testing tests (Tests/PluginFixtures/LeakyPackage)
 /// adopts a baseline, as issue 28 asks of ids that stay put: the baseline written from one
 /// debug run still covers the same leaks after unrelated tests are added to both test files,
-/// and in a release build.
+/// and in a release build; and a leak made in a helper that an XCTest method and a Swift
+/// Testing function both call is one finding (issue 28 item 2).
 ///
 /// The fixture's tests run with `swift test` and this build's `dealloctrace`, with the
 /// environment the plugin gives them (``tracingEnvironment``), rather than through the
@@ -106,6 +107,7 @@ final class UserPackagePluginEndToEndTests: XCTestCase {
     let first = try runTests(package, configuration: "debug", into: "debug", scratch: scratch)
     let failing = try check([first.path], in: package)
     XCTAssertEqual(failing.status, 1, "the fixture leaks: \(failing.standardOutput)")
+    assertOneSharedCartFinding(failing.standardOutput)
     let write = try check([first.path, "--write-baseline", baseline], in: package)
     XCTAssertTrue(FileManager.default.fileExists(atPath: baseline), write.standardOutput)
 
@@ -119,5 +121,17 @@ final class UserPackagePluginEndToEndTests: XCTestCase {
       package, configuration: "release", into: "release", scratch: scratch)
     let inRelease = try check([release.path, "--baseline", baseline], in: package)
     XCTAssertEqual(inRelease.status, 0, "release against debug: \(inRelease.standardOutput)")
+    let releaseFailing = try check([release.path], in: package)
+    assertOneSharedCartFinding(releaseFailing.standardOutput)
+  }
+
+  /// The gate's verdict lists the shared helper's leak, seen from both frameworks' test
+  /// processes, as one finding of two objects.
+  private func assertOneSharedCartFinding(_ verdict: String, line: UInt = #line) {
+    let titles = verdict.split(separator: "\n").filter {
+      $0.contains("LeakyTests.SharedCartModel from")
+    }
+    XCTAssertEqual(titles.count, 1, verdict, line: line)
+    XCTAssertTrue(titles.first?.contains("(×2)") == true, verdict, line: line)
   }
 }

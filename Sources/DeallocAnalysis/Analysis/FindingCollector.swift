@@ -1,9 +1,10 @@
 import DeallocLog
 
-/// Groups problem objects into ``Finding``s by kind and signature, keeping a few examples.
+/// Groups problem objects into ``Finding``s by kind and signature (the part of it an id
+/// hashes, ``Signature/groupingKey``), keeping a few examples.
 struct FindingCollector {
   var maximumExamples = 5
-  /// Finding index by kind and signature key (``HashedKey``: hashed once per lookup key).
+  /// Finding index by kind and grouping key (``HashedKey``: hashed once per lookup key).
   private var groups: [HashedKey: Int] = [:]
   private var findings: [Finding] = []
   /// For true leaks: the first check's verdict, which explains the group.
@@ -36,7 +37,7 @@ struct FindingCollector {
       return
     }
     let joined = insert(
-      kind, kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature, stack: origin.stack,
+      kind, kind.rawValue + "\u{1}" + origin.groupingKey, origin.signature, stack: origin.stack,
       stackKey: origin.stackKey, example(), verdict: verdict)
     findings[joined.finding].checks += checks
     let slot = Self.slot(kind, originID: origin.id)
@@ -90,7 +91,7 @@ struct FindingCollector {
     verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
     _ = insert(
-      kind, kind.rawValue + "\u{1}" + signature.key, signature, stack: stack,
+      kind, kind.rawValue + "\u{1}" + signature.groupingKey, signature, stack: stack,
       stackKey: Self.key(of: stack), example, verdict: verdict)
   }
 
@@ -130,7 +131,7 @@ struct FindingCollector {
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], members: Int
   ) {
     add(
-      kind, key: kind.rawValue + "\u{1}" + signature.key, signature, stack: stack,
+      kind, key: kind.rawValue + "\u{1}" + signature.groupingKey, signature, stack: stack,
       stackKey: Self.key(of: stack), members: members)
   }
 
@@ -138,7 +139,7 @@ struct FindingCollector {
   /// ``add(_:_:stack:members:)``).
   mutating func add(_ kind: Finding.Kind, _ origin: FindingOrigin, members: Int) {
     add(
-      kind, key: kind.rawValue + "\u{1}" + origin.signatureKey, origin.signature,
+      kind, key: kind.rawValue + "\u{1}" + origin.groupingKey, origin.signature,
       stack: origin.stack, stackKey: origin.stackKey, members: members)
   }
 

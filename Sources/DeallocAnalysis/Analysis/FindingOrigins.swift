@@ -14,19 +14,19 @@ final class FindingOrigin {
   let id: Int
   let signature: Signature
   let stack: [Frame]
-  /// ``Signature/key``.
-  let signatureKey: String
+  /// ``Signature/groupingKey``.
+  let groupingKey: String
   /// The stack's return addresses, which tell the finding's stack variants apart.
   let stackKey: String
   /// The innermost caller's short name, for the sentences of the origin's checks; worked out
   /// on first use.
   private(set) lazy var callerName: String? = signature.frames.first?.shortName
 
-  init(id: Int, signature: Signature, stack: [Frame], signatureKey: String, stackKey: String) {
+  init(id: Int, signature: Signature, stack: [Frame], groupingKey: String, stackKey: String) {
     self.id = id
     self.signature = signature
     self.stack = stack
-    self.signatureKey = signatureKey
+    self.groupingKey = groupingKey
     self.stackKey = stackKey
   }
 }
@@ -45,12 +45,13 @@ struct FindingOrigins {
   }
 
   /// What an origin takes from its stack alone: the frames, the callers a signature keeps
-  /// (machinery skipped), their part of the signature key and the stack key. Kept per stack,
+  /// (machinery skipped), their part of the grouping key and the stack key. Kept per stack,
   /// because generated and real logs alike pair a few hundred stacks with many types, and
   /// the machinery rule is string work per frame.
   private struct StackPart {
     var frames: [Frame]
     var callers: [Frame]
+    /// The callers' part of the grouping key (``Signature/groupingCallersKey(_:)``).
     var callersKey: String
     var stackKey: String
   }
@@ -100,8 +101,9 @@ struct FindingOrigins {
       id: origins.count,
       signature: Signature(type: typeName, frames: part.callers, holderKey: holderKey),
       stack: part.frames,
-      signatureKey: Signature.key(
-        type: typeName, callersKey: part.callersKey, holderKey: holderKey),
+      groupingKey: Signature.key(
+        type: SymbolNormalization.normalized(typeName), callersKey: part.callersKey,
+        holderKey: holderKey),
       stackKey: part.stackKey)
     if let holderKey {
       byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)] = origin.id
@@ -127,7 +129,7 @@ struct FindingOrigins {
     let index = Int32(stackParts.count)
     stackParts.append(
       StackPart(
-        frames: frames, callers: callers, callersKey: Signature.callersKey(callers),
+        frames: frames, callers: callers, callersKey: Signature.groupingCallersKey(callers),
         stackKey: FindingCollector.key(of: frames)))
     if let stack {
       stackIndexes[stack] = index

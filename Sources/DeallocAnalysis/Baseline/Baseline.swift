@@ -211,11 +211,13 @@ public struct Baseline: Sendable, Equatable {
     }
     let frames = entry["frames"]?.arrayValue?.compactMap(\.stringValue) ?? []
     var digest = FindingDigest(id: id, kind: kind, type: type, count: Int(count), frames: frames)
-    if case .finding(let findingKind) = kind, idRule < FindingID.rule || entry["frames"] != nil {
+    if case .finding(let findingKind) = kind, idRule == 1 || entry["frames"] != nil {
       // What rule 1 hashed, less the holder key, is what this rule hashes before it
       // normalises: the entry's own fields give its id by this rule. Computed again for
       // every file, so that a baseline written before a plumbing frame was recognised
-      // (release builds' forwarders, async resumptions) still covers its finding.
+      // (release builds' forwarders, async resumptions) or before rule 3 left the test
+      // function out still covers its finding. A later rule's entry without frames (edited
+      // by hand) keeps its id: rule 2 and 3 differ only in frames it does not have.
       digest.id = FindingID(kind: findingKind, type: type, symbols: frames)
     }
     return (digest, id)

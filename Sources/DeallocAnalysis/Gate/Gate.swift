@@ -75,7 +75,7 @@ public struct Gate: Sendable {
       for (index, suppression) in suppressions.suppressions.enumerated()
       where suppression.matches(
         type: finding.signature.type, stack: variant.stack, id: finding.id,
-        ruleOneID: finding.ruleOneID)
+        ruleOneID: finding.ruleOneID, ruleTwoID: finding.ruleTwoID)
       {
         used[index] = true
         if first == nil { first = index }

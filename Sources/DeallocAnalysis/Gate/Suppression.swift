@@ -55,15 +55,16 @@ public struct Suppression: Sendable, Hashable {
   public func matches(_ finding: Finding) -> Bool {
     matches(
       type: finding.signature.type, stack: finding.stack, id: finding.id,
-      ruleOneID: finding.ruleOneID)
+      ruleOneID: finding.ruleOneID, ruleTwoID: finding.ruleTwoID)
   }
 
   /// Whether the suppression covers an object of `type` enqueued through `stack`, member of
   /// the finding `id` (`nil` when unknown, which an `id:` suppression never matches).
-  /// `ruleOneID`: the finding's id by rule 1 (``Finding/ruleOneID``), which an `id:`
-  /// suppression written before rule 2 names.
+  /// `ruleOneID` and `ruleTwoID`: the finding's ids by rules 1 and 2 (``Finding/ruleOneID``,
+  /// ``Finding/ruleTwoID``), which an `id:` suppression written before rule 2 or 3 names.
   public func matches(
-    type: String, stack: [Frame], id: FindingID? = nil, ruleOneID: FindingID? = nil
+    type: String, stack: [Frame], id: FindingID? = nil, ruleOneID: FindingID? = nil,
+    ruleTwoID: FindingID? = nil
   ) -> Bool {
     switch target {
     case .type:
@@ -71,7 +72,7 @@ public struct Suppression: Sendable, Hashable {
     case .frame:
       return stack.contains { glob.matches($0.symbol ?? $0.displayName) }
     case .id:
-      return [id, ruleOneID].contains { $0.map { glob.matches($0.hex) } ?? false }
+      return [id, ruleOneID, ruleTwoID].contains { $0.map { glob.matches($0.hex) } ?? false }
     }
   }
 }

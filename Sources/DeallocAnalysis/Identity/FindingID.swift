@@ -3,11 +3,11 @@ import DeallocLog
 /// A short, stable name for a finding: the first 12 hex digits of a SHA-256 of what makes
 /// the finding what it is, and nothing of when or where it ran.
 ///
-/// What goes in (rule 2, ``rule``): the kind, the type and the names of the signature
+/// What goes in (rule 3, ``rule``): the kind, the type and the names of the signature
 /// frames that belong to the program, each normalised by ``SymbolNormalization`` (closure
 /// numbers, specialization and merge markers, unknown-context addresses and Swift Testing's
 /// macro names taken out; XCTest, Swift Testing, libdispatch, runtime and thunk frames left
-/// out). What stays out: addresses, module offsets, build directories, pids, times and the
+/// out, and the test function too when a program frame lies inside it). What stays out: addresses, module offsets, build directories, pids, times and the
 /// holder path, so the id of a leak is the same across rebuilds, machines, runs, debug and
 /// release where the program's frame survives, with holders on or off, and after unrelated
 /// tests are added; it changes when the code that enqueues the object changes. That is what
@@ -15,7 +15,10 @@ import DeallocLog
 ///
 /// Rule 1 (``legacy(kind:type:symbols:holderKey:)``) hashed every signature frame as it was
 /// and the holder path's key; baselines written before `idRule` existed hold its ids, and
-/// ``Baseline`` maps them to this rule from their entries' kind, type and frames.
+/// ``Baseline`` maps them to this rule from their entries' kind, type and frames. Rule 2 kept
+/// the test function that called a helper; rule 3 hashes the same text otherwise (its
+/// header still says 2), so only the ids of leaks made below a test function moved, and a
+/// baseline entry's frames map those too.
 ///
 /// A frame without a symbol (a stripped library, or a log written with symbols off)
 /// contributes only its module's file name, see ``stableName(of:)``. The trade-off: two
@@ -35,15 +38,27 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
   public var description: String { hex }
 
   /// The id rule this tool computes, written into baselines as `idRule`.
-  public static let rule = 2
+  public static let rule = 3
 
   /// The id of a finding of `kind` and `type` whose signature frames have `symbols` (from
-  /// ``stableName(of:)``), by the current ``rule``.
+  /// ``stableName(of:)``), by the current ``rule``. The header is rule 2's: rule 3 changed
+  /// which frames go in, not how they are hashed, so every other id stayed as it was.
   public init(kind: Finding.Kind, type: String, symbols: [String]) {
     self.init(
       header: "dealloctrace finding id 2\n", kind: kind,
       type: SymbolNormalization.normalized(type),
       symbols: SymbolNormalization.programFrames(symbols), holderKey: nil, hashesHolders: false)
+  }
+
+  /// The id rule 2 gave: this rule's, with the test function that called a helper kept.
+  /// Kept so that an `id:` suppression written by rule 2 still names its finding (a
+  /// baseline entry is mapped from its frames instead).
+  public static func ruleTwo(kind: Finding.Kind, type: String, symbols: [String]) -> FindingID {
+    FindingID(
+      header: "dealloctrace finding id 2\n", kind: kind,
+      type: SymbolNormalization.normalized(type),
+      symbols: SymbolNormalization.programFrames(symbols, leavingOutTheTest: false),
+      holderKey: nil, hashesHolders: false)
   }
 
   /// The id rule 1 gave: every signature frame's name as it was, and the holder path's key

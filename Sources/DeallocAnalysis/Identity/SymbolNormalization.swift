@@ -81,16 +81,51 @@ public enum SymbolNormalization {
     return plumbingPrefixes.first { owner.hasPrefix($0.prefix) }?.category
   }
 
-  /// The names that go into an id, from a finding's signature frame names innermost first:
-  /// the program's frames only, normalised, a frame that repeats the one before it (a
-  /// `partial apply for` forwarder above its closure) once.
-  public static func programFrames(_ symbols: [String]) -> [String] {
+  /// The names that go into an id, and that group findings, from a finding's signature
+  /// frame names innermost first: the program's frames only, normalised, a frame that
+  /// repeats the one before it (a `partial apply for` forwarder above its closure) once, and
+  /// the test function left out when a program frame lies inside it
+  /// (``isCalledByTestFramework(_:)``).
+  ///
+  /// Why the test function goes: a leak made in a helper is one bug whichever test called
+  /// the helper, and whichever test framework ran that test (an XCTest method and a `@Test`
+  /// function calling one helper gave two ids, two findings and two baseline entries). A
+  /// leak made in the test itself keeps it: it is the only program frame. `leavingOutTheTest`
+  /// false gives rule 2's frames, which kept it (``FindingID/ruleTwo(kind:type:symbols:)``).
+  public static func programFrames(
+    _ symbols: [String], leavingOutTheTest: Bool = true
+  ) -> [String] {
+    let categories = symbols.map(plumbingCategory)
     var kept: [String] = []
-    for symbol in symbols where !isPlumbing(symbol) {
+    for (index, symbol) in symbols.enumerated() where categories[index] == nil {
+      if leavingOutTheTest, !kept.isEmpty, isCalledByTestFramework(categories[(index + 1)...]) {
+        continue
+      }
       let name = normalized(symbol)
       if kept.last != name { kept.append(name) }
     }
     return kept
+  }
+
+  /// Whether a program frame is a test function, from the categories of the signature
+  /// frames outside it (innermost first): its caller, past compiler thunks, is XCTest or
+  /// Swift Testing, or only thunks follow it to the end of the signature (XCTest calls a
+  /// test through reabstraction thunks, and a release build's signature ends in them).
+  ///
+  /// The trade-off of the second case: a program function called through a thunk from a
+  /// frame beyond the signature's depth is taken for a test, so two of them calling one
+  /// helper share an id (the helper still names it). A test function deeper than the
+  /// signature's last frame is not seen at all, and stays out of the id anyway.
+  static func isCalledByTestFramework(_ outer: ArraySlice<PlumbingCategory?>) -> Bool {
+    guard !outer.isEmpty else { return false }
+    for category in outer {
+      switch category {
+      case .thunk?: continue
+      case .xcTest?, .swiftTesting?: return true
+      default: return false
+      }
+    }
+    return true
   }
 
   private static let droppedPrefixes = [

@@ -38,10 +38,10 @@ public struct Finding: Sendable, Equatable {
   }
 
   public var kind: Kind {
-    didSet { (id, ruleOneID) = Self.ids(kind, signature) }
+    didSet { (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature) }
   }
   public var signature: Signature {
-    didSet { (id, ruleOneID) = Self.ids(kind, signature) }
+    didSet { (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature) }
   }
   /// The finding's stable id (see ``FindingID``; the holder path stays out, so findings held
   /// differently share it and a baseline adds up their counts): a SHA-256, worked out when the
@@ -51,6 +51,10 @@ public struct Finding: Sendable, Equatable {
   /// The id rule 1 gave this finding (``FindingID/legacy(kind:type:symbols:holderKey:)``),
   /// so that an `id:` suppression written before rule 2 still covers it.
   public private(set) var ruleOneID: FindingID
+  /// The id rule 2 gave this finding (``FindingID/ruleTwo(kind:type:symbols:)``): ``id``
+  /// itself unless a test function called the code that enqueued it, so that an `id:`
+  /// suppression written before rule 3 still covers it.
+  public private(set) var ruleTwoID: FindingID
   /// The full enqueue stack of the first object of the group (empty when unknown), for display
   /// and for `frame:GLOB` suppressions.
   public var stack: [Frame]
@@ -78,7 +82,7 @@ public struct Finding: Sendable, Equatable {
   ) {
     self.kind = kind
     self.signature = signature
-    (self.id, self.ruleOneID) = Self.ids(kind, signature)
+    (self.id, self.ruleOneID, self.ruleTwoID) = Self.ids(kind, signature)
     self.stack = stack
     self.holders = holders
     self.count = count
@@ -89,12 +93,13 @@ public struct Finding: Sendable, Equatable {
 
   private static func ids(
     _ kind: Kind, _ signature: Signature
-  ) -> (FindingID, ruleOne: FindingID) {
+  ) -> (FindingID, ruleOne: FindingID, ruleTwo: FindingID) {
     let symbols = signature.frames.map(FindingID.stableName)
     return (
       FindingID(kind: kind, type: signature.type, symbols: symbols),
       FindingID.legacy(
-        kind: kind, type: signature.type, symbols: symbols, holderKey: signature.holderKey)
+        kind: kind, type: signature.type, symbols: symbols, holderKey: signature.holderKey),
+      FindingID.ruleTwo(kind: kind, type: signature.type, symbols: symbols)
     )
   }
 
@@ -189,6 +194,29 @@ public struct Signature: Sendable, Hashable {
     for frame in frames {
       text += " | "
       text += frame.displayName
+    }
+    return text
+  }
+
+  /// What findings are grouped by: the type and the frame names an id hashes
+  /// (``SymbolNormalization/programFrames(_:)``), both normalised, and the holder key.
+  ///
+  /// Why not ``key``: stacks that differ only in plumbing, closure numbers or the test that
+  /// called the program (one helper's leak seen from XCTest and from Swift Testing) are one
+  /// bug with one id, so they must be one finding, whose members keep their own stacks
+  /// (``Finding/stackVariants``). ``key`` names every frame as logged, for display.
+  public var groupingKey: String {
+    Self.key(
+      type: SymbolNormalization.normalized(type), callersKey: Self.groupingCallersKey(frames),
+      holderKey: holderKey)
+  }
+
+  /// The frames' part of ``groupingKey``: each name an id hashes after a separator.
+  static func groupingCallersKey(_ frames: [Frame]) -> String {
+    var text = ""
+    for name in SymbolNormalization.programFrames(frames.map(FindingID.stableName)) {
+      text += " | "
+      text += name
     }
     return text
   }

@@ -103,10 +103,11 @@ enum ExplainCommand: Command {
     let report = try DeallocAnalysis.analyze(
       inputs, options: options,
       symbolizer: symbolize ? LLVMSymbolizer(launcher: selfExecutable) : nil)
-    // An id printed by a version before id rule 2 (an old report, CI log or baseline) still
-    // names its finding; the output then says the finding's current id.
+    // An id printed by a version before id rule 2 or 3 (an old report, CI log or baseline)
+    // still names its finding; the output then says the finding's current id.
     let finding =
-      report.findings.first { $0.id == id } ?? report.findings.first { $0.ruleOneID == id }
+      report.findings.first { $0.id == id }
+      ?? report.findings.first { $0.ruleOneID == id || $0.ruleTwoID == id }
     if let finding {
       return .members(.finding(finding.id, members: FindingMembers(finding)))
     }

@@ -13,3 +13,7 @@ final class SwiftTestingCheckout {
   DeallocQueue.shared.drain()
   #expect(checkout == nil)
 }
+
+@Test func closingTheSharedCart() {
+  closeTheSharedCart()
+}

@@ -14,4 +14,8 @@ final class LeakyXCTests: XCTestCase {
     DeallocQueue.shared.drain()
     XCTAssertNil(model)
   }
+
+  func testClosingTheSharedCart() {
+    closeTheSharedCart()
+  }
 }
