@@ -38,6 +38,21 @@ import Testing
     #expect(both.status == 0, "\(both.standardOutput)\(both.standardError)")
     #expect(both.standardOutput.contains("Findings (1)"), "\(both.standardOutput)")
 
+    // Each occurrence names its session and the test it came from, in the report's text,
+    // Markdown and HTML alike.
+    for format in ["text", "markdown", "html"] {
+      let report = try CLIRun.run([
+        "report", "--format", format, "fixtures/gate/two-frameworks.jsonl",
+      ])
+      #expect(report.status == 0, "\(report.standardError)")
+      for occurrence in [
+        "session 1: from test LeakyXCTests.testClosingTheCartLeaksItsModel()",
+        "session 2: from test LeakyTests.closingTheCartLeaksItsModel()",
+      ] {
+        #expect(report.standardOutput.contains(occurrence), "\(format): \(report.standardOutput)")
+      }
+    }
+
     // The XCTest finding's id by rule 2 (it kept the test method) still names the finding.
     let explain = try CLIRun.run(["explain", "fixtures/gate/two-frameworks.jsonl", "8cbbc007513f"])
     #expect(explain.status == 0, "\(explain.standardError)")

@@ -126,7 +126,7 @@ public struct GateTextRenderer: Sendable {
       "   \(finding.explanation)",
     ]
     if let example = finding.examples.first {
-      out.append("   first: \(S.example(example))")
+      out.append("   first: \(S.example(example, of: finding))")
     }
     for line in S.holderLines(finding, allFrames: allFrames) { out.append("   " + line) }
     let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)

@@ -238,7 +238,7 @@ public struct GitHubRenderer: Sendable {
     case .known, nil: break
     }
     if let example = finding.examples.first {
-      lines.append("first: " + RenderingSupport.example(example))
+      lines.append("first: " + RenderingSupport.example(example, of: finding))
     }
     lines += RenderingSupport.holderLines(finding, allFrames: allFrames)
     let stack = StackListing(finding.stack, limit: maximumFrames, allFrames: allFrames)

@@ -285,7 +285,9 @@ public struct JUnitRenderer: Sendable {
   /// The explanation, the examples, the holder path and the enqueue stack.
   private func details(_ finding: Finding) -> String {
     var lines = [finding.explanation, ""]
-    for example in finding.examples { lines.append("- " + RenderingSupport.example(example)) }
+    for example in finding.examples {
+      lines.append("- " + RenderingSupport.example(example, of: finding))
+    }
     if finding.count > finding.examples.count {
       lines.append("- … and \(finding.count - finding.examples.count) more")
     }

@@ -107,6 +107,16 @@ public enum SymbolNormalization {
     return kept
   }
 
+  /// The index in `symbols` (innermost first) of the test function that made this stack:
+  /// the first program frame called by a test framework (``isCalledByTestFramework(_:)``),
+  /// or `nil` when the stack shows none (no test ran it, or it lies deeper).
+  public static func testFunctionIndex(_ symbols: [String]) -> Int? {
+    let categories = symbols.map(plumbingCategory)
+    return symbols.indices.first {
+      categories[$0] == nil && isCalledByTestFramework(categories[($0 + 1)...])
+    }
+  }
+
   /// Whether a program frame is a test function, from the categories of the signature
   /// frames outside it (innermost first): its caller, past compiler thunks, is XCTest or
   /// Swift Testing, or only thunks follow it to the end of the signature (XCTest calls a

@@ -124,6 +124,22 @@ public struct Finding: Sendable, Equatable {
   }
 }
 
+extension Finding {
+  /// The test that made `example` (the program frame its own enqueue stack shows called by
+  /// XCTest or Swift Testing), named as the outputs name frames; `nil` when its stack shows
+  /// none. Why per member: one finding may hold members from several tests and frameworks
+  /// (the id leaves the test out), and each occurrence says which test it came from.
+  func test(of example: FindingExample) -> String? {
+    guard let variant = stackVariants.first(where: { $0.key == example.stackKey }) else {
+      return nil
+    }
+    let frames = Array(variant.stack.drop { $0.isMachinery })
+    guard let index = SymbolNormalization.testFunctionIndex(frames.map { $0.symbol ?? "" })
+    else { return nil }
+    return FrameNaming.shortName(frames[index])
+  }
+}
+
 /// One distinct enqueue stack among a finding's members.
 struct StackVariant: Sendable, Equatable {
   /// The stack's return addresses, which tell stacks apart.

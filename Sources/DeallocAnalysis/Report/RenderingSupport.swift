@@ -105,10 +105,14 @@ enum RenderingSupport {
     return parts.joined(separator: ", ") + " (\(session.file):\(session.line))"
   }
 
-  /// The example line of a finding member.
-  static func example(_ example: FindingExample) -> String {
+  /// The example line of a member of `finding`: which session and, when its stack shows it
+  /// and no check label names it already, which test it came from.
+  static func example(_ example: FindingExample, of finding: Finding) -> String {
     typealias T = TimeFormatting
     var parts: [String] = []
+    if example.checkLabel == nil, let test = finding.test(of: example) {
+      parts.append("from test \(test)")
+    }
     if let id = example.id { parts.append("id \(id)") }
     parts.append(example.address.description)
     if let checkedAt = example.checkedAt {

@@ -87,7 +87,7 @@ enum HTMLFindingsSection {
         if !finding.examples.isEmpty {
           body.element("ul", [("class", "examples mono")]) { list in
             for example in finding.examples {
-              list.element("li", text: RenderingSupport.example(example))
+              list.element("li", text: RenderingSupport.example(example, of: finding))
             }
           }
           if finding.count > finding.examples.count {

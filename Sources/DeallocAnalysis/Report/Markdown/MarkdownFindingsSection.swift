@@ -50,7 +50,9 @@ enum MarkdownFindingsSection {
     let frames = stack.frames
     guard !frames.isEmpty || stack.folded > 0 || !finding.examples.isEmpty else { return [] }
     var out = ["  <details><summary>examples and stack</summary>", ""]
-    for example in finding.examples { out.append("  - \(Escaping.markdown(S.example(example)))") }
+    for example in finding.examples {
+      out.append("  - \(Escaping.markdown(S.example(example, of: finding)))")
+    }
     if !frames.isEmpty || stack.folded > 0 {
       out.append("")
       out.append("  ```")

@@ -27,7 +27,7 @@ enum TextFindingsSection {
       "   \(finding.explanation)",
     ]
     for example in finding.examples {
-      out.append("   - \(S.example(example))")
+      out.append("   - \(S.example(example, of: finding))")
     }
     if finding.count > finding.examples.count {
       out.append("   - … and \(finding.count - finding.examples.count) more")
