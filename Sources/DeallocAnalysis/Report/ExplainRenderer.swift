@@ -45,6 +45,10 @@ public struct ExplainRenderer: Sendable {
         for line in HolderPathText.lines(r.holders, type: r.type, address: r.object) {
           out.append(String(repeating: " ", count: 14) + line)
         }
+        // The whole paired history as a timeline (DEALLOCTRACE_HISTORY).
+        for line in RetainHistoryText.timelineLines(r.holders.retainHistory) {
+          out.append(String(repeating: " ", count: 14) + line)
+        }
       }
     }
     if history.omittedEntries > 0 {

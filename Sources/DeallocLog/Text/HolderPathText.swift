@@ -37,6 +37,7 @@ public enum HolderPathText {
       + CensusTreeText.allocatedAt(report.allocationStack).map {
         String($0.dropFirst(census.count))
       }
+      + RetainHistoryText.outstandingLines(report.retainHistory)
   }
 
   private static func holderLines(

@@ -76,5 +76,7 @@ case .localTypes:
   runLocalTypes()
 case .bothEnds:
   runBothEnds()
+case .history:
+  runHistoryScenario()
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

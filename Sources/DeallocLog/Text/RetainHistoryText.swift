@@ -1,0 +1,99 @@
+/// The text of a retain/release history (DEALLOCTRACE_HISTORY): under a finding, the retains
+/// never given back, each with the program's frames; in `explain`, the whole history as a
+/// timeline with each event's partner.
+///
+/// Why here, beside ``HolderPathText``: every text-like output shows a finding's holder lines
+/// through it, so the outstanding retains read the same in each. Unescaped: each output
+/// escapes for its medium.
+public enum RetainHistoryText {
+  /// Frames of an event's stack shown, the program's first.
+  public static let framesShown = 6
+
+  /// What the program did to one event's stack: the frames from the first that is not the
+  /// runtime's (the whole stack when all are).
+  public static func programFrames(_ frames: [Frame]) -> ArraySlice<Frame> {
+    let callers = frames.drop { $0.isMachinery && !$0.isRecorderCode }
+    return callers.isEmpty ? frames[...] : callers
+  }
+
+  /// `never given back (…):` and each of the program's references never given back, with its
+  /// frames; empty without a history. At the indentation of ``HolderPathText``'s lines.
+  public static func outstandingLines(_ history: RetainHistory?) -> [String] {
+    guard let history else { return [] }
+    let pairing = RetainPairing(history)
+    var lines = [
+      "never given back (retain/release history: \(pairing.outstanding.count) of the"
+        + " \(pairing.programReferences) references the program took):"
+    ]
+    for index in pairing.outstanding {
+      let event = history.events[index]
+      let what = event.kind == .allocation ? "the allocation" : "retain \(index + 1)"
+      lines.append("  \(what)\(countText(event)) at:")
+      lines += programFrames(event.frames).prefix(framesShown).map { "    " + frameText($0) }
+    }
+    if pairing.outstanding.isEmpty {
+      lines.append("  none: every reference the program took was given back")
+    }
+    if !pairing.recorderOutstanding.isEmpty {
+      lines.append(
+        "  (and \(pairing.recorderOutstanding.count) of the queue's or the tracer's, held"
+          + " while it looked at the object)")
+    }
+    lines += capLines(history)
+    return lines
+  }
+
+  /// `retain/release history …:` and one line per event, oldest first, with what it paired
+  /// with (`OUTSTANDING` for a reference of the program's never given back) and its first
+  /// frame of the program's. For `explain`.
+  public static func timelineLines(_ history: RetainHistory?) -> [String] {
+    guard let history else { return [] }
+    let pairing = RetainPairing(history)
+    let recorderOpen = Set(pairing.recorderOutstanding)
+    var lines = ["retain/release history (\(history.events.count) events, oldest first):"]
+    for (index, event) in history.events.enumerated() {
+      var pairs: [String] = []
+      if let taken = pairing.gaveBack[index] { pairs.append("gives back \(taken + 1)") }
+      if event.kind == .release && pairing.gaveBack[index] == nil {
+        pairs.append("gives back a reference taken before the history began")
+      }
+      if event.isRetain || event.kind == .enqueue {
+        if let release = pairing.givenBackBy[index] {
+          pairs.append("given back by \(release + 1)")
+        } else if recorderOpen.contains(index) {
+          pairs.append(event.kind == .enqueue ? "held by the queue" : "held by the tracer")
+        } else {
+          pairs.append("OUTSTANDING")
+        }
+      }
+      let frame = programFrames(event.frames).first.map(frameText) ?? "(no frames)"
+      let kind = event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+      lines.append(
+        "  \(index + 1). \(kind)\(countText(event)): \(pairs.joined(separator: ", ")) — \(frame)")
+    }
+    return lines + capLines(history)
+  }
+
+  private static func capLines(_ history: RetainHistory) -> [String] {
+    var lines: [String] = []
+    if history.droppedPaired > 0 {
+      lines.append(
+        "  (\(history.droppedPaired) paired events were dropped by the recorder's cap per"
+          + " object; the unpaired ones were all kept)")
+    }
+    if history.lost > 0 {
+      lines.append(
+        "  (\(history.lost) events of the process were not recorded: the recorder's tables"
+          + " were full)")
+    }
+    return lines
+  }
+
+  private static func countText(_ event: RetainHistory.Event) -> String {
+    event.countAfter.map { " (count \($0) after it)" } ?? ""
+  }
+
+  private static func frameText(_ frame: Frame) -> String {
+    frame.displayName + (frame.location.map { " at \($0)" } ?? "")
+  }
+}
