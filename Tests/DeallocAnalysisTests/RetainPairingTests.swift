@@ -97,6 +97,26 @@ import Testing
     #expect(pairing.recorderOutstanding == [2])
   }
 
+  @Test func aCountThatRoseUnseenIsAReferenceTakenWithoutAHook() {
+    // A weak reference loaded strong (no hook sees it): the next release gives that back,
+    // not the program's retain.
+    let tracer = ("DeallocTrace.Tracer.look()", UInt64(0x9200))
+    var events = [
+      Self.event(.allocation, [("App.Model.__allocating_init()", 0x10), ("App.run()", 0x400)]),
+      Self.event(.retain, [("App.Model.init()", 0x20), ("App.run()", 0x404)]),
+      Self.event(.retain, [tracer, ("App.run()", 0x450)]),
+      Self.event(.release, [tracer, ("App.run()", 0x450)]),
+      Self.event(.release, [("DeallocTrace.Tracer.done()", 0x9300), ("App.run()", 0x450)]),
+    ]
+    for (index, count) in [1, 2, 4, 3, 2].enumerated() { events[index].countAfter = count }
+    let pairing = RetainPairing(RetainHistory(events: events))
+    #expect(
+      pairing.events.map(\.kind) == [.allocation, .retain, .unseen, .retain, .release, .release])
+    #expect(pairing.gaveBack[4] == 2)
+    #expect(pairing.gaveBack[5] == 3)
+    #expect(pairing.outstanding == [0, 1])
+  }
+
   static let record =
     #"{"ev":"holders","t":9,"id":3,"obj":"0x2000","type":"Shop.Order","why":"release","history":{"events":[{"op":"alloc","count":1,"frames":[{"ip":"0x10","sym":"Shop.Order.__allocating_init()"},{"ip":"0x400","sym":"Shop.checkout() -> ()"}]},{"op":"retain","count":2,"frames":[{"ip":"0x600","sym":"Shop.remember(Shop.Order) -> ()"},{"ip":"0x404","sym":"Shop.checkout() -> ()"}]},{"op":"retain","count":3,"frames":[{"ip":"0x800","sym":"Shop.render(Shop.Order) -> ()"},{"ip":"0x408","sym":"Shop.checkout() -> ()"}]},{"op":"release","count":2,"frames":[{"ip":"0x804","sym":"Shop.render(Shop.Order) -> ()"},{"ip":"0x408","sym":"Shop.checkout() -> ()"}]},{"op":"later","frames":[]}],"dropped":4},"direct":1,"more":0,"paths":[{"root":{"kind":"cycle"},"steps":[{"type":"Shop.Order","obj":"0x2000","off":16,"field":"me"}]}],"scan_us":5}"#
 
@@ -124,7 +144,7 @@ import Testing
       lines[heading]
         == "never given back (retain/release history: 2 of the 3 references the program took):")
     #expect(lines[heading + 1] == "  the allocation (count 1 after it) at:", "\(lines)")
-    #expect(lines.contains("  retain 2 (count 2 after it) at:"), "\(lines)")
+    #expect(lines.contains("  event 2, a retain (count 2 after it), at:"), "\(lines)")
     #expect(lines.contains("    Shop.remember(Shop.Order) -> ()"), "\(lines)")
     #expect(!lines.contains { $0.contains("Shop.render") }, "\(lines)")
     #expect(lines.contains { $0.contains("4 paired events were dropped") }, "\(lines)")

@@ -34,7 +34,7 @@ final class RetainHistoryRecordTests: XCTestCase {
     let history = try XCTUnwrap(
       try holders(of: "TraceProbe.HistoryTarget", in: records).retainHistory, "no history")
     let pairing = RetainPairing(history)
-    let outstanding = pairing.outstanding.map { history.events[$0] }
+    let outstanding = pairing.outstanding.map { pairing.events[$0] }
     func named(_ function: String, _ event: RetainHistory.Event) -> Bool {
       RetainHistoryText.programFrames(event.frames).prefix(3).contains {
         $0.displayName.contains(function)
@@ -46,8 +46,8 @@ final class RetainHistoryRecordTests: XCTestCase {
     XCTAssertFalse(
       outstanding.contains { named("retainAndReleaseInBalance", $0) }, description)
     // The balanced function's retain was recorded, and paired.
-    let balanced = history.events.indices.filter {
-      history.events[$0].isRetain && named("retainAndReleaseInBalance", history.events[$0])
+    let balanced = pairing.events.indices.filter {
+      pairing.events[$0].isRetain && named("retainAndReleaseInBalance", pairing.events[$0])
     }
     XCTAssertFalse(balanced.isEmpty, description)
     for index in balanced { XCTAssertNotNil(pairing.givenBackBy[index], description) }

@@ -63,6 +63,18 @@ import Testing
       survivorAllocation?.contains("FeedDemo.ProfileViewModel.__allocating_init()") == true
         || survivorAllocation?.contains("FeedDemo.closeProfileScreen()") == true,
       "no allocation stack for the survivor: \(survivor)")
+    // The view model's retain/release history (DEALLOCTRACE_HISTORY): the reference never
+    // given back is the one its init's closure took (the cycle), nothing the queue did.
+    #expect(settings["DEALLOCTRACE_HISTORY"] == "FeedDemo.ProfileViewModel", "\(settings)")
+    let outstanding =
+      survivor.components(separatedBy: "never given back (").dropFirst().first?
+      .components(separatedBy: "enqueued at:").first ?? ""
+    #expect(
+      outstanding.hasPrefix("retain/release history: 1 of the "), "no history: \(survivor)")
+    #expect(
+      outstanding.contains(
+        "a retain (count 2 after it), at:\n       FeedDemo.ProfileViewModel.init()"),
+      "\(survivor)")
     #expect(text.contains("Late deallocs: held past their release (1)"))
     #expect(text.contains("global FeedDemo.ThumbnailCache.shared"))
     #expect(text.contains("False leaks: delayed deallocs, not leaks (1)"))

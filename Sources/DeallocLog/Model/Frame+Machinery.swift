@@ -31,10 +31,16 @@ extension Frame {
   public var isRecorderCode: Bool {
     guard var symbol else { return false }
     return symbol.withUTF8 { bytes in
-      let context = Self.owningContext(of: bytes)
+      var context = Self.owningContext(of: bytes)
+      // A static member's demangled name starts with "static ".
+      if Self.continues(bytes, at: context, with: Self.staticPrefix) {
+        context += Self.staticPrefix.count
+      }
       return Self.machineryPrefixes.contains { Self.continues(bytes, at: context, with: $0) }
     }
   }
+
+  private static let staticPrefix = Array("static ".utf8)
 
   private static let machineryLibraries = [
     "libswiftCore", "libunwind", "libswift_Concurrency", "libdispatch",

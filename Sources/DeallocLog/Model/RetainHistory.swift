@@ -19,6 +19,10 @@ public struct RetainHistory: Sendable, Equatable {
     /// A hand-over to a DeallocQueue (`enqueue`): the program's reference became the
     /// queue's, which the queue's release gives back.
     case enqueue
+    /// A reference no hook saw taken (a weak or unowned reference loaded strong), inferred
+    /// by ``RetainPairing`` where the count after an event rose more than the events say;
+    /// never in a log.
+    case unseen
   }
 
   public struct Event: Sendable, Equatable {
@@ -29,7 +33,7 @@ public struct RetainHistory: Sendable, Equatable {
     public var frames: [Frame]
 
     /// A retain or the allocation: a reference taken.
-    public var isRetain: Bool { kind == .retain || kind == .allocation }
+    public var isRetain: Bool { kind == .retain || kind == .allocation || kind == .unseen }
 
     public init(_ kind: Kind, countAfter: Int? = nil, frames: [Frame]) {
       self.kind = kind

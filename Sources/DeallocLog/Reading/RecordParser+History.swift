@@ -67,7 +67,9 @@ extension RecordParser {
       } while s.consume(UInt8(ascii: ","))
       try s.expect(UInt8(ascii: "}"), "',' or '}' in a history event")
     }
-    guard let kind = op.flatMap(RetainHistory.Kind.init(rawValue:)) else { return nil }
+    guard let kind = op.flatMap(RetainHistory.Kind.init(rawValue:)), kind != .unseen else {
+      return nil
+    }
     return RetainHistory.Event(kind, countAfter: count, frames: frames)
   }
 }

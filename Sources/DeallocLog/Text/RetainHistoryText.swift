@@ -9,11 +9,9 @@ public enum RetainHistoryText {
   /// Frames of an event's stack shown, the program's first.
   public static let framesShown = 6
 
-  /// What the program did to one event's stack: the frames from the first that is not the
-  /// runtime's (the whole stack when all are).
+  /// An event's frames from the program's first (``RetainPairing/programFrames(_:)``).
   public static func programFrames(_ frames: [Frame]) -> ArraySlice<Frame> {
-    let callers = frames.drop { $0.isMachinery && !$0.isRecorderCode }
-    return callers.isEmpty ? frames[...] : callers
+    RetainPairing.programFrames(frames)
   }
 
   /// `never given back (…):` and each of the program's references never given back, with its
@@ -26,9 +24,17 @@ public enum RetainHistoryText {
         + " \(pairing.programReferences) references the program took):"
     ]
     for index in pairing.outstanding {
-      let event = history.events[index]
-      let what = event.kind == .allocation ? "the allocation" : "retain \(index + 1)"
-      lines.append("  \(what)\(countText(event)) at:")
+      let event = pairing.events[index]
+      switch event.kind {
+      case .unseen:
+        lines.append(
+          "  event \(index + 1): a reference no hook saw taken (a weak or unowned reference"
+            + " loaded strong)")
+      case .allocation:
+        lines.append("  the allocation\(countText(event)) at:")
+      default:
+        lines.append("  event \(index + 1), a retain\(countText(event)), at:")
+      }
       lines += programFrames(event.frames).prefix(framesShown).map { "    " + frameText($0) }
     }
     if pairing.outstanding.isEmpty {
@@ -50,8 +56,8 @@ public enum RetainHistoryText {
     guard let history else { return [] }
     let pairing = RetainPairing(history)
     let recorderOpen = Set(pairing.recorderOutstanding)
-    var lines = ["retain/release history (\(history.events.count) events, oldest first):"]
-    for (index, event) in history.events.enumerated() {
+    var lines = ["retain/release history (\(pairing.events.count) events, oldest first):"]
+    for (index, event) in pairing.events.enumerated() {
       var pairs: [String] = []
       if let taken = pairing.gaveBack[index] { pairs.append("gives back \(taken + 1)") }
       if event.kind == .release && pairing.gaveBack[index] == nil {
@@ -61,12 +67,15 @@ public enum RetainHistoryText {
         if let release = pairing.givenBackBy[index] {
           pairs.append("given back by \(release + 1)")
         } else if recorderOpen.contains(index) {
-          pairs.append(event.kind == .enqueue ? "held by the queue" : "held by the tracer")
+          pairs.append(event.kind == .enqueue ? "held by the queue" : "held by the recorder")
         } else {
           pairs.append("OUTSTANDING")
         }
       }
-      let frame = programFrames(event.frames).first.map(frameText) ?? "(no frames)"
+      let frame =
+        event.kind == .unseen
+        ? "no hook saw it (a weak or unowned reference loaded strong)"
+        : programFrames(event.frames).first.map(frameText) ?? "(no frames)"
       let kind = event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
       lines.append(
         "  \(index + 1). \(kind)\(countText(event)): \(pairs.joined(separator: ", ")) — \(frame)")
