@@ -107,6 +107,36 @@ import Testing
         || allocated.contains("FeedDemo.closeCommentThread()"),
       "no allocation stack for the comments: \(section)")
 
+    // The HTML report shows the history as a table, the outstanding row marked; the JSON
+    // report carries it paired, with the outstanding references' event numbers.
+    let html = try CLIRun.run(["report", "--format", "html", log])
+    #expect(html.status == 0, "\(html.standardError)")
+    let marked =
+      html.standardOutput.components(separatedBy: "<tr class=\"outstanding\">").dropFirst()
+    #expect(
+      marked.first?.components(separatedBy: "</tr>").first?.contains(
+        "<strong>FeedDemo.ProfileViewModel.init() -&gt; FeedDemo.ProfileViewModel</strong>")
+        == true, "no outstanding row: \(marked.first ?? "none")")
+    let json = try CLIRun.run(["report", "--format", "json", log])
+    #expect(json.status == 0, "\(json.standardError)")
+    let findings =
+      (try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?[
+        "findings"] as? [[String: Any]] ?? []
+    let histories = findings.compactMap {
+      ($0["holders"] as? [String: Any])?["retainHistory"] as? [String: Any]
+    }
+    #expect(!histories.isEmpty, "no retainHistory in the JSON report")
+    for history in histories {
+      let events = history["events"] as? [[String: Any]] ?? []
+      let outstanding = history["outstanding"] as? [Int] ?? []
+      #expect(outstanding.count == 1, "\(history)")
+      let event = outstanding.first.flatMap {
+        events.indices.contains($0 - 1) ? events[$0 - 1] : nil
+      }
+      #expect(event?["op"] as? String == "retain", "\(history)")
+      #expect(event?["outstanding"] as? Bool == true, "\(history)")
+    }
+
     // The demo leaks on purpose, so its gate fails, the census's leaks among the reasons.
     let check = try CLIRun.run(["check", log])
     #expect(check.status == 1)

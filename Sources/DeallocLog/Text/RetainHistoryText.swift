@@ -49,15 +49,26 @@ public enum RetainHistoryText {
     return lines
   }
 
-  /// `retain/release history …:` and one line per event, oldest first, with what it paired
-  /// with (`OUTSTANDING` for a reference of the program's never given back) and its first
-  /// frame of the program's. For `explain`.
-  public static func timelineLines(_ history: RetainHistory?) -> [String] {
-    guard let history else { return [] }
+  /// One event of the timeline, as `explain` and the HTML report show it.
+  public struct TimelineRow: Sendable, Equatable {
+    /// 1-based, as the text refers to events.
+    public var number: Int
+    public var kind: RetainHistory.Kind
+    public var countAfter: Int?
+    /// What it paired with: "gives back 3", "given back by 7", "OUTSTANDING", …
+    public var pairing: String
+    /// Its first frame of the program's (or what no hook saw).
+    public var frame: String
+    /// A reference of the program's never given back.
+    public var outstanding: Bool
+  }
+
+  /// The paired history, oldest event first.
+  public static func timeline(_ history: RetainHistory) -> [TimelineRow] {
     let pairing = RetainPairing(history)
     let recorderOpen = Set(pairing.recorderOutstanding)
-    var lines = ["retain/release history (\(pairing.events.count) events, oldest first):"]
-    for (index, event) in pairing.events.enumerated() {
+    let programOpen = Set(pairing.outstanding)
+    return pairing.events.enumerated().map { index, event in
       var pairs: [String] = []
       if let taken = pairing.gaveBack[index] { pairs.append("gives back \(taken + 1)") }
       if event.kind == .release && pairing.gaveBack[index] == nil {
@@ -76,11 +87,31 @@ public enum RetainHistoryText {
         event.kind == .unseen
         ? "no hook saw it (a weak or unowned reference loaded strong)"
         : programFrames(event.frames).first.map(frameText) ?? "(no frames)"
-      let kind = event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
-      lines.append(
-        "  \(index + 1). \(kind)\(countText(event)): \(pairs.joined(separator: ", ")) — \(frame)")
+      return TimelineRow(
+        number: index + 1, kind: event.kind, countAfter: event.countAfter,
+        pairing: pairs.joined(separator: ", "), frame: frame,
+        outstanding: programOpen.contains(index))
+    }
+  }
+
+  /// `retain/release history …:` and one line per event, oldest first, with what it paired
+  /// with (`OUTSTANDING` for a reference of the program's never given back) and its first
+  /// frame of the program's. For `explain`.
+  public static func timelineLines(_ history: RetainHistory?) -> [String] {
+    guard let history else { return [] }
+    let rows = timeline(history)
+    var lines = ["retain/release history (\(rows.count) events, oldest first):"]
+    for row in rows {
+      let kind = row.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+      let count = row.countAfter.map { " (count \($0) after it)" } ?? ""
+      lines.append("  \(row.number). \(kind)\(count): \(row.pairing) — \(row.frame)")
     }
     return lines + capLines(history)
+  }
+
+  /// What the recorder's cap and full tables left out, one line each (none when nothing).
+  public static func capNotes(_ history: RetainHistory) -> [String] {
+    capLines(history).map { String($0.dropFirst(2)) }
   }
 
   private static func capLines(_ history: RetainHistory) -> [String] {

@@ -93,6 +93,7 @@ enum HTMLFindingsSection {
           }
         }
         holders(finding, into: &body)
+        HTMLRetainHistoryTable.render(finding.holders?.retainHistory, into: &body)
         stack(finding.stack, limits: limits, into: &body)
       }
     }
