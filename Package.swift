@@ -105,7 +105,9 @@ let package = Package(
     // A small traced program that the tracing tests run as a child process.
     .executableTarget(
       name: "TraceProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting"],
+      dependencies: [
+        "DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting", "CHolders",
+      ],
       path: "Tests/Children/TraceProbe"
     ),
     // The child that the CHolders tests run: one holder scenario per argument.

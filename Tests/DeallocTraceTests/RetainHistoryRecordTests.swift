@@ -17,6 +17,32 @@ final class RetainHistoryRecordTests: XCTestCase {
     try checkOtherTypeLeftOut(.release)
   }
 
+  func testTheCapKeepsTheOutstandingRetainDebug() throws { try checkCap(.debug) }
+  func testTheCapKeepsTheOutstandingRetainRelease() throws { try checkCap(.release) }
+
+  /// More balanced rounds than the recorder keeps events per object: paired events are
+  /// dropped and counted, the outstanding retain is kept, and the finding says so.
+  private func checkCap(_ build: ProbeBuild) throws {
+    let records = try historyRun(build, patterns: "TraceProbe.HistoryTarget", variant: "cap")
+    let report = try holders(of: "TraceProbe.HistoryTarget", in: records)
+    let history = try XCTUnwrap(report.retainHistory, "no history")
+    XCTAssertGreaterThan(history.droppedPaired, 0)
+    let pairing = RetainPairing(history)
+    let description = RetainHistoryText.timelineLines(history).joined(separator: "\n")
+    let outstanding = pairing.outstanding.map { pairing.events[$0] }
+    XCTAssertEqual(
+      outstanding.filter {
+        RetainHistoryText.programFrames($0.frames).prefix(3).contains {
+          $0.displayName.contains("keepAnExtraReference")
+        }
+      }.count, 1, description)
+    let lines = HolderPathText.lines(report, type: "TraceProbe.HistoryTarget", address: nil)
+    XCTAssertTrue(
+      lines.contains(
+        "  (\(history.droppedPaired) paired events were dropped by the recorder's"
+          + " cap per object; the unpaired ones were all kept)"), lines.joined(separator: "\n"))
+  }
+
   /// An unknown type name is no error, and a glob names the target.
   func testUnknownNameIsNoErrorAndGlobsMatch() throws {
     let records = try historyRun(.debug, patterns: "Nowhere.Unknown, *.HistoryTar*")
@@ -75,12 +101,14 @@ final class RetainHistoryRecordTests: XCTestCase {
     return try XCTUnwrap(found.first, "no holders record for \(type)").holders
   }
 
-  private func historyRun(_ build: ProbeBuild, patterns: String) throws -> [LogRecord] {
+  private func historyRun(
+    _ build: ProbeBuild, patterns: String, variant: String? = nil
+  ) throws -> [LogRecord] {
     let directory = try ScratchDirectory("history")
     defer { directory.remove() }
     let url = directory.file("history-\(build).jsonl")
     let run = try ProbeRun.run(
-      ["history"],
+      ["history"] + (variant.map { [$0] } ?? []),
       environment: [
         "DEALLOCTRACE_LOG": url, "DEALLOCTRACE_HOLDERS": "1",
         "DEALLOCTRACE_HISTORY": patterns,

@@ -1,3 +1,4 @@
+import CHolders
 import DeallocQueue
 import DeallocTrace
 
@@ -46,10 +47,10 @@ private func handOverForHistory(_ object: AnyObject) {
 /// Makes both objects and hands them over; their locals end here, so that only the keeper
 /// and the queue hold them when it returns.
 @inline(never)
-private func prepareHistoryObjects() {
+private func prepareHistoryObjects(balancedRounds: Int) {
   let target = HistoryTarget()
   let bystander = HistoryBystander()
-  retainAndReleaseInBalance(target)
+  for _ in 0..<balancedRounds { retainAndReleaseInBalance(target) }
   keepAnExtraReference(target)
   retainAndReleaseInBalance(bystander)
   keepAnExtraReference(bystander)
@@ -57,9 +58,12 @@ private func prepareHistoryObjects() {
   handOverForHistory(bystander)
 }
 
-func runHistoryScenario() {
+/// `history` makes one balanced round; `history cap` makes more than the recorder keeps
+/// events per object, so that its cap drops paired ones.
+func runHistoryScenario(_ variant: String?) {
   // Creating the queue starts tracing from the environment, before the first record.
   _ = historyQueue.pendingCount
-  prepareHistoryObjects()
+  prepareHistoryObjects(
+    balancedRounds: variant == "cap" ? Int(CHOLDERS_HISTORY_EVENTS_PER_OBJECT) : 1)
   historyQueue.drain()
 }

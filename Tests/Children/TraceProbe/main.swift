@@ -77,6 +77,6 @@ case .localTypes:
 case .bothEnds:
   runBothEnds()
 case .history:
-  runHistoryScenario()
+  runHistoryScenario(arguments.count > 1 ? arguments[1] : nil)
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)
