@@ -137,6 +137,16 @@ import Testing
       #expect(event?["outstanding"] as? Bool == true, "\(history)")
     }
 
+    // explain shows the whole paired history as a timeline.
+    let explain = try CLIRun.run(["explain", log, "FeedDemo.ProfileViewModel"])
+    #expect(explain.status == 0, "\(explain.standardError)")
+    #expect(
+      explain.standardOutput.contains("retain/release history ("), "\(explain.standardOutput)")
+    #expect(
+      explain.standardOutput.contains(
+        "2. retain  (count 2 after it): OUTSTANDING — FeedDemo.ProfileViewModel.init()"),
+      "\(explain.standardOutput)")
+
     // The demo leaks on purpose, so its gate fails, the census's leaks among the reasons.
     let check = try CLIRun.run(["check", log])
     #expect(check.status == 1)
