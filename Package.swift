@@ -198,6 +198,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "DeallocAnalysis", "DeallocLog", "TextEscaping", "dealloctrace-cli", "FeedDemo",
+        "TraceProbe",
         "BaselineDemo",
         "TestSupport",
       ]

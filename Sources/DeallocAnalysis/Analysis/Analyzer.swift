@@ -197,7 +197,8 @@ public struct Analyzer: LogVisitor {
       } else {
         applyCheck(check, line: line, holders: nil)
       }
-    case .holders(let scan):
+    case .holders(var scan):
+      if symbolizer != nil { scan.holders = scan.holders.symbolized(with: &symbolizer!) }
       applyHolders(scan)
     case .census(var census):
       if symbolizer != nil {
