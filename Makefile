@@ -12,13 +12,14 @@ setup:
 build: setup
 	$(SWIFT) build $(STRICT)
 
-# Trace the example program (with holder paths, the leak census and allocation stacks) and
-# print its report.
+# Trace the example program (with holder paths, the leak census, allocation stacks and the
+# view model's retain/release history) and print its report.
 demo: setup
 	$(SWIFT) build $(STRICT)
 	@mkdir -p $(OUT) && rm -f $(OUT)/feed-demo.jsonl
 	DEALLOCTRACE_LOG=$(OUT)/feed-demo.jsonl DEALLOCTRACE_HOLDERS=1 DEALLOCTRACE_LEAKS=1 \
-	  DEALLOCTRACE_ALLOC_STACKS=1 "$$($(SWIFT) build --show-bin-path)/FeedDemo"
+	  DEALLOCTRACE_ALLOC_STACKS=1 DEALLOCTRACE_HISTORY=FeedDemo.ProfileViewModel \
+	  "$$($(SWIFT) build --show-bin-path)/FeedDemo"
 	"$$($(SWIFT) build --show-bin-path)/dealloctrace" report $(OUT)/feed-demo.jsonl
 	@"$$($(SWIFT) build --show-bin-path)/dealloctrace" report --format html \
 	  -o $(OUT)/feed-demo.html $(OUT)/feed-demo.jsonl

@@ -103,7 +103,9 @@ let package = Package(
     // A small traced program that the tracing tests run as a child process.
     .executableTarget(
       name: "TraceProbe",
-      dependencies: ["DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting"],
+      dependencies: [
+        "DeallocQueue", "DeallocTrace", "CTraceRuntime", "DeallocTesting", "CHolders",
+      ],
       path: "Tests/Children/TraceProbe"
     ),
     // The child that the CHolders tests run: one holder scenario per argument.
@@ -194,6 +196,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "DeallocAnalysis", "DeallocLog", "TextEscaping", "dealloctrace-cli", "FeedDemo",
+        "TraceProbe",
         "BaselineDemo",
         "TestSupport",
       ]

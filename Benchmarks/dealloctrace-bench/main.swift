@@ -5,7 +5,8 @@ import Glibc
 //
 //   swift run -c release dealloctrace-bench            every group
 //   swift run -c release dealloctrace-bench tracing    only the named groups (queue, tracing,
-//                                                      memory, holders, alloc-stacks, census,
+//                                                      memory, holders, alloc-stacks, history,
+//                                                      census,
 //                                                      report, shapes, report-large), e.g. to
 //                                                      profile one
 
@@ -15,6 +16,7 @@ let groups: [(name: String, run: (inout BenchFigures) -> Void)] = [
   ("memory", recorderMemoryFigures(into:)),
   ("holders", holderFigures(into:)),
   ("alloc-stacks", allocationStackFigures(into:)),
+  ("history", historyFigures(into:)),
   ("census", censusFigures(into:)),
   ("report", reportFigures(into:)),
   ("shapes", shapeFigures(into:)),
@@ -53,6 +55,10 @@ if CommandLine.arguments.dropFirst().first == censusChildArgument,
   let objects = CommandLine.arguments.dropFirst(2).first.flatMap({ Int($0) })
 {
   censusChild(objects)  // a child of `censusFigures`
+  exit(0)
+}
+if CommandLine.arguments.dropFirst().first == historyChildArgument {
+  historyChild()  // a child of `historyFigures`
   exit(0)
 }
 if CommandLine.arguments.dropFirst().first == holderChildArgument {

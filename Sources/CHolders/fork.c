@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "alloc_stacks.h"
+#include "history.h"
 #include "internal.h"
 
 static void prepare(void) {
@@ -22,6 +23,7 @@ static void prepare(void) {
   // registry's slab lock is held while it maps memory (the ranges lock).
   ch_naming_fork_prepare();
   ch_alloc_stacks_fork_prepare();
+  ch_history_fork_prepare();
   ch_registry_fork_prepare();
   ch_arena_fork_prepare();
 }
@@ -29,6 +31,7 @@ static void prepare(void) {
 static void parent(void) {
   ch_arena_fork_parent();
   ch_registry_fork_parent();
+  ch_history_fork_parent();
   ch_alloc_stacks_fork_parent();
   ch_naming_fork_parent();
 }
@@ -37,6 +40,7 @@ static void child(void) {
   ch_arena_fork_child();
   ch_registry_fork_child();
   ch_alloc_stacks_fork_child();
+  ch_history_fork_child();
   ch_naming_fork_child();
   ch_scan_fork_child();
   ch_hooks_fork_child();

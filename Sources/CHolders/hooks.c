@@ -30,12 +30,14 @@
 
 #include "CHoldersExtras.h"
 #include "alloc_stacks.h"
+#include "history.h"
 #include "internal.h"
 
 typedef uintptr_t (*alloc_fn)(uintptr_t metadata, size_t size, size_t align_mask);
 typedef uintptr_t (*retain_fn)(uintptr_t object);
 typedef void (*release_fn)(uintptr_t object);
 typedef void (*release_n_fn)(uintptr_t object, uint32_t n);
+typedef uintptr_t (*retain_n_fn)(uintptr_t object, uint32_t n);
 
 __thread int ch_in_tool __attribute__((tls_model("initial-exec")));
 
@@ -44,6 +46,8 @@ static alloc_fn *alloc_hook;
 static retain_fn *retain_hook;
 static release_fn *release_hook;
 static release_n_fn *release_n_hook;
+static retain_n_fn *retain_n_hook;
+static retain_n_fn original_retain_n;
 static retain_fn *adapter_pointer;
 static unsigned char *swizzling_flag;
 
@@ -59,6 +63,12 @@ static char problem[512];
 static pthread_mutex_t enable_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SPARE_BITS_MASK 0x00fffffffffffff8ull
+/// Where a hook returns to: the program's frame, where a history event's stack begins.
+#define RETURN_ADDRESS ((uintptr_t)__builtin_return_address(0))
+/// A hook: reached only through the runtime's pointers, so never inlined anyway; `noinline`
+/// also keeps the optimizer from splitting its unlikely history path into a separate
+/// `.cold` function, whose return address would be the hook's, not the program's.
+#define HOOK __attribute__((noinline))
 
 // ---- the hooks ---------------------------------------------------------------------------
 
@@ -71,11 +81,31 @@ static retain_fn default_retain;
 static release_fn default_release;
 static int inline_retain, inline_release;
 
+/// The strong count of the live object at `object` for a history event: -1 for an immortal
+/// or deiniting object (whose retains and releases are not recorded).
+static int64_t history_count(uintptr_t object) {
+  uint64_t bits = __atomic_load_n((const uint64_t *)(object + 8), __ATOMIC_RELAXED);
+  if (CH_RC_SLOW(bits)) {
+    if (CH_RC_IMMORTAL(bits) || retain_count_fn == NULL) return -1;
+    return (int64_t)retain_count_fn(object);
+  }
+  if (bits & CH_RC_DEINITING) return -1;
+  return (int64_t)CH_RC_STRONG_EXTRA(bits) + 1;
+}
+
 /// Replacement for the runtime's retain adapter: negative (tagged or immortal) values are
 /// returned untouched, as the unswizzled `swift_retain` does, before masking.
-static uintptr_t fixed_retain_adapter(uintptr_t object) {
+HOOK static uintptr_t fixed_retain_adapter(uintptr_t object) {
   if ((intptr_t)object <= 0) return object;
   uintptr_t pointer = object & SPARE_BITS_MASK;
+  if (__builtin_expect(ch_history_wants(pointer), 0)) {
+    // A type under history (history.c): the runtime retains, then the event is recorded.
+    retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
+    retain(pointer);
+    int64_t count = history_count(pointer);
+    if (count > 0) ch_history_record(pointer, CH_HISTORY_RETAIN, count, RETURN_ADDRESS);
+    return object;
+  }
   if (inline_retain) {
     uint64_t *counts = (uint64_t *)(pointer + 8);
     uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
@@ -98,6 +128,7 @@ static uintptr_t fixed_retain_adapter(uintptr_t object) {
 static inline void forget(uintptr_t object) {
   ch_registry_remove(object);
   if (__builtin_expect(ch_alloc_stacks_on, 0)) ch_alloc_stacks_forget(object);
+  if (__builtin_expect(ch_history_wants(object), 0)) ch_history_forget(object);
 }
 
 /// Removes the object when this release (of `n` references) takes its strong count to zero.
@@ -120,21 +151,40 @@ static inline void note_release(uintptr_t object, uint32_t n) {
 /// skips the metadata set.
 static __thread uintptr_t last_metadata __attribute__((tls_model("initial-exec")));
 
-static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) {
+HOOK static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_mask) {
   uintptr_t object = original_alloc(metadata, size, align_mask);
   if (object && !ch_in_tool) {
     if (metadata != last_metadata) {
       ch_metadata_note(metadata);  // allocates nothing: no recursion guard needed
       last_metadata = metadata;
+      if (__builtin_expect(ch_history_on, 0)) ch_history_note_type(metadata);
     }
     ch_registry_insert(object);
     if (__builtin_expect(ch_alloc_stacks_on, 0)) ch_alloc_stacks_record(object);
+    // An older object's history at this address (its final release unseen) is not this
+    // one's; this one's starts with its allocation.
+    if (__builtin_expect(ch_history_wants(object), 0)) {
+      ch_history_forget(object);
+      ch_history_record(object, CH_HISTORY_ALLOC, 1, RETURN_ADDRESS);
+    }
   }
   return object;
 }
 
-static void hook_release(uintptr_t object) {
+/// Records a release of `n` references of `object` when its type is under history, before
+/// the runtime's release (after it, the memory may be free).
+static inline __attribute__((always_inline)) void note_history_release(uintptr_t object,
+                                                                       uint32_t n) {
+  if (__builtin_expect(!ch_history_wants(object), 1)) return;
+  int64_t count = history_count(object);
+  for (uint32_t i = 1; count > 0 && i <= n; i++) {
+    ch_history_record(object, CH_HISTORY_RELEASE, count - i, RETURN_ADDRESS);
+  }
+}
+
+HOOK static void hook_release(uintptr_t object) {
   if ((intptr_t)object > 0) {
+    note_history_release(object, 1);
     if (inline_release) {
       uint64_t *counts = (uint64_t *)(object + 8);
       uint64_t bits = __atomic_load_n(counts, __ATOMIC_RELAXED);
@@ -152,9 +202,24 @@ static void hook_release(uintptr_t object) {
   original_release(object);
 }
 
-static void hook_release_n(uintptr_t object, uint32_t n) {
-  if ((intptr_t)object > 0 && n > 0) note_release(object, n);
+HOOK static void hook_release_n(uintptr_t object, uint32_t n) {
+  if ((intptr_t)object > 0 && n > 0) {
+    note_history_release(object, n);
+    note_release(object, n);
+  }
   original_release_n(object, n);
+}
+
+/// Installed only with a history on: swift_retain_n does not pass the retain adapter.
+HOOK static uintptr_t hook_retain_n(uintptr_t object, uint32_t n) {
+  uintptr_t result = original_retain_n(object, n);
+  if ((intptr_t)object > 0 && n > 0 && ch_history_wants(object)) {
+    int64_t count = history_count(object);
+    for (uint32_t i = 0; count > 0 && i < n; i++) {
+      ch_history_record(object, CH_HISTORY_RETAIN, count - (int64_t)(n - 1 - i), RETURN_ADDRESS);
+    }
+  }
+  return result;
 }
 
 // ---- installation ------------------------------------------------------------------------
@@ -263,6 +328,7 @@ static int enable_locked(void) {
   retain_hook = dlsym(RTLD_DEFAULT, "_swift_retain");
   release_hook = dlsym(RTLD_DEFAULT, "_swift_release");
   release_n_hook = dlsym(RTLD_DEFAULT, "_swift_release_n");
+  retain_n_hook = dlsym(RTLD_DEFAULT, "_swift_retain_n");
   swizzling_flag = dlsym(RTLD_DEFAULT,
                          "_swift_enableSwizzlingOfAllocationAndRefCountingFunctions_forInstrumentsOnly");
   retain_count_fn = (size_t (*)(uintptr_t))dlsym(RTLD_DEFAULT, "swift_retainCount");
@@ -288,6 +354,7 @@ static int enable_locked(void) {
   }
   if (!ch_registry_start()) return refuse("cannot map memory for the live-object registry");
   ch_alloc_stacks_start();
+  ch_history_start();
   // Release hooks first, so that no object is registered whose final release goes unseen;
   // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);
@@ -298,6 +365,10 @@ static int enable_locked(void) {
   inline_release = default_release != NULL && original_release == default_release;
   __atomic_store_n(release_hook, hook_release, __ATOMIC_RELEASE);
   __atomic_store_n(release_n_hook, hook_release_n, __ATOMIC_RELEASE);
+  if (ch_history_on && retain_n_hook != NULL) {
+    original_retain_n = __atomic_load_n(retain_n_hook, __ATOMIC_ACQUIRE);
+    __atomic_store_n(retain_n_hook, hook_retain_n, __ATOMIC_RELEASE);
+  }
   __atomic_store_n(alloc_hook, hook_alloc, __ATOMIC_RELEASE);
   __atomic_store_n(swizzling_flag, 1, __ATOMIC_SEQ_CST);
   ch_fork_handlers_install();

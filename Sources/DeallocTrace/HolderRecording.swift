@@ -220,7 +220,8 @@ extension Tracer {
           objectID: target.id, hiddenAddress: target.hiddenAddress,
           type: target.metatype.map { .metatype($0) } ?? .name(target.typeName), why: why,
           holders: value,
-          allocationStack: Holders.allocationStack(of: HiddenAddress.reveal(target.hiddenAddress)))
+          allocationStack: Holders.allocationStack(of: HiddenAddress.reveal(target.hiddenAddress)),
+          history: Holders.history(of: HiddenAddress.reveal(target.hiddenAddress)))
         session.buffer.push(TraceEvent(time: session.now(), .holders(scan)))
       }
     }

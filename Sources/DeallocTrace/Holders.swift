@@ -34,6 +34,46 @@ enum Holders {
     return Array(ips.prefix(count))
   }
 
+  /// The retain/release history of the live object at `address` (DEALLOCTRACE_HISTORY),
+  /// nil when its type is under none or nothing was recorded for it.
+  static func history(of address: UInt) -> TraceEvent.RetainHistory? {
+    var events = [cholders_history_event](
+      repeating: cholders_history_event(), count: Int(CHOLDERS_HISTORY_EVENTS_PER_OBJECT))
+    var dropped: UInt64 = 0
+    var lost: UInt64 = 0
+    let count = events.withUnsafeMutableBufferPointer { buffer in
+      cholders_history_of(address, buffer.baseAddress, buffer.count, &dropped, &lost)
+    }
+    guard count > 0 else { return nil }
+    var stacks: [UInt32: [UInt]] = [:]
+    var ips = [UInt](repeating: 0, count: Int(CHOLDERS_HISTORY_STACK_DEPTH))
+    let recorded = events.prefix(count).map { event in
+      let frames =
+        stacks[event.stack]
+        ?? {
+          let depth = ips.withUnsafeMutableBufferPointer { buffer in
+            cholders_history_stack(event.stack, buffer.baseAddress, buffer.count)
+          }
+          let frames = Array(ips.prefix(depth))
+          stacks[event.stack] = frames
+          return frames
+        }()
+      return TraceEvent.RetainHistory.Event(
+        op: opName(event.op), countAfter: Int(event.count_after), frames: frames)
+    }
+    return TraceEvent.RetainHistory(events: recorded, dropped: dropped, lost: lost)
+  }
+
+  /// The log's name of a history event kind (CHoldersHistory.h).
+  private static func opName(_ op: UInt32) -> StaticString {
+    switch Int(op) {
+    case Int(CHOLDERS_HISTORY_RETAIN): return "retain"
+    case Int(CHOLDERS_HISTORY_ALLOC): return "alloc"
+    case Int(CHOLDERS_HISTORY_ENQUEUE): return "enqueue"
+    default: return "release"
+    }
+  }
+
   /// Set once the refusal has been said on stderr: one line per process, not per session.
   private static let refusalReported = Atomic<Bool>(false)
   /// Set once a failed scan has been said on stderr: one line per process.

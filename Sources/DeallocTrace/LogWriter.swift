@@ -307,6 +307,7 @@ final class LogWriter: @unchecked Sendable {
       line.beginField("allocStack")
       writeFrames(scan.allocationStack[...])
     }
+    if let history = scan.history { writeHistory(history) }
     line.members(ofObject: scan.holders)
     line.end()
   }
@@ -319,8 +320,36 @@ final class LogWriter: @unchecked Sendable {
     line.end()
   }
 
+  /// `"history":{"events":[{"op":"retain","count":2,"frames":[…]},…],"dropped":…,"lost":…}`
+  /// (`op`: `retain`, `release`, `alloc` or `enqueue`)
+  /// (DEALLOCTRACE_HISTORY): the object's retains and releases, oldest first; `dropped` and
+  /// `lost` only when not 0.
+  private func writeHistory(_ history: TraceEvent.RetainHistory) {
+    line.beginField("history")
+    line.object { object in
+      object.beginField("events")
+      object.raw("[")
+      for (index, event) in history.events.enumerated() {
+        if index > 0 { object.raw(",") }
+        object.object { fields in
+          fields.field("op", event.op)
+          if event.countAfter >= 0 { fields.field("count", event.countAfter) }
+          fields.beginField("frames")
+          writeFrames(event.frames[...], to: &fields)
+        }
+      }
+      object.raw("]")
+      if history.dropped > 0 { object.field("dropped", history.dropped) }
+      if history.lost > 0 { object.field("lost", history.lost) }
+    }
+  }
+
   /// `[{"ip":…,"mod":…,"off":…,"sym":…},…]`: return addresses as a `stack` record's frames.
   private func writeFrames(_ frames: ArraySlice<UInt>) {
+    writeFrames(frames, to: &line)
+  }
+
+  private func writeFrames(_ frames: ArraySlice<UInt>, to line: inout JSONLine) {
     line.raw("[")
     var first = true
     for address in frames {

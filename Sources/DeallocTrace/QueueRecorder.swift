@@ -1,3 +1,4 @@
+import CHolders
 import CTraceRuntime
 import CUnwind
 import DeallocHooks
@@ -45,6 +46,10 @@ private func prepareTracedEnqueue(address: UnsafeRawPointer, metatype: UnsafeRaw
       by: MemoryLayout<ctrace_pending_enqueue>.offset(of: \.frames)!
     ).assumingMemoryBound(to: UInt.self)
     pending.pointee.frame_count = Int64(cunwind_backtrace_above_caller(frames, Int32(depth), 1))
+    // A type under retain/release history notes the hand-over (nothing for any other type).
+    cholders_history_note_enqueue(
+      UInt(bitPattern: address), frames, Int(pending.pointee.frame_count),
+      Int64(pending.pointee.retain_count))
   }
   // Hidden: the per-thread record stays in memory that a holder scan reads.
   pending.pointee.address = HiddenAddress.hide(UInt(bitPattern: address))

@@ -83,6 +83,27 @@ struct TraceEvent: @unchecked Sendable {
     /// Where the object was allocated, innermost return address first (empty without
     /// allocation stacks): the record's `allocStack`.
     var allocationStack: [UInt] = []
+    /// Its retains and releases (DEALLOCTRACE_HISTORY, for a type it names): the record's
+    /// `history`; nil for every other type.
+    var history: RetainHistory?
+  }
+
+  /// An object's retain/release history as the side table kept it (CHoldersHistory.h).
+  struct RetainHistory {
+    struct Event {
+      /// The log's `op`: `retain`, `release`, `alloc` or `enqueue`.
+      var op: StaticString
+      /// The strong count after it; -1 when unknown.
+      var countAfter: Int
+      /// Innermost return address first.
+      var frames: [UInt]
+    }
+
+    var events: [Event]
+    /// Paired events the per-object cap dropped.
+    var dropped: UInt64
+    /// Events the full tables could not keep, in the whole process so far.
+    var lost: UInt64
   }
 
   /// An object's type: its metatype, named on the writer thread, or a name given by a

@@ -1,3 +1,4 @@
+import CHolders
 import CTraceRuntime
 import DeallocHooks
 import Dispatch
@@ -118,6 +119,8 @@ final class TraceSession: @unchecked Sendable {
     line.field("delay_ms", delayMilliseconds)
     line.field("frames", frames)
     if holderBudget != nil { line.field("holders", true) }
+    let history = String(cString: cholders_history_patterns())
+    if holderBudget != nil, !history.isEmpty { line.field("history", history) }
     line.end()
     return line.bytes
   }

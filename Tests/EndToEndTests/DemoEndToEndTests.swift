@@ -63,6 +63,18 @@ import Testing
       survivorAllocation?.contains("FeedDemo.ProfileViewModel.__allocating_init()") == true
         || survivorAllocation?.contains("FeedDemo.closeProfileScreen()") == true,
       "no allocation stack for the survivor: \(survivor)")
+    // The view model's retain/release history (DEALLOCTRACE_HISTORY): the reference never
+    // given back is the one its init's closure took (the cycle), nothing the queue did.
+    #expect(settings["DEALLOCTRACE_HISTORY"] == "FeedDemo.ProfileViewModel", "\(settings)")
+    let outstanding =
+      survivor.components(separatedBy: "never given back (").dropFirst().first?
+      .components(separatedBy: "enqueued at:").first ?? ""
+    #expect(
+      outstanding.hasPrefix("retain/release history: 1 of the "), "no history: \(survivor)")
+    #expect(
+      outstanding.contains(
+        "a retain (count 2 after it), at:\n       FeedDemo.ProfileViewModel.init()"),
+      "\(survivor)")
     #expect(text.contains("Late deallocs: held past their release (1)"))
     #expect(text.contains("global FeedDemo.ThumbnailCache.shared"))
     #expect(text.contains("False leaks: delayed deallocs, not leaks (1)"))
@@ -94,6 +106,46 @@ import Testing
       allocated.contains("FeedDemo.CommentThreadScreen.init()")
         || allocated.contains("FeedDemo.closeCommentThread()"),
       "no allocation stack for the comments: \(section)")
+
+    // The HTML report shows the history as a table, the outstanding row marked; the JSON
+    // report carries it paired, with the outstanding references' event numbers.
+    let html = try CLIRun.run(["report", "--format", "html", log])
+    #expect(html.status == 0, "\(html.standardError)")
+    let marked =
+      html.standardOutput.components(separatedBy: "<tr class=\"outstanding\">").dropFirst()
+    #expect(
+      marked.first?.components(separatedBy: "</tr>").first?.contains(
+        "<strong>FeedDemo.ProfileViewModel.init() -&gt; FeedDemo.ProfileViewModel</strong>")
+        == true, "no outstanding row: \(marked.first ?? "none")")
+    let json = try CLIRun.run(["report", "--format", "json", log])
+    #expect(json.status == 0, "\(json.standardError)")
+    let findings =
+      (try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?[
+        "findings"] as? [[String: Any]] ?? []
+    let histories = findings.compactMap {
+      ($0["holders"] as? [String: Any])?["retainHistory"] as? [String: Any]
+    }
+    #expect(!histories.isEmpty, "no retainHistory in the JSON report")
+    for history in histories {
+      let events = history["events"] as? [[String: Any]] ?? []
+      let outstanding = history["outstanding"] as? [Int] ?? []
+      #expect(outstanding.count == 1, "\(history)")
+      let event = outstanding.first.flatMap {
+        events.indices.contains($0 - 1) ? events[$0 - 1] : nil
+      }
+      #expect(event?["op"] as? String == "retain", "\(history)")
+      #expect(event?["outstanding"] as? Bool == true, "\(history)")
+    }
+
+    // explain shows the whole paired history as a timeline.
+    let explain = try CLIRun.run(["explain", log, "FeedDemo.ProfileViewModel"])
+    #expect(explain.status == 0, "\(explain.standardError)")
+    #expect(
+      explain.standardOutput.contains("retain/release history ("), "\(explain.standardOutput)")
+    #expect(
+      explain.standardOutput.contains(
+        "2. retain  (count 2 after it): OUTSTANDING — FeedDemo.ProfileViewModel.init()"),
+      "\(explain.standardOutput)")
 
     // The demo leaks on purpose, so its gate fails, the census's leaks among the reasons.
     let check = try CLIRun.run(["check", log])

@@ -198,7 +198,7 @@ public struct Analyzer: LogVisitor {
         applyCheck(check, line: line, holders: nil)
       }
     case .holders(var scan):
-      symbolize(&scan.holders.allocationStack)
+      if symbolizer != nil { scan.holders = scan.holders.symbolized(with: &symbolizer!) }
       applyHolders(scan)
     case .census(var census):
       for index in census.groups.indices { symbolize(&census.groups[index].allocationStack) }

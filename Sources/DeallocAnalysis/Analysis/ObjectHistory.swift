@@ -218,7 +218,9 @@ public struct ObjectHistoryCollector: LogVisitor {
       var index = r.id.flatMap { open[$0] }
       if index == nil && r.id == nil { index = byAddress[r.object] ?? checkedOnly[r.object] }
       guard let index else { return }
-      append(.init(record: record, location: location), to: index)
+      var resolved = r
+      if symbolizer != nil { resolved.holders = r.holders.symbolized(with: &symbolizer!) }
+      append(.init(record: .holders(resolved), location: location), to: index)
     case .session, .mark, .end, .cut, .census, .unknown:
       break
     }

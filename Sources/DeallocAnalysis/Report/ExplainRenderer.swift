@@ -53,6 +53,10 @@ public struct ExplainRenderer: Sendable {
         {
           out.append(String(repeating: " ", count: 14) + line)
         }
+        // The whole paired history as a timeline (DEALLOCTRACE_HISTORY).
+        for line in RetainHistoryText.timelineLines(r.holders.retainHistory) {
+          out.append(String(repeating: " ", count: 14) + line)
+        }
       }
     }
     if history.omittedEntries > 0 {

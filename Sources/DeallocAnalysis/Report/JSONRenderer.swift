@@ -226,6 +226,36 @@ public struct JSONRenderer: ReportRenderer {
         o.key("allocStack")
         o.array(report.allocationStack) { frame($1, to: &$0) }
       }
+      if let history = report.retainHistory {
+        o.key("retainHistory")
+        retainHistory(history, to: &o)
+      }
+    }
+  }
+
+  /// A retain/release history (`docs/report-format.md`, "Retain/release history"): its
+  /// events, paired, each with its frames, and the indexes of the program's references
+  /// never given back.
+  static func retainHistory<O: JSONOutput>(_ history: RetainHistory, to o: inout O) {
+    let pairing = RetainPairing(history)
+    let rows = RetainHistoryText.timeline(history)
+    o.object { o in
+      o.key("events")
+      o.array(Array(zip(pairing.events, rows))) { o, pair in
+        let (event, row) = pair
+        o.object { o in
+          o.field("op", event.kind.rawValue)
+          o.field("count", event.countAfter.map(Int64.init))
+          o.field("paired", row.pairing)
+          o.field("outstanding", row.outstanding)
+          o.key("frames")
+          o.array(event.frames) { frame($1, to: &$0) }
+        }
+      }
+      o.key("outstanding")
+      o.array(pairing.outstanding) { $0.int(Int64($1 + 1)) }
+      o.field("droppedPaired", Int64(history.droppedPaired))
+      o.field("lost", Int64(history.lost))
     }
   }
 

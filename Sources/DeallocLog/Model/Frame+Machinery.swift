@@ -26,6 +26,22 @@ extension Frame {
   // of every report (twice on a leak-heavy one, once per thread that groups findings), where
   // the views' index checks made a judgement about 4,000 instructions.
 
+  /// Whether this frame is the queue's or the tracer's own code (not the runtime's): a
+  /// reference that code took is the recorder's, not the program's.
+  public var isRecorderCode: Bool {
+    guard var symbol else { return false }
+    return symbol.withUTF8 { bytes in
+      var context = Self.owningContext(of: bytes)
+      // A static member's demangled name starts with "static ".
+      if Self.continues(bytes, at: context, with: Self.staticPrefix) {
+        context += Self.staticPrefix.count
+      }
+      return Self.machineryPrefixes.contains { Self.continues(bytes, at: context, with: $0) }
+    }
+  }
+
+  private static let staticPrefix = Array("static ".utf8)
+
   private static let machineryLibraries = [
     "libswiftCore", "libunwind", "libswift_Concurrency", "libdispatch",
   ].map { Array($0.utf8) }

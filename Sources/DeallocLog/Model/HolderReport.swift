@@ -26,12 +26,16 @@ public struct HolderReport: Sendable, Equatable {
   /// Where the object was allocated, innermost frame first: a `holders` record's optional
   /// `allocStack` (DEALLOCTRACE_ALLOC_STACKS); empty without one.
   public var allocationStack: [Frame]
+  /// Its retains and releases: a `holders` record's optional `history`
+  /// (DEALLOCTRACE_HISTORY); nil for a type under no history.
+  public var retainHistory: RetainHistory?
 
   public init(
     direct: Int, more: Int, paths: [HolderPath], surplus: Int = 0, scanMicroseconds: Int? = nil,
-    allocationStack: [Frame] = []
+    allocationStack: [Frame] = [], retainHistory: RetainHistory? = nil
   ) {
     self.allocationStack = allocationStack
+    self.retainHistory = retainHistory
     self.direct = direct
     self.more = more
     self.paths = paths

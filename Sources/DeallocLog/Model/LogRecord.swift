@@ -88,13 +88,17 @@ public struct SessionRecord: Sendable, Equatable {
   /// Whether the recorder scanned for holders in this session (`"holders":true`; absent
   /// means off).
   public var holders: Bool
+  /// The `DEALLOCTRACE_HISTORY` patterns the recorder read (`history`; nil when absent).
+  public var historyPatterns: String?
 
   public init(
     version: Int, time: Int64 = 0, pid: Int64? = nil, executable: String? = nil,
     wallClock: String? = nil,
-    delayMilliseconds: Double? = nil, frames: Int? = nil, holders: Bool = false
+    delayMilliseconds: Double? = nil, frames: Int? = nil, holders: Bool = false,
+    historyPatterns: String? = nil
   ) {
     self.holders = holders
+    self.historyPatterns = historyPatterns
     self.version = version
     self.time = time
     self.pid = pid

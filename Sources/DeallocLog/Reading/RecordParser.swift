@@ -72,6 +72,7 @@ struct RecordParser {
     static let holderScansSkipped: UInt64 = JSONScanner.longKeyHolderScansSkipped
     /// Longer than 8 bytes: matched whole by `JSONScanner.longKey`.
     static let allocStack: UInt64 = JSONScanner.longKeyAllocStack
+    static let history: UInt64 = 0x79_726f_7473_6968  // "history"
   }
 
   /// Record kinds, packed the same way.
@@ -126,6 +127,8 @@ struct RecordParser {
     /// value), so that a field of the same name on another kind stays an unknown field,
     /// skipped whatever its shape.
     var holdersOnAt: Int?
+    /// `session`'s pattern string or a `holders` record's history object.
+    var historyAt: Int?
     var holderScansAt: Int?
     var holderScansSkippedAt: Int?
     var directAt: Int?
@@ -222,6 +225,7 @@ struct RecordParser {
     case Key.pending: fields.pending = try scanner.readInteger()
     case Key.lost: fields.lost = try scanner.readInteger()
     case Key.holders: fields.holdersOnAt = try Self.skip(&scanner)
+    case Key.history: fields.historyAt = try Self.skip(&scanner)
     case Key.direct: fields.directAt = try Self.skip(&scanner)
     case Key.more: fields.moreAt = try Self.skip(&scanner)
     case Key.paths: fields.pathsAt = try Self.skip(&scanner)
@@ -272,7 +276,7 @@ struct RecordParser {
     }
   }
 
-  private mutating func readFrames(_ s: inout JSONScanner) throws(Failure) -> [Frame] {
+  mutating func readFrames(_ s: inout JSONScanner) throws(Failure) -> [Frame] {
     try s.expect(UInt8(ascii: "["), "'['")
     var frames: [Frame] = []
     if s.consume(UInt8(ascii: "]")) { return frames }
@@ -330,7 +334,14 @@ struct RecordParser {
       moduleBuildIDs.removeAll(keepingCapacity: true)
       return .session(try Self.session(f, scanner))
     case Kind.end: return .end(try Self.end(f, scanner))
-    case Kind.holders: return .holders(try Self.holders(f, scanner))
+    case Kind.holders:
+      var record = try Self.holders(f, scanner)
+      if let at = f.historyAt {
+        var s = scanner
+        s.index = at
+        record.holders.retainHistory = try readHistory(&s)
+      }
+      return .holders(record)
     case Kind.cut:
       return .cut(CutRecord(time: try Self.time(f.t, "cut"), maxSize: Self.int(f.maxSize)))
     case CensusRecordParser.kind:
@@ -391,7 +402,10 @@ struct RecordParser {
       frames: int(f.frameCount),
       holders: try value(at: f.holdersOnAt, scanner) { (s) throws(Failure) in
         try s.readBool()
-      } ?? false)
+      } ?? false,
+      historyPatterns: try value(at: f.historyAt, scanner) { (s) throws(Failure) in
+        try s.readString()
+      })
   }
 
   private static func end(_ f: Fields, _ scanner: JSONScanner) throws(Failure) -> EndRecord {

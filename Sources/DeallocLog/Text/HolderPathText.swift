@@ -39,6 +39,7 @@ public enum HolderPathText {
       + CensusTreeText.allocatedAt(report.allocationStack, listing: listing).map {
         String($0.dropFirst(census.count))
       }
+      + RetainHistoryText.outstandingLines(report.retainHistory)
   }
 
   private static func holderLines(

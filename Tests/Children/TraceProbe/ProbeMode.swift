@@ -54,4 +54,6 @@ enum ProbeMode: String {
   case holdersSurvival = "holders-survival"
   /// Both ends of a cycle tracked by one `LeakTracker`, with holders (`runBothEnds`).
   case bothEnds = "both-ends"
+  /// A type under retain/release history beside one not under it (`runHistoryScenario`).
+  case history
 }

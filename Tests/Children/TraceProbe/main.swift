@@ -76,5 +76,7 @@ case .localTypes:
   runLocalTypes()
 case .bothEnds:
   runBothEnds()
+case .history:
+  runHistoryScenario(arguments.count > 1 ? arguments[1] : nil)
 }
 exit(Int32(ProcessInfo.processInfo.environment["TRACE_PROBE_EXIT"] ?? "0") ?? 0)

@@ -97,6 +97,7 @@ enum HTMLFindingsSection {
           }
         }
         holders(finding, allFrames: allFrames, into: &body)
+        HTMLRetainHistoryTable.render(finding.holders?.retainHistory, into: &body)
         stack(finding.stack, limits: limits, allFrames: allFrames, into: &body)
       }
     }
