@@ -27,6 +27,8 @@ demo: setup
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Benchmarks Tests Examples Fuzz Plugins
+	@# A merge conflict's markers, committed by mistake, in any tracked file.
+	@! git grep -nE '^(<<<<<<<|>>>>>>>) ' -- . ':!Makefile' || { echo "lint: conflict markers above" >&2; exit 1; }
 
 # The whole test suite: a strict build, the format lint, then every test.
 test: setup

@@ -301,18 +301,19 @@ static int refuse_tight_address_space(void) {
   return 1;
 }
 
-static int enable_locked(void) {
-  if (state != CHOLDERS_OFF) return state;
+/// Why this process's memory cannot be scanned (a sanitizer the scan does not know, an
+/// allocator other than glibc's or ASan's), or NULL when it can.
+static const char *unscannable_process(void) {
   // ThreadSanitizer's shadow and allocator are not taught to the scan; AddressSanitizer's
   // are (asan.c), and then its allocator stands in for glibc's.
   if (dlsym(RTLD_DEFAULT, "__tsan_init") != NULL) {
-    return refuse("this process runs under a sanitizer (ThreadSanitizer) whose shadow memory "
-                  "and allocator the reference scan does not know");
+    return "this process runs under a sanitizer (ThreadSanitizer) whose shadow memory "
+           "and allocator the reference scan does not know";
   }
   int asan = ch_asan_start();
   if (asan < 0) {
-    return refuse("this process runs under AddressSanitizer, but its runtime lacks an entry "
-                  "point the reference scan asks (__sanitizer_get_allocated_begin, ...)");
+    return "this process runs under AddressSanitizer, but its runtime lacks an entry "
+           "point the reference scan asks (__sanitizer_get_allocated_begin, ...)";
   }
   // Without ASan, the scan reads an object's extent from glibc's chunk header (scan.c).
   Dl_info malloc_info;
@@ -320,10 +321,15 @@ static int enable_locked(void) {
   if (asan == 0 && (malloc_symbol == NULL || dladdr(malloc_symbol, &malloc_info) == 0 ||
                     malloc_info.dli_fname == NULL ||
                     strstr(malloc_info.dli_fname, "/libc.so") == NULL)) {
-    return refuse("malloc in this process is not glibc's, whose chunk headers the reference "
-                  "scan reads (a preloaded allocator, or valgrind)");
+    return "malloc in this process is not glibc's, whose chunk headers the reference "
+           "scan reads (a preloaded allocator, or valgrind)";
   }
-  if (refuse_tight_address_space()) return state;
+  return NULL;
+}
+
+/// Finds the runtime's hook variables and fixes its retain adapter; the reason when it
+/// cannot, or NULL.
+static const char *find_runtime_hooks(void) {
   alloc_hook = dlsym(RTLD_DEFAULT, "_swift_allocObject");
   retain_hook = dlsym(RTLD_DEFAULT, "_swift_retain");
   release_hook = dlsym(RTLD_DEFAULT, "_swift_release");
@@ -332,19 +338,18 @@ static int enable_locked(void) {
   swizzling_flag = dlsym(RTLD_DEFAULT,
                          "_swift_enableSwizzlingOfAllocationAndRefCountingFunctions_forInstrumentsOnly");
   retain_count_fn = (size_t (*)(uintptr_t))dlsym(RTLD_DEFAULT, "swift_retainCount");
-
   if (!alloc_hook || !retain_hook || !release_hook || !release_n_hook || !swizzling_flag ||
       !retain_count_fn) {
-    return refuse("this Swift runtime does not export the allocation and refcount hook "
-                  "variables (_swift_allocObject, _swift_release, ...)");
+    return "this Swift runtime does not export the allocation and refcount hook "
+           "variables (_swift_allocObject, _swift_release, ...)";
   }
   // CHOLDERS_TEST_NO_SYMTAB=1 makes the adapter look unfindable, as on a stripped
   // libswiftCore, so that tests can check the refusal (a path no runtime here takes).
   const char *simulate = getenv("CHOLDERS_TEST_NO_SYMTAB");
   adapter_pointer = simulate && strcmp(simulate, "1") == 0 ? NULL : find_adapter();
   if (adapter_pointer == NULL) {
-    return refuse("cannot find _swift_retain_adapter in libswiftCore's symbol table, so the "
-                  "Swift 6.3 retain-adapter crash (swiftlang/swift#88924) cannot be fixed here");
+    return "cannot find _swift_retain_adapter in libswiftCore's symbol table, so the "
+           "Swift 6.3 retain-adapter crash (swiftlang/swift#88924) cannot be fixed here";
   }
   retain_fn old_adapter = __atomic_load_n(adapter_pointer, __ATOMIC_ACQUIRE);
   if (old_adapter != fixed_retain_adapter) {
@@ -352,11 +357,13 @@ static int enable_locked(void) {
     // Fixed before anything can set the flag; never restored (other threads may be inside).
     __atomic_store_n(adapter_pointer, fixed_retain_adapter, __ATOMIC_RELEASE);
   }
-  if (!ch_registry_start()) return refuse("cannot map memory for the live-object registry");
-  ch_alloc_stacks_start();
-  ch_history_start();
-  // Release hooks first, so that no object is registered whose final release goes unseen;
-  // the allocation hook last (a changed pointer makes swift_allocObject set the flag).
+  return NULL;
+}
+
+/// Points the runtime's hook variables at ours. Release hooks first, so that no object is
+/// registered whose final release goes unseen; the allocation hook last (a changed pointer
+/// makes swift_allocObject set the flag).
+static void install_hooks(void) {
   original_release = __atomic_load_n(release_hook, __ATOMIC_ACQUIRE);
   original_release_n = __atomic_load_n(release_n_hook, __ATOMIC_ACQUIRE);
   original_alloc = __atomic_load_n(alloc_hook, __ATOMIC_ACQUIRE);
@@ -371,6 +378,19 @@ static int enable_locked(void) {
   }
   __atomic_store_n(alloc_hook, hook_alloc, __ATOMIC_RELEASE);
   __atomic_store_n(swizzling_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+static int enable_locked(void) {
+  if (state != CHOLDERS_OFF) return state;
+  const char *why = unscannable_process();
+  if (why) return refuse(why);
+  if (refuse_tight_address_space()) return state;
+  why = find_runtime_hooks();
+  if (why) return refuse(why);
+  if (!ch_registry_start()) return refuse("cannot map memory for the live-object registry");
+  ch_alloc_stacks_start();
+  ch_history_start();
+  install_hooks();
   ch_fork_handlers_install();
   problem[0] = 0;
   state = CHOLDERS_ON;
