@@ -92,6 +92,15 @@ import Testing
     ("reabstraction thunk helper from @escaping @callee_guaranteed () -> ()", "compiler thunks"),
     ("generic specialization <Feed.Row> of thunk for @escaping () -> ()", "compiler thunks"),
     ("__libc_start_main", "libc"),
+    (
+      "generic specialization <Feed.Node> of Swift.Array.append(__owned A) -> ()",
+      "the Swift standard library"
+    ),
+    (
+      "closure #1 (A) -> () in (extension in Swift):Swift.Sequence.forEach((A) -> ()) -> ()",
+      "the Swift standard library"
+    ),
+    ("Foundation.Thread.main() -> ()", "Foundation"),
   ])
   func eachPlumbingFrameNamesWhatItBelongsTo(_ symbol: String, _ category: String) {
     #expect(SymbolNormalization.plumbingCategory(symbol)?.name == category)
@@ -101,6 +110,8 @@ import Testing
   @Test(arguments: [
     "Feed.FeedScreen.close() -> ()", "closure #1 () -> () in Feed.load() -> ()", "main",
     "libFeed.so", "FeedTests.FeedTests.testClose() -> ()", "FeedTests.leaks() async throws -> ()",
+    "SwiftFeed.Cache.insert() -> ()",
+    "generic specialization <Swift.Int> of Feed.Cache.insert<A>(A) -> ()",
   ])
   func programFramesStay(_ symbol: String) {
     #expect(!SymbolNormalization.isPlumbing(symbol))

@@ -9,6 +9,9 @@ public enum PlumbingCategory: String, Sendable, CaseIterable, Comparable {
   case swiftTesting = "Swift Testing"
   case libdispatch
   case swiftRuntime = "the Swift runtime"
+  /// The standard library's functions (`Swift.…`), specialized into the program or not: a
+  /// `generic specialization <Feed.Node> of Swift.Array.append` is the library's code.
+  case standardLibrary = "the Swift standard library"
   case foundation = "Foundation"
   case thunk = "compiler thunks"
   case libc

@@ -53,8 +53,9 @@ public enum SymbolNormalization {
   /// Whether a frame named `symbol` (demangled, or a module's file name when it has none) is
   /// plumbing rather than the program's: XCTest's and Swift Testing's frames, their
   /// generated test lists (`__allTests__`) and macro thunks (`$s…` left mangled, `__🟡$`,
-  /// `…TestfMp_…`), libdispatch, the C library's start, the runtime (`swift_…`, `swift::…`)
-  /// and the compiler's thunks.
+  /// `…TestfMp_…`), libdispatch, the C library's start, the runtime (`swift_…`, `swift::…`),
+  /// the standard library and Foundation (`Swift.…`, `Foundation.…`, specialized into the
+  /// program or not: a specialization is named by its function) and the compiler's thunks.
   ///
   /// A closure belongs where the function that owns it does (`closure #1 in
   /// XCTest.XCTestCase.invokeTest()` is XCTest's).
@@ -175,6 +176,9 @@ public enum SymbolNormalization {
     ("protocol witness for ", .thunk), ("outlined ", .thunk), ("_dispatch_", .libdispatch),
     ("dispatch_", .libdispatch), ("__libc_start", .libc), ("_start", .libc),
     ("swift_", .swiftRuntime), ("__swift", .swiftRuntime), ("swift::", .swiftRuntime),
+    ("Swift.", .standardLibrary), ("(extension in Swift)", .standardLibrary),
+    ("Foundation.", .foundation), ("(extension in Foundation)", .foundation),
+    ("FoundationEssentials.", .foundation), ("(extension in FoundationEssentials)", .foundation),
   ]
   /// `TestfMp_`: the mangled name of what Swift Testing's `@Test` macro generates (its
   /// thunks, named after the test in debug and inside a private context in release).
