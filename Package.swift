@@ -22,7 +22,7 @@ let package = Package(
     // libunwind is loaded with dlopen(RTLD_LOCAL), not linked: linked, it replaces glibc's
     // `backtrace` and libgcc's `_Unwind_*` in every host process (see CUnwind.c).
     .target(name: "CUnwind", dependencies: ["CElf"]),
-    // The ELF symbol-table reader CUnwind and CHolders share.
+    // The ELF symbol-table reader and sorted symbol index CUnwind and CHolders share.
     .target(name: "CElf"),
     // The recorder's C state: session pointers, per-thread state, ids, the fork handler and
     // the log file's system calls.
@@ -173,7 +173,7 @@ let package = Package(
       name: "DeallocAnalysisTests",
       dependencies: [
         "DeallocAnalysis", "DeallocLog", "TextEscaping", "GoldenFiles", "TestSupport",
-        "DeallocWire",
+        "DeallocWire", "CElf",
       ]
     ),
     .testTarget(

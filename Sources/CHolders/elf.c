@@ -2,8 +2,8 @@
 // pointer in libswiftCore's .symtab (for the Swift 6.3 fix), and the data symbols that name a
 // global holding an object.
 //
-// The symbolizer (CUnwind) reads the same files through the same reader, but keeps function
-// symbols, in malloc memory; this keeps STT_OBJECT symbols with their sizes, in the arena.
+// The symbolizer (CUnwind) reads the same files into the same index (celf_symbol_index), but
+// keeps function symbols, in malloc memory; this keeps STT_OBJECT symbols, in the arena.
 // The files stay mapped (names point into them); their pages are not writable, so the scan
 // never reads them.
 #define _GNU_SOURCE
@@ -42,8 +42,7 @@ uintptr_t ch_elf_symbol_value(const char *path, const char *name, int function) 
 
 typedef struct module_symbols {
   const char *path;  // in the arena
-  celf_symbol *symbols;  // sorted by value
-  size_t count;
+  celf_symbol_index index;
   struct module_symbols *next;
 } module_symbols;
 
@@ -53,38 +52,9 @@ static ch_bump module_memory;
 
 void ch_elf_fork_child(void) { pthread_mutex_init(&modules_lock, NULL); }
 
-static void sort_symbols(celf_symbol *rows, size_t n) {
-  // Insertion sort over runs would be slow for big tables; a plain heap sort keeps this
-  // malloc-free and O(n log n).
-  for (size_t start = n / 2; start-- > 0;) {
-    size_t root = start;
-    for (;;) {
-      size_t child = root * 2 + 1;
-      if (child >= n) break;
-      if (child + 1 < n && rows[child + 1].value > rows[child].value) child++;
-      if (rows[root].value >= rows[child].value) break;
-      celf_symbol t = rows[root];
-      rows[root] = rows[child];
-      rows[child] = t;
-      root = child;
-    }
-  }
-  for (size_t end = n; end-- > 1;) {
-    celf_symbol t = rows[0];
-    rows[0] = rows[end];
-    rows[end] = t;
-    size_t root = 0;
-    for (;;) {
-      size_t child = root * 2 + 1;
-      if (child >= end) break;
-      if (child + 1 < end && rows[child + 1].value > rows[child].value) child++;
-      if (rows[root].value >= rows[child].value) break;
-      celf_symbol u = rows[root];
-      rows[root] = rows[child];
-      rows[child] = u;
-      root = child;
-    }
-  }
+static void *module_allocate(size_t size, void *context) {
+  (void)context;
+  return ch_bump_alloc(&module_memory, size);
 }
 
 static module_symbols *load_module(const char *path) {
@@ -100,37 +70,26 @@ static module_symbols *load_module(const char *path) {
   memcpy(copy, path, length + 1);
   m->path = copy;
   celf_file file;
-  if (celf_map(path, &file)) {
-    size_t count = celf_collect(&file, STT_OBJECT, CELF_SYMTAB_FIRST, NULL);
-    celf_symbol *rows = count ? ch_bump_alloc(&module_memory, count * sizeof *rows) : NULL;
-    if (rows) {
-      m->count = celf_collect(&file, STT_OBJECT, CELF_SYMTAB_FIRST, rows);
-      sort_symbols(rows, m->count);
-      m->symbols = rows;
-    } else {
-      celf_unmap(&file);
-    }
+  if (celf_map(path, &file) && !celf_index_build(&m->index, &file, STT_OBJECT,
+                                                 CELF_SYMTAB_FIRST, NULL, module_allocate, NULL)) {
+    celf_unmap(&file);
   }
   m->next = modules;
   modules = m;
   return m;
 }
 
+/// How far a data symbol of unknown size (0) is taken to reach: one word.
+#define UNKNOWN_DATA_SIZE sizeof(uintptr_t)
+/// How many symbols below an address may cover it: data symbols nest (Swift's full type
+/// metadata around its type metadata symbol).
+#define DATA_NESTING 8
+
 const char *ch_elf_object_symbol(const char *path, uintptr_t relative) {
   pthread_mutex_lock(&modules_lock);
-  const char *found = NULL;
   module_symbols *m = load_module(path);
-  if (m && m->count) {
-    size_t low = SORTED_ROWS_AT_OR_BELOW(m->symbols, m->count, value, relative);
-    // Symbols of one object may nest (aliases); look back a little for one that covers.
-    for (size_t i = low; i-- > 0 && low - i < 8;) {
-      const celf_symbol *s = &m->symbols[i];
-      if (relative >= s->value && relative < s->value + (s->size ? s->size : 8)) {
-        found = s->name;
-        break;
-      }
-    }
-  }
+  const celf_symbol *found =
+      m ? celf_index_containing(&m->index, relative, UNKNOWN_DATA_SIZE, DATA_NESTING) : NULL;
   pthread_mutex_unlock(&modules_lock);
-  return found;
+  return found ? found->name : NULL;
 }

@@ -33,10 +33,8 @@ extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer
 struct object_symbols {
   char *path;
   uintptr_t base;
-  celf_symbol *symbols;  // sorted by value, one per value
-  size_t count;
-  celf_symbol *anonymous;  // the anonymous context descriptors (`…MXX`), sorted by value
-  size_t anonymous_count;
+  celf_symbol_index functions;
+  celf_symbol_index anonymous;  // the anonymous context descriptors (`…MXX`)
   struct object_symbols *next;
 };
 
@@ -45,11 +43,9 @@ struct object_symbols {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct object_symbols *cache = NULL;
 
-static int by_value(const void *left, const void *right) {
-  const celf_symbol *a = left, *b = right;
-  if (a->value != b->value) return a->value < b->value ? -1 : 1;
-  if (a->order != b->order) return a->order < b->order ? -1 : 1;
-  return 0;
+static void *allocate(size_t size, void *context) {
+  (void)context;
+  return malloc(size);
 }
 
 /// Whether `name` is an anonymous context descriptor's (`$s…MXX`): the context of a type
@@ -59,49 +55,18 @@ static int is_anonymous_descriptor(const char *name) {
   return length > 3 && strcmp(name + length - 3, "MXX") == 0;
 }
 
-/// Keeps the anonymous context descriptors of `file`, sorted by value (none when out of
-/// memory: their types keep the runtime's name).
-static void read_anonymous_descriptors(struct object_symbols *object, const celf_file *file) {
-  size_t count = celf_collect(file, STT_OBJECT, CELF_SECTION_ORDER, NULL);
-  celf_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
-  if (symbols == NULL) return;
-  size_t filled = celf_collect(file, STT_OBJECT, CELF_SECTION_ORDER, symbols);
-  size_t kept = 0;
-  for (size_t i = 0; i < filled; i++) {
-    if (is_anonymous_descriptor(symbols[i].name)) symbols[kept++] = symbols[i];
-  }
-  qsort(symbols, kept, sizeof *symbols, by_value);
-  object->anonymous = symbols;
-  object->anonymous_count = kept;
-}
-
-/// Reads the function symbols of the ELF file at `path` (mapped for good on success), and
-/// its anonymous context descriptors.
+/// Reads the function symbols of the ELF file at `path` (mapped for good when any index
+/// holds its names), and its anonymous context descriptors (none when out of memory: their
+/// types keep the runtime's name). Section order: the order libunwind's linear scan settles
+/// aliases by.
 static void read_symbols(struct object_symbols *object) {
   celf_file file;
   if (!celf_map(object->path, &file)) return;
-  read_anonymous_descriptors(object, &file);
-  size_t count = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, NULL);
-  celf_symbol *symbols = count ? malloc(count * sizeof *symbols) : NULL;
-  if (symbols == NULL) {
-    if (object->anonymous == NULL) celf_unmap(&file);
-    return;
-  }
-  size_t filled = celf_collect(&file, STT_FUNC, CELF_SECTION_ORDER, symbols);
-  // Aliases (several names at one address): keep the first in section order, the one
-  // libunwind's linear scan settles on.
-  qsort(symbols, filled, sizeof *symbols, by_value);
-  size_t kept = 0;
-  for (size_t i = 0; i < filled; i++) {
-    if (kept > 0 && symbols[kept - 1].value == symbols[i].value) {
-      // The name is the first alias's; the extent is the largest any alias states.
-      if (symbols[i].size > symbols[kept - 1].size) symbols[kept - 1].size = symbols[i].size;
-      continue;
-    }
-    symbols[kept++] = symbols[i];
-  }
-  object->symbols = symbols;
-  object->count = kept;
+  int anonymous = celf_index_build(&object->anonymous, &file, STT_OBJECT, CELF_SECTION_ORDER,
+                                   is_anonymous_descriptor, allocate, NULL);
+  int functions = celf_index_build(&object->functions, &file, STT_FUNC, CELF_SECTION_ORDER,
+                                   NULL, allocate, NULL);
+  if (!anonymous && !functions) celf_unmap(&file);
 }
 
 static struct object_symbols *symbols_of(const char *path, uintptr_t base) {
@@ -122,21 +87,12 @@ static struct object_symbols *symbols_of(const char *path, uintptr_t base) {
   return object;
 }
 
-/// The last of `count` symbols sorted by value whose value is at or below `relative`, or
-/// NULL.
-static const celf_symbol *at_or_below(const celf_symbol *symbols, size_t count,
-                                      uintptr_t relative) {
-  size_t low = SORTED_ROWS_AT_OR_BELOW(symbols, count, value, relative);
-  return low == 0 ? NULL : &symbols[low - 1];
-}
-
-/// The nearest symbol at or below `relative` that contains it, or NULL. A symbol of unknown
-/// size (0: hand-written assembly) is taken to reach the next one, as libunwind does.
+/// The nearest function symbol at or below `relative` that contains it, or NULL. A symbol
+/// of unknown size (0: hand-written assembly) is taken to reach the next one, as libunwind
+/// does.
 static const char *nearest(const struct object_symbols *object, uintptr_t relative) {
-  const celf_symbol *symbol = at_or_below(object->symbols, object->count, relative);
-  if (symbol == NULL) return NULL;
-  if (symbol->size > 0 && relative - symbol->value >= symbol->size) return NULL;
-  return symbol->name;
+  const celf_symbol *symbol = celf_index_containing(&object->functions, relative, SIZE_MAX, 1);
+  return symbol ? symbol->name : NULL;
 }
 
 /// The C++ ABI's demangler (`abi::__cxa_demangle`), looked up in the process instead of
@@ -235,8 +191,7 @@ int cunwind_name_anonymous_context(uintptr_t address, char *name, size_t capacit
   pthread_mutex_lock(&cache_lock);
   const struct object_symbols *object = symbols_of(module, query.base);
   const celf_symbol *symbol =
-      object ? at_or_below(object->anonymous, object->anonymous_count, address - query.base)
-             : NULL;
+      object ? celf_index_at_or_below(&object->anonymous, address - query.base) : NULL;
   if (symbol && symbol->value == address - query.base) {
     char *demangled = swift_demangle(symbol->name, strlen(symbol->name), NULL, NULL, 0);
     if (demangled) {

@@ -1,9 +1,9 @@
 #ifndef CELF_H
 #define CELF_H
 
-// ELF symbol tables read from a loaded object's file: the one reader of the recorder's
-// symbolizer (CUnwind, function symbols) and of the holder scan (CHolders, data symbols and
-// the runtime's private adapter pointer).
+// ELF symbol tables read from a loaded object's file, and sorted for lookups by address: the
+// one reader and index of the recorder's symbolizer (CUnwind, function symbols) and of the
+// holder scan (CHolders, data symbols and the runtime's private adapter pointer).
 //
 // Why read the file: the loaded image keeps only .dynsym, and a Swift binary's statics and
 // private functions are in .symtab alone. Mapping and walking allocate nothing, so the
@@ -11,6 +11,7 @@
 
 #include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sorted_rows.h"
 
@@ -60,6 +61,53 @@ typedef struct {
 /// `into` NULL, only counts them. Returns how many. The callers count, allocate where they
 /// keep memory (malloc, an arena), then list.
 size_t celf_collect(const celf_file *file, int type, celf_table_order order, celf_symbol *into);
+
+/// A symbol table sorted by address: the one index of the symbolizer (CUnwind: function
+/// symbols, anonymous context descriptors) and of the holder scan (CHolders: data symbols).
+///
+/// Memory: the rows are the caller's, from its allocator (malloc; the holder scan's arena,
+/// which stays off malloc); the names point into the `celf_file` mapping, which must stay
+/// mapped while the index is used. Sorting and lookups allocate nothing and take no lock;
+/// building maps no file itself (the caller's `celf_map` does). Neither caller uses an index
+/// in a signal handler or while other threads are parked (the census parks them, but
+/// symbolizes its stacks after letting them go), and nothing here is promised for that.
+/// Threads: an index is read-only once built, so lookups need no lock; each caller's cache
+/// of indexes builds under its own lock.
+typedef struct {
+  const celf_symbol *rows;  // sorted by value, one row per value (aliases merged)
+  size_t count;
+} celf_symbol_index;
+
+/// Which names an index keeps (nonzero: kept).
+typedef int (*celf_symbol_filter)(const char *name);
+
+/// `size` bytes of the caller's memory for an index's rows, or NULL.
+typedef void *(*celf_allocator)(size_t size, void *context);
+
+/// Sorts `count` rows by value in place, without memory of its own, and merges aliases
+/// (several names at one value) into the row of the first in walk order (`order`: the name
+/// libunwind's linear scan settles on), with the largest size any alias states. Returns how
+/// many rows remain.
+size_t celf_index_sort(celf_symbol *rows, size_t count);
+
+/// Indexes the defined symbols of `type` of `file` with a nonzero value (`celf_collect`,
+/// in `order`), those `keep` accepts (all with NULL), rows from `allocate`. 1 on success; 0,
+/// with an empty index, when the file has no such symbol or `allocate` gave nothing.
+int celf_index_build(celf_symbol_index *index, const celf_file *file, int type,
+                     celf_table_order order, celf_symbol_filter keep,
+                     celf_allocator allocate, void *context);
+
+/// The last row whose value is at or below `value`, or NULL.
+const celf_symbol *celf_index_at_or_below(const celf_symbol_index *index, uintptr_t value);
+
+/// The symbol containing `value`: the nearest row at or below it whose extent covers it,
+/// looking back over at most `nesting` rows (1: the nearest only; more: symbols that nest,
+/// such as Swift's full type metadata around the type metadata symbol). A row of unknown
+/// size (0) is taken to reach `unknown_size_reach` bytes: a word for data; for code
+/// `SIZE_MAX` with `nesting` 1, so up to the next symbol, as libunwind takes it. NULL when
+/// none covers it.
+const celf_symbol *celf_index_containing(const celf_symbol_index *index, uintptr_t value,
+                                         size_t unknown_size_reach, size_t nesting);
 
 /// Room for a GNU build id as `celf_…_build_id` write it: lower-case hex and a NUL, for up
 /// to 64 bytes (the linker's default, SHA-1, is 20; `--build-id=0x…` allows more).
