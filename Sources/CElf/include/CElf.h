@@ -91,8 +91,9 @@ typedef void *(*celf_allocator)(size_t size, void *context);
 size_t celf_index_sort(celf_symbol *rows, size_t count);
 
 /// Indexes the defined symbols of `type` of `file` with a nonzero value (`celf_collect`,
-/// in `order`), those `keep` accepts (all with NULL), rows from `allocate`. 1 on success; 0,
-/// with an empty index, when the file has no such symbol or `allocate` gave nothing.
+/// in `order`), those `keep` accepts (all with NULL), rows from `allocate`. 1 once rows were
+/// allocated (the file must then stay mapped, even when `keep` kept none); 0, with an empty
+/// index, when the file has no such symbol or `allocate` gave nothing.
 int celf_index_build(celf_symbol_index *index, const celf_file *file, int type,
                      celf_table_order order, celf_symbol_filter keep,
                      celf_allocator allocate, void *context);
