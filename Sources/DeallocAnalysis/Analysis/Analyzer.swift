@@ -377,7 +377,8 @@ public struct Analyzer: LogVisitor {
     switch self.match(check) {
     case let match?:
       entry = CheckLedger.Entry(
-        verdict: match.facts.lifecycle.verdict(ofCheckAt: check.time), check: check, line: line, facts: match.facts,
+        verdict: match.facts.lifecycle.verdict(ofCheckAt: check.time), check: check, line: line,
+        facts: match.facts,
         stack: match.stack, typeRow: typeRow, holders: holders)
       objectInQueue = match.isLive
     case nil:
