@@ -18,6 +18,67 @@ import Testing
     #expect(ended.state(ofOpenObjectEnqueuedAt: 0, released: true) == .leaked)
   }
 
+  @Test func aReleaseFreesTheObjectOrLeavesASurvivor() {
+    #expect(ObjectLifecycle.release(freed: true) == .freed)
+    #expect(ObjectLifecycle.release(freed: true).settledState == .freed)
+    #expect(ObjectLifecycle.release(freed: false) == .survivor)
+    #expect(ObjectLifecycle.release(freed: false).settledState == nil)
+    var survivor = ObjectLifecycle(enqueuedAt: 10)
+    #expect(!survivor.isSurvivor)
+    survivor.recordRelease(at: 20, freed: false, retainCount: 1)
+    #expect(survivor.isSurvivor)
+    var freed = ObjectLifecycle(enqueuedAt: 10)
+    freed.recordRelease(at: 20, freed: true, retainCount: nil)
+    #expect(!freed.isSurvivor)
+  }
+
+  @Test func theDeallocOfASurvivorMakesItLate() {
+    #expect(ObjectLifecycle.stateAfterDealloc == .late)
+    var survivor = ObjectLifecycle(enqueuedAt: 10)
+    survivor.recordRelease(at: 20, freed: false, retainCount: 1)
+    survivor.recordDealloc(at: 30)
+    #expect(!survivor.isSurvivor && survivor.settledState == .late)
+    // However the session ends: late is final.
+    for ended in [false, true] {
+      let end = EndOfSession(lastTime: 1_000, ended: ended, stuckAfter: 100)
+      #expect(survivor.state(at: end) == .late)
+    }
+  }
+
+  @Test func theEndMakesASurvivorLeakedAndAQueuedObjectStuckPendingOrNeverReleased() {
+    var survivor = ObjectLifecycle(enqueuedAt: 0)
+    survivor.recordRelease(at: 5, freed: false, retainCount: 2)
+    let open = EndOfSession(lastTime: 1_000, ended: false, stuckAfter: 100)
+    let ended = EndOfSession(lastTime: 1_000, ended: true, stuckAfter: 100)
+    #expect(survivor.state(at: open) == .leaked && survivor.state(at: ended) == .leaked)
+    #expect(ObjectLifecycle(enqueuedAt: 899).state(at: open) == .stuck)
+    #expect(ObjectLifecycle(enqueuedAt: 900).state(at: open) == .pending)
+    #expect(ObjectLifecycle(enqueuedAt: 899).state(at: ended) == .neverReleased)
+  }
+
+  /// A check of an object waiting in its queue is a false leak when the release freed it (or
+  /// is not read yet), a true leak when the release left it alive; a check outside the
+  /// object's time in its queue, or of no object, is a true leak.
+  @Test func aCheckIsAFalseLeakOnlyOfAWaitingObjectItsReleaseFreed() {
+    func verdict(_ t: Int64, releasedAt: Int64?, freed: Bool?) -> CheckVerdict.Verdict {
+      var object = ObjectLifecycle(enqueuedAt: 10)
+      if let releasedAt, let freed {
+        object.recordRelease(at: releasedAt, freed: freed, retainCount: nil)
+      }
+      let rule = ObjectLifecycle.isDelayedDealloc(
+        checkAt: t, enqueuedAt: 10, releasedAt: releasedAt, freedByRelease: freed)
+      #expect(ObjectLifecycle.verdict(delayedDealloc: rule) == object.verdict(ofCheckAt: t))
+      return ObjectLifecycle.verdict(ofCheckAt: t, of: object)
+    }
+    #expect(verdict(15, releasedAt: 20, freed: true) == .falseLeak)
+    #expect(verdict(10, releasedAt: 20, freed: true) == .falseLeak)
+    #expect(verdict(15, releasedAt: nil, freed: nil) == .falseLeak)
+    #expect(verdict(15, releasedAt: 20, freed: false) == .trueLeak)
+    #expect(verdict(20, releasedAt: 20, freed: true) == .trueLeak)
+    #expect(verdict(9, releasedAt: nil, freed: nil) == .trueLeak)
+    #expect(ObjectLifecycle.verdict(ofCheckAt: 15, of: nil) == .trueLeak)
+  }
+
   @Test func releaseFactsSettleFreedAndLateAndLeaveTheRestOpen() {
     let end = EndOfSession(lastTime: 1_000, ended: true, stuckAfter: 100)
     var freed = ObjectLifecycle(enqueuedAt: 10)

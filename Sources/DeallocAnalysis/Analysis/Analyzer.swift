@@ -247,9 +247,10 @@ public struct Analyzer: LogVisitor {
     latency.enqueueToRelease.add(waited)
     types[Int(object.type)].enqueueToRelease.add(waited)
     state.timelines[Int(object.queue)].recordRelease(at: r.time)
-    if r.freed {
+    switch ObjectLifecycle.release(freed: r.freed) {
+    case .freed:
       state.counts[Int(object.type)].freed += 1
-    } else {
+    case .survivor:
       state.survivors.insert(
         r.id,
         SessionState.Survivor(
@@ -279,7 +280,7 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "dealloc of id \(r.id), which did not survive a release; skipped")
       return
     }
-    state.counts[Int(survivor.live.type)].late += 1
+    state.counts[Int(survivor.live.type)][ObjectLifecycle.stateAfterDealloc] += 1
     latency.releaseToDealloc.add(r.time - survivor.releasedAt)
     state.released[r.id]?.value.deallocAt = r.time
     state.checks.deallocated(r.id, at: r.time)
@@ -375,14 +376,15 @@ public struct Analyzer: LogVisitor {
     let objectInQueue: Bool
     switch self.match(check) {
     case let match?:
-      let delayed = match.facts.lifecycle.isDelayedDealloc(at: check.time)
       entry = CheckLedger.Entry(
-        verdict: delayed ? .falseLeak : .trueLeak, check: check, line: line, facts: match.facts,
+        verdict: match.facts.lifecycle.verdict(ofCheckAt: check.time), check: check, line: line,
+        facts: match.facts,
         stack: match.stack, typeRow: typeRow, holders: holders)
       objectInQueue = match.isLive
     case nil:
       entry = CheckLedger.Entry(
-        verdict: .trueLeak, check: check, line: line, facts: nil, stack: nil, typeRow: typeRow,
+        verdict: ObjectLifecycle.verdict(ofCheckAt: check.time, of: nil), check: check,
+        line: line, facts: nil, stack: nil, typeRow: typeRow,
         holders: holders)
       // The recorder gives a check an id only for an object it saw enqueued.
       entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.object)

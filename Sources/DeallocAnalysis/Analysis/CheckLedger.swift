@@ -150,8 +150,9 @@ struct CheckLedger {
         entries[index].facts?.lifecycle.recordRelease(
           at: t, freed: freed, retainCount: retainCount)
         guard entries[index].verdict == .falseLeak,
-          entries[index].facts?.lifecycle.isDelayedDealloc(at: entries[index].check.time)
-            != true
+          ObjectLifecycle.verdict(
+            ofCheckAt: entries[index].check.time, of: entries[index].facts?.lifecycle)
+            == .trueLeak
         else { continue }
         entries[index].verdict = .trueLeak
         turned.append(entries[index].typeRow)
@@ -165,7 +166,7 @@ struct CheckLedger {
       // Each was kept because the object had been enqueued at or before it, so it was in
       // the queue unless it came at or after the release; a release that left the object
       // alive turns them all.
-      for check in kept where !object.lifecycle.isDelayedDealloc(at: check.check.time) {
+      for check in kept where object.lifecycle.verdict(ofCheckAt: check.check.time) == .trueLeak {
         turned.append(check.typeRow)
         countTrueLeak(
           Entry(
@@ -234,7 +235,7 @@ struct CheckLedger {
       groupIndex[key] = group
     }
     groups[group].count += 1
-    if let facts = entry.facts, facts.freedByRelease == false, facts.deallocAt == nil {
+    if let facts = entry.facts, facts.lifecycle.isSurvivor {
       checksOfSurvivors[facts.id, default: SurvivorChecks(first: entry.check, line: entry.line)]
         .perGroup[group, default: 0] += 1
       if entry.line < checksOfSurvivors[facts.id]!.line {

@@ -256,8 +256,10 @@ public struct ObjectHistoryCollector: LogVisitor {
   private mutating func applyCheck(
     _ r: CheckRecord, _ record: LogRecord, _ location: LogLocation
   ) {
+    // Judged as of no object here; a matched object's check is judged again at the end.
     let entry = ObjectHistory.Entry(
-      record: record, location: location, verdict: r.alive ? .trueLeak : nil)
+      record: record, location: location,
+      verdict: r.alive ? ObjectLifecycle.verdict(ofCheckAt: r.time, of: nil) : nil)
     var index = r.id.flatMap { open[$0] }
     if index == nil && r.id == nil { index = byAddress[r.object] }
     guard let index else {
@@ -299,8 +301,7 @@ public struct ObjectHistoryCollector: LogVisitor {
       for entry in histories[index].entries.indices {
         guard case .check(let check) = histories[index].entries[entry].record, check.alive
         else { continue }
-        histories[index].entries[entry].verdict =
-          lifecycle.isDelayedDealloc(at: check.time) ? .falseLeak : .trueLeak
+        histories[index].entries[entry].verdict = lifecycle.verdict(ofCheckAt: check.time)
       }
       histories[index].state = lifecycle.state(at: end)
     }

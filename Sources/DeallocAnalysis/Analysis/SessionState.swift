@@ -33,7 +33,7 @@ struct SessionState {
 
   /// What a released object leaves in ``SessionState/released``: every release writes one
   /// into the ring, so its optionals are packed (``PackedOptionals``), 40 bytes instead of 56.
-  struct Released {
+  struct Released: ReleasedObject {
     var type: Int32
     var queue: Int32
     private var stackValue: Int64 = 0

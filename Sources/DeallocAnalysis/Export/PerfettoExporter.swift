@@ -19,8 +19,9 @@ import DeallocLog
 ///   its state (`pending`, `stuck` or `neverReleased`) in the closing event's args.
 /// - A counter sample never goes back in time: a record written out of order by another thread
 ///   is drawn at the queue's previous sample time.
-/// - A check's verdict follows the report's rule by `t` (``QueueMembership``) and the
-///   release's `freed` (``ObjectLifecycle/isDelayedDealloc(at:)``). The instant of a
+/// - A check's verdict, a release's survivor, a late dealloc and a leaked or unreleased
+///   object's state come from the life cycle's transitions, as the report's do
+///   (`Lifecycle/ObjectLifecycle+Transitions.swift`). The instant of a
 ///   check of an object still in its queue is written once the object's release is read (or
 ///   at its session's end), because a release written after the check can still be timed
 ///   before it.
@@ -224,15 +225,12 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       r.id,
       RecentReleases.Entry(
         address: slice.address, enqueuedAt: slice.enqueuedAt, releasedAt: r.time,
-        value: r.freed),
+        value: ExportSession.Released(freed: r.freed)),
       now: session!.lastTime)
     if let deferred = session!.deferredChecks.removeValue(forKey: r.id) {
-      for check in deferred {
-        let waiting = QueueMembership.wasWaiting(
-          at: check.time, enqueuedAt: slice.enqueuedAt, releasedAt: r.time)
-        // A false leak only when the release freed it (ObjectLifecycle.isDelayedDealloc).
-        writeCheck(check, verdict: waiting && r.freed ? .falseLeak : .trueLeak)
-      }
+      var lifecycle = ObjectLifecycle(enqueuedAt: slice.enqueuedAt)
+      lifecycle.recordRelease(at: r.time, freed: r.freed, retainCount: r.retainCount)
+      for check in deferred { writeCheck(check, verdict: lifecycle.verdict(ofCheckAt: check.time)) }
     }
     event("e", tid: r.tid)
     writer.string("cat", literal: "object")
@@ -247,7 +245,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     sample(
       queue: slice.queue, depth: max(0, (session!.queues[slice.queue]?.depth ?? 1) - 1), at: r.time,
       tid: r.tid)
-    if !r.freed {
+    if ObjectLifecycle.release(freed: r.freed) == .survivor {
       session!.survivors.insert(r.id, ExportSession.Survivor(live: slice, releasedAt: r.time))
     }
   }
@@ -260,7 +258,7 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
           "dealloc of id \(r.id), which did not survive a release; skipped"))
       return
     }
-    instant("late dealloc: ", survivor.live.type, cat: "dealloc", at: r.time, tid: nil)
+    afterRelease(ObjectLifecycle.stateAfterDealloc, of: survivor.live.type, at: r.time)
     writer.int("id", Int64(r.id))
     writer.address("obj", survivor.live.address)
     writer.string("type", survivor.live.type)
@@ -287,18 +285,8 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       }
       session!.deferredChecks[object.id] = deferred
       // Too many checks of one object wait already: this one is judged now, as queued.
-      writeCheck(r, verdict: .falseLeak)
-      return
     }
-    // A false leak only when the release freed it (ObjectLifecycle.isDelayedDealloc): a
-    // survivor's did not.
-    let delayed: Bool
-    switch object {
-    case .released(_, let entry)?: delayed = entry.value && object!.wasWaiting(at: r.time)
-    case .survivor?, nil: delayed = false
-    case .queued?: delayed = object!.wasWaiting(at: r.time)
-    }
-    writeCheck(r, verdict: delayed ? .falseLeak : .trueLeak)
+    writeCheck(r, verdict: ObjectLifecycle.verdict(ofCheckAt: r.time, of: object?.lifecycle))
   }
 
   /// Checks of one queued object whose instants wait for its release; beyond, they are
@@ -319,6 +307,18 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     if let id = r.id { writer.int("id", Int64(id)) }
     writer.endArgs()
     writer.end()
+  }
+
+  /// Starts the instant of a survivor of its release reaching `state` (late at its dealloc,
+  /// leaked at the session's end), with its `args` open: named by the state the life cycle
+  /// gave, never decided here.
+  private mutating func afterRelease(_ state: ObjectState, of type: String, at t: Int64) {
+    switch state {
+    case .late: instant("late dealloc: ", type, cat: "dealloc", at: t, tid: nil)
+    case .leaked: instant("leaked: ", type, cat: "leak", at: t, tid: nil)
+    case .freed, .pending, .stuck, .neverReleased:
+      preconditionFailure("a survivor of its release cannot end \(state.rawValue)")
+    }
   }
 
   private mutating func sample(queue: String, depth: Int, at t: Int64, tid: Int64?) {
@@ -344,8 +344,11 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
     let deferred = session!.deferredChecks.sorted {
       (session!.live[$0.key]?.sliceID ?? 0) < (session!.live[$1.key]?.sliceID ?? 0)
     }
-    for (_, checks) in deferred {
-      for check in checks { writeCheck(check, verdict: .falseLeak) }
+    for (id, checks) in deferred {
+      let lifecycle = session!.live[id].map { ObjectLifecycle(enqueuedAt: $0.enqueuedAt) }
+      for check in checks {
+        writeCheck(check, verdict: ObjectLifecycle.verdict(ofCheckAt: check.time, of: lifecycle))
+      }
     }
     for (id, slice) in session!.live.sorted(by: { $0.value.sliceID < $1.value.sliceID }) {
       let state = sessionEnd.state(ofOpenObjectEnqueuedAt: slice.enqueuedAt, released: false)
@@ -366,7 +369,8 @@ public struct PerfettoExporter<Output: TraceOutput>: LogVisitor {
       $0.survivor.live.sliceID < $1.survivor.live.sliceID
     }
     for (id, survivor) in survivors {
-      instant("leaked: ", survivor.live.type, cat: "leak", at: last, tid: nil)
+      let state = sessionEnd.state(ofOpenObjectEnqueuedAt: survivor.enqueuedAt, released: true)
+      afterRelease(state, of: survivor.live.type, at: last)
       writer.int("id", Int64(id))
       writer.address("obj", survivor.live.address)
       writer.microseconds("released_at_us", survivor.releasedAt)
@@ -394,6 +398,11 @@ private struct ExportSession {
     var enqueuedAt: Int64 { live.enqueuedAt }
   }
 
+  /// Whether a recent release freed its object.
+  struct Released: ReleasedObject {
+    var freed: Bool
+  }
+
   struct Counter {
     var depth = 0
     var lastTime: Int64 = .min
@@ -406,8 +415,7 @@ private struct ExportSession {
   var survivors = Survivors<Survivor>()
   var queues: [String: Counter] = [:]
   /// Released objects, for checks written after a release they precede.
-  /// Whether each recent release freed its object.
-  var released = RecentReleases<Bool>()
+  var released = RecentReleases<Released>()
   /// Alive checks of objects still in their queue, by object id, waiting for the release.
   var deferredChecks: [UInt64: [CheckRecord]] = [:]
   /// The largest `t` read so far.

@@ -5,13 +5,19 @@ protocol QueuedObject {
   var enqueuedAt: Int64 { get }
 }
 
+/// A recent release, as a check's verdict needs it.
+protocol ReleasedObject {
+  /// Whether the release freed the object.
+  var freed: Bool { get }
+}
+
 /// What a reader of one session follows of its objects: those in a queue, the survivors of
 /// their release and the recent releases. The check lookup (``object(checkedBy:)``) reads it,
 /// so that every reader matches a check with the same object.
 protocol SessionObjects {
   associatedtype Queued: QueuedObject
   associatedtype Survivor: SurvivingObject
-  associatedtype Released
+  associatedtype Released: ReleasedObject
 
   /// Object `id`, while it is in a queue.
   func queued(_ id: UInt64) -> Queued?
@@ -22,7 +28,7 @@ protocol SessionObjects {
 }
 
 /// The object a check is about, as far as the log has told so far, and where it is now.
-enum CheckedObject<Queued: QueuedObject, Survivor: SurvivingObject, Released> {
+enum CheckedObject<Queued: QueuedObject, Survivor: SurvivingObject, Released: ReleasedObject> {
   /// Still in its queue: the check's verdict may change when its release is read.
   case queued(UInt64, Queued)
   /// Released, not freed, not deallocated yet.
@@ -51,6 +57,22 @@ enum CheckedObject<Queued: QueuedObject, Survivor: SurvivingObject, Released> {
     case .survivor(_, let survivor): return survivor.releasedAt
     case .released(_, let entry): return entry.releasedAt
     }
+  }
+
+  /// What the log has told of the object's release (its dealloc is not followed here): the
+  /// facts its check's verdict is judged on.
+  var lifecycle: ObjectLifecycle {
+    var lifecycle = ObjectLifecycle(enqueuedAt: enqueuedAt)
+    switch self {
+    case .queued: break
+    case .survivor(_, let survivor):
+      lifecycle.releasedAt = survivor.releasedAt
+      lifecycle.freedByRelease = false
+    case .released(_, let entry):
+      lifecycle.releasedAt = entry.releasedAt
+      lifecycle.freedByRelease = entry.value.freed
+    }
+    return lifecycle
   }
 
   var isQueued: Bool {

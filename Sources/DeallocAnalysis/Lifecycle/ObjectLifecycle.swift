@@ -4,8 +4,9 @@
 /// count it left) and the state they settle are what a check's explanation, `explain` and the
 /// report's counts must agree on, so they are set and read here only. The trade-off: it is
 /// kept per object only where an object is followed in detail (a kept check's facts, an
-/// `explain` history); the analyzer's per-object tables keep their compact layout and reach
-/// the same rule through ``EndOfSession``.
+/// `explain` history); the analyzer's and the Perfetto exporter's per-object tables keep their
+/// compact layout and call the transitions themselves (`ObjectLifecycle+Transitions.swift`),
+/// which take the facts as arguments.
 struct ObjectLifecycle: Sendable, Equatable {
   var enqueuedAt: Int64
   var releasedAt: Int64?
@@ -40,8 +41,15 @@ struct ObjectLifecycle: Sendable, Equatable {
   /// The state the object is in for good before its session ends: late once deallocated, freed
   /// once its release freed it; `nil` while its session may still change it.
   var settledState: ObjectState? {
-    if deallocAt != nil { return .late }
-    return freedByRelease == true ? .freed : nil
+    if deallocAt != nil { return Self.stateAfterDealloc }
+    guard let freedByRelease else { return nil }
+    return Self.release(freed: freedByRelease).settledState
+  }
+
+  /// Released, not freed, not deallocated yet: the session's end makes it leaked.
+  var isSurvivor: Bool {
+    guard let freedByRelease, deallocAt == nil else { return false }
+    return Self.release(freed: freedByRelease) == .survivor
   }
 
   /// The state the object ends its session in.
@@ -50,15 +58,16 @@ struct ObjectLifecycle: Sendable, Equatable {
       ?? end.state(ofOpenObjectEnqueuedAt: enqueuedAt, released: releasedAt != nil)
   }
 
-  /// Whether a check at `t` that saw the object alive is a false leak (a delayed dealloc):
-  /// the object was waiting in its queue then, and the queue's release, once read, freed it.
-  ///
-  /// A release that left the object alive (something else held it) makes the check a true
-  /// leak, even when the object was freed later: the check saw an object its queue could
-  /// not free. Before the release is read the check counts as a false leak, and the release
-  /// turns it (``CheckLedger``).
+  /// Whether a check at `t` that saw the object alive is a false leak (a delayed dealloc)
+  /// (``isDelayedDealloc(checkAt:enqueuedAt:releasedAt:freedByRelease:)``).
   func isDelayedDealloc(at t: Int64) -> Bool {
-    wasWaiting(at: t) && freedByRelease != false
+    Self.isDelayedDealloc(
+      checkAt: t, enqueuedAt: enqueuedAt, releasedAt: releasedAt, freedByRelease: freedByRelease)
+  }
+
+  /// The verdict on a check at `t` that saw the object alive.
+  func verdict(ofCheckAt t: Int64) -> CheckVerdict.Verdict {
+    Self.verdict(delayedDealloc: isDelayedDealloc(at: t))
   }
 
   /// Whether the object was waiting in its queue at `t` (``QueueMembership``).
