@@ -34,7 +34,9 @@ import Testing
     var rows = NameRows()
     var interner = StringInterner()
     let names = (0..<100).map { interner.intern("Feed.Node\($0)") }
-    for (row, name) in names.enumerated() { #expect(rows.row(name.string, id: name.id) == (row, true)) }
+    for (row, name) in names.enumerated() {
+      #expect(rows.row(name.string, id: name.id) == (row, true))
+    }
     #expect(rows.dictionaryLookups == names.count)
     for _ in 0..<3 {
       for (row, name) in names.enumerated().reversed() {
