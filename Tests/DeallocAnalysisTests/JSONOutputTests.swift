@@ -85,37 +85,6 @@ import Testing
       String(decoding: hex.bytes, as: UTF8.self)
         == "[\n  \"0x0\",\n  \"0x1f\",\n  \"0xffffffffffffffff\"\n]")
   }
-
-  @Test func aNameIndexFindsEqualNamesWhateverTheirStorage() {
-    var index = NameIndex()
-    let long = "Module.AVeryLongTypeNameThatIsNotASmallString"
-    let first = index.row(long)
-    #expect(first.row == 0 && first.isNew)
-    // The same characters in another storage: the cache misses, the dictionary finds it.
-    let copy = String(decoding: Array(long.utf8), as: UTF8.self)
-    #expect(index.row(copy) == (0, false))
-    #expect(index.row(long) == (0, false))
-    // More names than cache slots: collisions fall back to the dictionary, never a wrong row.
-    for number in 0..<1000 { _ = index.row("Type\(number)") }
-    for number in stride(from: 999, through: 0, by: -7) {
-      #expect(index.row("Type\(number)").row == number + 1)
-    }
-    #expect(index.row(long) == (0, false))
-  }
-
-  /// A hundred names in a cache of 256 slots share slots; each still hits after its first
-  /// lookup (a slot that kept only the last name sent the others to the dictionary every
-  /// time).
-  @Test func namesThatShareACacheSlotAllHitIt() {
-    var index = NameIndex()
-    let names = (0..<100).map { "Feed.Node\($0)" }
-    for (row, name) in names.enumerated() { #expect(index.row(name) == (row, true)) }
-    #expect(index.dictionaryLookups == names.count)
-    for _ in 0..<3 {
-      for (row, name) in names.enumerated().reversed() { #expect(index.row(name) == (row, false)) }
-    }
-    #expect(index.dictionaryLookups == names.count)
-  }
 }
 
 /// The byte writer repeats what it wrote for a shared array: the repeat must be the bytes a

@@ -23,12 +23,54 @@ import Testing
     for pass in 0..<2 {
       for bytes in pass == 0 ? strings : strings.reversed() {
         let interned = bytes.withUnsafeBufferPointer {
-          interner.intern($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count)
+          interner.intern($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count).string
         }
         #expect(Array(interned.utf8) == bytes)
       }
       #expect(interner.strings.count == strings.count, "pass \(pass)")
     }
+  }
+}
+
+/// Every interned name has a dense id in order of first appearance, the same however it is
+/// looked up (short or long, by bytes or decoded from escapes).
+@Suite struct NameIDTests {
+  @Test func idsAreDenseInOrderOfFirstAppearance() {
+    var interner = StringInterner()
+    let names = ["Feed.Node", "com.example.queue", "", "Module.AVeryLongTypeNameThatIsNotShort"]
+    for pass in 0..<3 {
+      for (index, name) in names.enumerated() {
+        #expect(interner.intern(name).id.index == index, "pass \(pass): \(name)")
+      }
+    }
+    #expect(interner.strings.count == names.count)
+  }
+
+  /// The reader gives a name written with escapes the id of its plain form, on both parsers'
+  /// records (enqueue, drain, check).
+  @Test func anEscapedNameHasItsPlainFormsID() throws {
+    var reader = RecordParser()
+    func parse(_ line: String) throws -> LogRecord {
+      var bytes = Array(line.utf8)
+      return try bytes.withUnsafeMutableBufferPointer { try reader.parse(UnsafeBufferPointer($0)) }
+    }
+    let plain = try parse(
+      #"{"ev":"enqueue","t":1,"id":1,"obj":"0x10","type":"Feed.Node","q":"main"}"#)
+    let escaped = try parse(
+      #"{"ev":"enqueue","t":2,"id":2,"obj":"0x20","type":"Feed.Node","q":"main"}"#)
+    let drain = try parse(#"{"ev":"drain","t":3,"q":"main","n":1}"#)
+    let check = try parse(
+      #"{"ev":"check","t":4,"obj":"0x30","type":"Feed.Node","alive":true,"label":"x"}"#)
+    guard case .enqueue(let first) = plain, case .enqueue(let second) = escaped,
+      case .drain(let drained) = drain, case .check(let checked) = check
+    else {
+      Issue.record("unexpected kinds")
+      return
+    }
+    #expect(first.typeID.index == 0 && first.queueID.index == 1)
+    #expect(second.type == "Feed.Node" && second.queue == "main")
+    #expect(second.typeID.index == 0 && second.queueID.index == 1)
+    #expect(drained.queueID.index == 1 && checked.typeID.index == 0)
   }
 }
 
@@ -88,7 +130,9 @@ import Testing
     var interner = StringInterner()
     for pass in 0..<2 {
       for name in names {
-        let interned = name.withUnsafeBufferPointer { interner.intern($0.baseAddress!, $0.count) }
+        let interned = name.withUnsafeBufferPointer {
+          interner.intern($0.baseAddress!, $0.count).string
+        }
         #expect(Array(interned.utf8) == Array(String(decoding: name, as: UTF8.self).utf8))
       }
       #expect(interner.probes <= names.count * (pass + 1) * 8, "pass \(pass): \(interner.probes)")
@@ -104,7 +148,9 @@ extension StringInternerCollisionTests {
     let names = (0..<40_000).map { Array("Module.Type\($0)".utf8) }
     for _ in 0..<2 {
       for name in names {
-        let interned = name.withUnsafeBufferPointer { interner.intern($0.baseAddress!, $0.count) }
+        let interned = name.withUnsafeBufferPointer {
+          interner.intern($0.baseAddress!, $0.count).string
+        }
         #expect(Array(interned.utf8) == name)
       }
     }

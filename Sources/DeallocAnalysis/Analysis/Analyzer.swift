@@ -29,7 +29,7 @@ public struct Analyzer: LogVisitor {
   private var checks: [CheckVerdict] = []
   private var latency = LatencySection()
   private var types: [TypeRow] = []
-  private var typeIndex = NameIndex()
+  private var typeIndex = NameRows()
   private var warnings: CappedWarnings
   private var holders = HolderSummary()
   private var lateHeld = LateHeldCollector()
@@ -179,7 +179,7 @@ public struct Analyzer: LogVisitor {
     case .dealloc(let dealloc):
       applyDealloc(dealloc, line: line)
     case .drain(let drain):
-      let timeline = state.timeline(drain.queue)
+      let timeline = state.timeline(drain.queue, id: drain.queueID)
       state.timelines[timeline].drains += 1
       if drain.drainReason == .bound { state.timelines[timeline].boundDrains += 1 }
     case .mark(let mark):
@@ -225,8 +225,8 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")
     }
     state.highestEnqueuedID = max(state.highestEnqueuedID ?? 0, r.id)
-    let type = row(r.type)
-    let queue = state.timeline(r.queue)
+    let type = row(r.type, id: r.typeID)
+    let queue = state.timeline(r.queue, id: r.queueID)
     let object = SessionState.Live(
       enqueuedAt: r.time, address: r.object, type: Int32(type), queue: Int32(queue), stack: r.stack,
       line: line)
@@ -368,7 +368,7 @@ public struct Analyzer: LogVisitor {
     if check.time > state.lastTime { state.lastTime = check.time }
     state.checkRecords += 1
     guard check.alive else { return }
-    let typeRow = row(check.type)
+    let typeRow = row(check.type, id: check.typeID)
     if check.id == nil { state.live.indexAddresses() }
     // One match of the optional: tested and read field by field, it was copied whole (a
     // `memcpy` of its facts) at each use.
@@ -434,15 +434,15 @@ public struct Analyzer: LogVisitor {
 
   /// The index of `type`'s row, created on first use, with room for its counts in the
   /// session.
-  private mutating func row(_ type: String) -> Int {
-    let index = typeRow(type)
+  private mutating func row(_ type: String, id: NameID) -> Int {
+    let index = typeRow(type, id: id)
     state.countsUsed(byType: index)
     return index
   }
 
   /// The index of `type`'s row, created on first use.
-  private mutating func typeRow(_ type: String) -> Int {
-    let (index, isNew) = typeIndex.row(type)
+  private mutating func typeRow(_ type: String, id: NameID) -> Int {
+    let (index, isNew) = typeIndex.row(type, id: id)
     if isNew { types.append(TypeRow(type: type)) }
     return index
   }

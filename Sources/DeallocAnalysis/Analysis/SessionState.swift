@@ -79,7 +79,7 @@ struct SessionState {
   var survivorHolders: [UInt64: HolderReport] = [:]
   /// Timelines in order of first appearance, and their index by queue name.
   var timelines: [QueueTimeline] = []
-  private var queueRows = NameIndex()
+  private var queueRows = NameRows()
   /// The session's counts by type row (the analyzer's), the source of its summary and of the
   /// report's per-type rows; ``countsUsed(byType:)`` makes room for a row.
   var counts: [LifecycleCounts] = []
@@ -131,9 +131,9 @@ struct SessionState {
     return Summary(session: total, checks: checkRecords)
   }
 
-  /// The index of `queue`'s timeline, created on first use.
-  mutating func timeline(_ queue: String) -> Int {
-    let (row, isNew) = queueRows.row(queue)
+  /// The index of `queue`'s timeline (whose id is `id`), created on first use.
+  mutating func timeline(_ queue: String, id: NameID) -> Int {
+    let (row, isNew) = queueRows.row(queue, id: id)
     guard isNew else { return row }
     var timeline = QueueTimeline(queue: queue, session: info.index)
     if detailedTimelinesLeft > 0 {

@@ -147,6 +147,10 @@ public struct EnqueueRecord: Sendable, Equatable {
   private var stackValue: Int64 = 0
   private var retainCountValue = 0
   private var present = PackedOptionals()
+  /// ``type``'s and ``queue``'s ids when a ``LogReader`` read the record (``NameID``). Two
+  /// bytes each, after ``present``: they fit in its padding, so the record is no larger.
+  package var typeID = NameID.none
+  package var queueID = NameID.none
   private static let tidBit: UInt8 = 1
   private static let depthBit: UInt8 = 2
   private static let stackBit: UInt8 = 4
@@ -195,6 +199,8 @@ public struct EnqueueRecord: Sendable, Equatable {
 public struct DrainRecord: Sendable, Equatable {
   public var time: Int64
   public var queue: String
+  /// ``queue``'s id when a ``LogReader`` read the record (``NameID``).
+  package var queueID = NameID.none
   public var count: Int
   public var tid: Int64?
   /// The `why` as written: a recorder may add reasons, which old readers keep as text.
@@ -260,6 +266,8 @@ public struct CheckRecord: Sendable, Equatable {
   public var time: Int64
   public var object: Address
   public var type: String
+  /// ``type``'s id when a ``LogReader`` read the record (``NameID``).
+  package var typeID = NameID.none
   public var alive: Bool
   public var label: String
   /// Present when the tracer knew the object.

@@ -101,7 +101,9 @@ struct RecordParser {
     var id: Int64?
     var obj: UInt64?
     var type: String?
+    var typeID = NameID.none
     var q: String?
+    var qID = NameID.none
     var tid: Int64?
     var depth: Int64?
     var stack: Int64?
@@ -197,8 +199,9 @@ struct RecordParser {
     case Key.t: fields.t = try scanner.readInteger()
     case Key.id: fields.id = try scanner.readInteger()
     case Key.obj: fields.obj = try scanner.readHexString()
-    case Key.type: fields.type = try internedOrDecoded(scanner, try scanner.readRawString())
-    case Key.q: fields.q = try internedOrDecoded(scanner, try scanner.readRawString())
+    case Key.type:
+      (fields.type, fields.typeID) = try interned(scanner, try scanner.readRawString())
+    case Key.q: (fields.q, fields.qID) = try interned(scanner, try scanner.readRawString())
     case Key.tid: fields.tid = try scanner.readInteger()
     case Key.depth: fields.depth = try scanner.readInteger()
     case Key.stack: fields.stack = try scanner.readInteger()
@@ -262,6 +265,18 @@ struct RecordParser {
     _ s: JSONScanner, _ raw: (start: Int, count: Int, escaped: Bool)
   ) throws(Failure) -> String {
     if raw.escaped { return try s.decodeString(start: raw.start, count: raw.count, escaped: true) }
+    return interner.intern(s.base + raw.start, raw.count).string
+  }
+
+  /// A name's shared string and ``NameID``: decoded first when it has escapes, so that
+  /// `"Feed\u002eNode"` gets the id of `"Feed.Node"`.
+  private mutating func interned(
+    _ s: JSONScanner, _ raw: (start: Int, count: Int, escaped: Bool)
+  ) throws(Failure) -> (String, NameID) {
+    if raw.escaped {
+      let decoded = try s.decodeString(start: raw.start, count: raw.count, escaped: true)
+      return interner.intern(decoded)
+    }
     return interner.intern(s.base + raw.start, raw.count)
   }
 
@@ -360,13 +375,16 @@ struct RecordParser {
 
   @inline(__always)
   private static func enqueue(_ f: Fields) throws(Failure) -> EnqueueRecord {
-    EnqueueRecord(
+    var record = EnqueueRecord(
       time: try time(f.t, "enqueue"),
       id: try unsigned(try need(f.id, "id", "enqueue"), "id"),
       object: Address(try need(f.obj, "obj", "enqueue")),
       type: try need(f.type, "type", "enqueue"),
       queue: try need(f.q, "q", "enqueue"), tid: f.tid, depth: try count(f.depth, "depth"),
       stack: f.stack, retainCount: try count(f.rc, "rc"))
+    record.typeID = f.typeID
+    record.queueID = f.qID
+    return record
   }
 
   @inline(__always)
@@ -380,16 +398,20 @@ struct RecordParser {
 
   @inline(__always)
   private static func drain(_ f: Fields) throws(Failure) -> DrainRecord {
-    DrainRecord(
+    var record = DrainRecord(
       time: try time(f.t, "drain"), queue: try need(f.q, "q", "drain"),
       count: try count(try need(f.n, "n", "drain"), "n")!, tid: f.tid, reason: f.why)
+    record.queueID = f.qID
+    return record
   }
 
   private static func check(_ f: Fields) throws(Failure) -> CheckRecord {
-    CheckRecord(
+    var record = CheckRecord(
       time: try time(f.t, "check"), object: Address(try need(f.obj, "obj", "check")),
       type: try need(f.type, "type", "check"), alive: try need(f.alive, "alive", "check"),
       label: f.label ?? "", id: try f.id.map { (id) throws(Failure) in try unsigned(id, "id") })
+    record.typeID = f.typeID
+    return record
   }
 
   private static func session(_ f: Fields, _ scanner: JSONScanner) throws(Failure)

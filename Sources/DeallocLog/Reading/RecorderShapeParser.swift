@@ -116,8 +116,8 @@ struct RecorderShapeParser {
   private mutating func enqueue(_ interner: inout StringInterner) -> EnqueueRecord? {
     guard let time = time(), literal(.id), let id = integer(),
       literal(.object), let object = hexString(),
-      literal(.type), let type = string(&interner),
-      literal(.queue), let queue = string(&interner)
+      literal(.type), let type = name(&interner),
+      literal(.queue), let queue = name(&interner)
     else { return nil }
     // The optional fields into locals and the record built once: set one by one, each packed
     // field (``EnqueueRecord``) was stored and its presence bit updated twice.
@@ -141,9 +141,12 @@ struct RecorderShapeParser {
       guard let value = count() else { return nil }
       retainCount = value
     }
-    return EnqueueRecord(
-      time: time, id: UInt64(id), object: Address(object), type: type, queue: queue, tid: tid,
-      depth: depth, stack: stack, retainCount: retainCount)
+    var record = EnqueueRecord(
+      time: time, id: UInt64(id), object: Address(object), type: type.string,
+      queue: queue.string, tid: tid, depth: depth, stack: stack, retainCount: retainCount)
+    record.typeID = type.id
+    record.queueID = queue.id
+    return record
   }
 
   private mutating func release() -> ReleaseRecord? {
@@ -168,10 +171,11 @@ struct RecorderShapeParser {
   }
 
   private mutating func drain(_ interner: inout StringInterner) -> DrainRecord? {
-    guard let time = time(), literal(.queue), let queue = string(&interner),
+    guard let time = time(), literal(.queue), let queue = name(&interner),
       literal(.drainCount), let count = count()
     else { return nil }
-    var record = DrainRecord(time: time, queue: queue, count: count)
+    var record = DrainRecord(time: time, queue: queue.string, count: count)
+    record.queueID = queue.id
     if literal(.tid) {
       guard let tid = integer() else { return nil }
       record.tid = tid
@@ -185,12 +189,13 @@ struct RecorderShapeParser {
 
   private mutating func check(_ interner: inout StringInterner) -> CheckRecord? {
     guard let time = time(), literal(.object), let object = hexString(),
-      literal(.type), let type = string(&interner),
+      literal(.type), let type = name(&interner),
       literal(.alive), let alive = bool(),
       literal(.label), let label = string(&interner)
     else { return nil }
     var record = CheckRecord(
-      time: time, object: Address(object), type: type, alive: alive, label: label)
+      time: time, object: Address(object), type: type.string, alive: alive, label: label)
+    record.typeID = type.id
     if literal(.id) {
       guard let id = integer() else { return nil }
       record.id = UInt64(id)
@@ -375,6 +380,12 @@ struct RecorderShapeParser {
   /// A string without escapes, interned as the general parser interns it.
   @inline(__always)
   private mutating func string(_ interner: inout StringInterner) -> String? {
+    name(&interner)?.string
+  }
+
+  /// A string without escapes and its ``NameID``, interned as the general parser interns it.
+  @inline(__always)
+  private mutating func name(_ interner: inout StringInterner) -> (string: String, id: NameID)? {
     guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
     index += 1
     let start = index

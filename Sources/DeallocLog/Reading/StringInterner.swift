@@ -3,12 +3,14 @@
 #endif
 
 /// Turns repeated byte strings (type names, queue names, module paths) into one shared
-/// `String` each, without allocating when the string was seen before.
+/// `String` each, without allocating when the string was seen before, with its ``NameID``:
+/// the index of its entry, so dense and in order of first appearance.
 ///
 /// Why: a log repeats a handful of type and queue names millions of times; decoding each
 /// into a fresh `String` would dominate the reader's time. The trade-off is memory bounded
 /// by ``capacity`` distinct strings; past it, strings are decoded without interning, so a
-/// log full of unique labels costs time, never unbounded memory.
+/// log full of unique labels costs time, never unbounded memory (and its strings past the
+/// capacity have no ``NameID``, which consumers of ids must allow for).
 ///
 /// The input chooses the strings, so the table's hash is seeded per process (names made to
 /// collide under one seed spread under another) and a lookup looks at no more than
@@ -16,7 +18,7 @@
 /// interning. The cost of a lookup is bounded whatever the names; the price is one random
 /// word per process and, for an unlucky string, a `String` of its own.
 struct StringInterner {
-  static let capacity = 1 << 16
+  static let capacity = NameID.count
   /// Slots a lookup looks at before it gives up on the table (a well spread table at most
   /// half full needs one or two).
   static let maximumProbes = 32
@@ -32,6 +34,7 @@ struct StringInterner {
   /// Strings of 1 to 16 bytes seen lately, by ``ShortKey``: direct-mapped, the newest wins.
   private var shortKeys = [ShortKey](repeating: ShortKey(), count: shortSlots)
   private var shortStrings = [String](repeating: "", count: shortSlots)
+  private var shortIDs = [NameID](repeating: .none, count: shortSlots)
   private static let shortSlots = 256
   /// Table slots looked at so far, for tests: a lookup's cost.
   private(set) var probes = 0
@@ -45,17 +48,31 @@ struct StringInterner {
   /// A string of up to 16 bytes (a type or queue name, nearly always) is first looked up by
   /// its bytes read as two words, which takes no hash loop, no probe and no `memcmp`: under
   /// half the cost of the table below, for the two names of every enqueue.
-  mutating func intern(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
+  mutating func intern(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> (
+    string: String, id: NameID
+  ) {
     guard let key = ShortKey(pointer, count) else { return internInTable(pointer, count) }
     let slot = key.slot(Self.shortSlots)
-    if shortKeys[slot] == key { return shortStrings[slot] }
-    let string = internInTable(pointer, count)
+    if shortKeys[slot] == key { return (shortStrings[slot], shortIDs[slot]) }
+    let interned = internInTable(pointer, count)
     shortKeys[slot] = key
-    shortStrings[slot] = string
-    return string
+    shortStrings[slot] = interned.string
+    shortIDs[slot] = interned.id
+    return interned
   }
 
-  private mutating func internInTable(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
+  /// `string`'s shared string and id: for a name decoded from escapes, so that it gets the
+  /// id of its plain form.
+  mutating func intern(_ string: String) -> (string: String, id: NameID) {
+    var string = string
+    return string.withUTF8 { bytes in
+      intern(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!, bytes.count)
+    }
+  }
+
+  private mutating func internInTable(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> (
+    string: String, id: NameID
+  ) {
     // Eight bytes per multiply: type and queue names are hashed at every short-key miss.
     let hash = WordMix.bytes(pointer, count, seed: seed)
     let mask = slots.count - 1
@@ -70,16 +87,19 @@ struct StringInterner {
         let same = storage.withUnsafeBufferPointer { buffer in
           memcmp(buffer.baseAddress! + offsets[e], pointer, count) == 0
         }
-        if same { return strings[e] }
+        if same { return (strings[e], NameID(e)) }
       }
       looked += 1
       if looked == Self.maximumProbes {
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        let string = String(
+          decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        return (string, .none)
       }
       slot = (slot + 1) & mask
     }
     let string = String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
-    guard strings.count < Self.capacity else { return string }
+    guard strings.count < Self.capacity else { return (string, .none) }
+    let id = NameID(strings.count)
     if offsets.isEmpty { offsets.append(0) }
     storage.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
     offsets.append(storage.count)
@@ -87,7 +107,7 @@ struct StringInterner {
     strings.append(string)
     slots[slot] = Int32(strings.count)
     if strings.count * 2 > slots.count { grow() }
-    return string
+    return (string, id)
   }
 
   /// A hash's first slot in a table of `slots` (a power of two): its top bits, which every
