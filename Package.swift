@@ -34,7 +34,8 @@ let package = Package(
     .target(name: "CQueueRuntime"),
     // How text from a log or a program is escaped for each output (JSON, terminal,
     // Markdown, HTML, XML, GitHub workflow commands): shared by the recorder's writer and
-    // every reader-side output, so the same name is written the same way everywhere.
+    // every reader-side output, so the same name is written the same way everywhere. Also
+    // the one compact JSON writer (CompactJSON), of the recorder and the Perfetto export.
     .target(name: "TextEscaping"),
     .target(name: "DeallocHooks", dependencies: ["CQueueRuntime", "DeallocWire"]),
     // Who holds a leaked object: runtime hooks, a live-object registry and a reference

@@ -304,7 +304,7 @@ final class LogWriter: @unchecked Sendable {
     line.field("type", typeName(of: scan.type))
     line.field("why", scan.why.name)
     if !scan.allocationStack.isEmpty {
-      line.beginField("allocStack")
+      line.key("allocStack")
       writeFrames(scan.allocationStack[...])
     }
     if let history = scan.history { writeHistory(history) }
@@ -315,7 +315,7 @@ final class LogWriter: @unchecked Sendable {
   private func writeStack(_ id: Int, _ frames: ArraySlice<UInt>) {
     line.begin("stack")
     line.field("id", id)
-    line.beginField("frames")
+    line.key("frames")
     writeFrames(frames)
     line.end()
   }
@@ -325,20 +325,20 @@ final class LogWriter: @unchecked Sendable {
   /// (DEALLOCTRACE_HISTORY): the object's retains and releases, oldest first; `dropped` and
   /// `lost` only when not 0.
   private func writeHistory(_ history: TraceEvent.RetainHistory) {
-    line.beginField("history")
+    line.key("history")
     line.object { object in
-      object.beginField("events")
-      object.raw("[")
-      for (index, event) in history.events.enumerated() {
-        if index > 0 { object.raw(",") }
+      object.key("events")
+      object.beginArray()
+      for event in history.events {
+        object.element()
         object.object { fields in
           fields.field("op", event.op)
           if event.countAfter >= 0 { fields.field("count", event.countAfter) }
-          fields.beginField("frames")
+          fields.key("frames")
           writeFrames(event.frames[...], to: &fields)
         }
       }
-      object.raw("]")
+      object.endArray()
       if history.dropped > 0 { object.field("dropped", history.dropped) }
       if history.lost > 0 { object.field("lost", history.lost) }
     }
@@ -350,11 +350,9 @@ final class LogWriter: @unchecked Sendable {
   }
 
   private func writeFrames(_ frames: ArraySlice<UInt>, to line: inout JSONLine) {
-    line.raw("[")
-    var first = true
+    line.beginArray()
     for address in frames {
-      if !first { line.raw(",") }
-      first = false
+      line.element()
       let frame = symbols.frame(forReturnAddress: address)
       line.object { object in
         object.field("ip", hex: address)
@@ -368,7 +366,7 @@ final class LogWriter: @unchecked Sendable {
         }
       }
     }
-    line.raw("]")
+    line.endArray()
   }
 
   private func typeName(of type: TraceEvent.RecordedType) -> String {

@@ -147,19 +147,19 @@ public struct LLVMSymbolizer: FrameSymbolizer {
     // inlined frames first; the first entry names the innermost function.
     var results: [UInt64: (symbol: String?, file: String?, line: Int?)] = [:]
     var mangled: [String] = []
-    let entries =
-      (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
+    // Read by the one JSON reader of baselines and saved reports (`JSONParser`).
+    let entries = (try? JSONParser.parse(output))?.arrayValue ?? []
     for entry in entries {
-      guard let address = (entry["Address"] as? String).flatMap(Self.hex),
-        let symbols = entry["Symbol"] as? [[String: Any]], let first = symbols.first
+      guard let address = entry["Address"]?.stringValue.flatMap(Self.hex),
+        let first = entry["Symbol"]?.arrayValue?.first
       else { continue }
       func known(_ text: String?) -> String? {
         guard let text, !text.isEmpty, text != "??" else { return nil }
         return text
       }
-      let function = known(first["FunctionName"] as? String)
-      let file = known(first["FileName"] as? String)
-      let lineNumber = (first["Line"] as? Int).flatMap { $0 == 0 ? nil : $0 }
+      let function = known(first["FunctionName"]?.stringValue)
+      let file = known(first["FileName"]?.stringValue)
+      let lineNumber = first["Line"]?.intValue.flatMap { $0 == 0 ? nil : Int($0) }
       results[address] = (function, file, lineNumber)
       if let function, function.hasPrefix("$s") || function.hasPrefix("_$s") {
         mangled.append(function)
