@@ -6,8 +6,9 @@
 // allocation and release, and a generation check there costs every one of them; handlers
 // cost only forks. What the prepare handler takes: the short locks only (the registry's
 // slab lock and the tool-memory list's lock, so that the child's tables are consistent,
-// and the naming lock, so that no fork lands inside the Swift runtime's own locks through
-// a scan's naming); never the scan lock, which would hold up a fork for a whole scan.
+// the naming lock, so that no fork lands inside the Swift runtime's own locks through
+// a scan's naming, and the loader walk's, so that none lands inside glibc's loader lock
+// through a scan's walk of loaded objects); never the scan lock, which would hold up a fork for a whole scan.
 // The trade-off: a child forked mid-scan gets the scan lock reset and whatever that scan
 // left half-written in its statistics, which the child's next scan overwrites.
 #define _GNU_SOURCE
@@ -19,8 +20,10 @@
 #include "internal.h"
 
 static void prepare(void) {
-  // Lock order as elsewhere: naming is never held while taking the others, and the
-  // registry's slab lock is held while it maps memory (the ranges lock).
+  // Lock order as elsewhere: the loader walk's lock first (a walk may map tool memory,
+  // the ranges lock), naming is never held while taking the others, and the registry's
+  // slab lock is held while it maps memory (the ranges lock).
+  ch_maps_fork_prepare();
   ch_naming_fork_prepare();
   ch_alloc_stacks_fork_prepare();
   ch_history_fork_prepare();
@@ -34,6 +37,7 @@ static void parent(void) {
   ch_history_fork_parent();
   ch_alloc_stacks_fork_parent();
   ch_naming_fork_parent();
+  ch_maps_fork_parent();
 }
 
 static void child(void) {

@@ -234,6 +234,8 @@ void ch_naming_fork_child(void);
 void ch_scan_fork_child(void);
 void ch_hooks_fork_child(void);
 void ch_elf_fork_child(void);
+void ch_maps_fork_prepare(void);
+void ch_maps_fork_parent(void);
 void ch_maps_fork_child(void);
 
 // ---- hooks.c -----------------------------------------------------------------------------

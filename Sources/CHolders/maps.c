@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +372,16 @@ static void add_mapping(region_scan *scan, const maps_line *m, int after_guard) 
   add_split_by_segments(scan, start, m->end, &like, is_stack);
 }
 
+/// Held around the walk of loaded objects, and by the fork handlers: glibc's dl_iterate_phdr
+/// holds the loader's write lock, which fork does not reset, so a child forked while a scan
+/// walked would hang at its own first walk. With this, a fork waits for a walk (a few
+/// microseconds); another thread's own dl_iterate_phdr or dlopen at a fork stays glibc's
+/// hazard, as for any code that walks or loads in a forked child.
+static pthread_mutex_t loader_walk = PTHREAD_MUTEX_INITIALIZER;
+
+void ch_maps_fork_prepare(void) { pthread_mutex_lock(&loader_walk); }
+void ch_maps_fork_parent(void) { pthread_mutex_unlock(&loader_walk); }
+
 size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *incomplete) {
   *out = NULL;
   *incomplete = 1;  // until the list is complete
@@ -380,7 +391,11 @@ size_t ch_regions(ch_bump *bump, ch_region **out, uintptr_t own_stack, int *inco
   segments->rows = ch_bump_alloc(bump, segments->capacity * sizeof(module_segment));
   ssize_t exe_length = readlink("/proc/self/exe", segments->exe, sizeof segments->exe - 1);
   segments->exe[exe_length > 0 ? exe_length : 0] = 0;
-  if (segments->rows) dl_iterate_phdr(collect_segments, segments);
+  if (segments->rows) {
+    pthread_mutex_lock(&loader_walk);
+    dl_iterate_phdr(collect_segments, segments);
+    pthread_mutex_unlock(&loader_walk);
+  }
   scan.sp_count = thread_stack_pointers(bump, &scan.sps);
 
   // Tool memory, and AddressSanitizer's shadow (asan.c): none of it is the program's.
@@ -421,6 +436,7 @@ static int proc_mem_fd = -1;
 /// In a forked child: an open /proc/self/mem is the parent's memory (the file is bound to
 /// the process that opened it), and process_vm_readv is asked about the child's own pid.
 void ch_maps_fork_child(void) {
+  pthread_mutex_unlock(&loader_walk);
   if (proc_mem_fd >= 0) close(proc_mem_fd);
   proc_mem_fd = -1;
 }

@@ -216,14 +216,19 @@ func freedBuffers() {
 
 nonisolated(unsafe) var freedKeepThread: Child?
 
-/// A stale word in a buffer another thread allocated and freed (from that thread's own
-/// malloc arena, a heap mapping of its own) is no holder either. The object is kept by a
-/// global; the address travels scrambled into the thread (its closure context would hold
-/// it), though the exited thread's cached stack may still show it as a stale stack slot.
-@inline(never)
 /// The word `freedOnThread`'s thread writes into the buffers it frees.
 nonisolated(unsafe) var freedOnThreadWord: UInt = 0
 
+/// The size of the stack `freedOnThread` maps for its thread (ASan's frames are bigger).
+let freedOnThreadStackSize = 1 << 20
+
+/// A stale word in a buffer another thread allocated and freed (from that thread's own
+/// malloc arena, a heap mapping of its own) is no holder either. The object is kept by a
+/// global; the address travels scrambled into the thread (its closure context would hold
+/// it). The thread runs on a stack mapped here and unmapped after the join: glibc would
+/// cache a stack of its own, with the thread's stale slots in it, and under ASan that cached
+/// stack is classed as heap when its guard page merges with the allocator's reservation.
+@inline(never)
 func freedOnThread() {
   let child = Child()
   freedKeepThread = child
@@ -232,9 +237,15 @@ func freedOnThread() {
   // A pthread joined before the scan, not a `Thread` that signals: the exiting thread moves
   // its tcache to the arena's bins after its body returns, and a scan that ran before that
   // saw the small buffer as a live chunk (a heap holder) on a loaded machine.
+  let stack = mmap(
+    nil, freedOnThreadStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+  precondition(stack != MAP_FAILED, "mmap failed")
+  var attributes = pthread_attr_t()
+  pthread_attr_init(&attributes)
+  precondition(pthread_attr_setstack(&attributes, stack, freedOnThreadStackSize) == 0)
   var thread = pthread_t()
   let created = pthread_create(
-    &thread, nil,
+    &thread, &attributes,
     { _ in
       // A new thread's first malloc attaches it to an arena of its own while there are
       // fewer arenas than the limit (8 per core). The small buffer goes to a tcache (moved
@@ -253,6 +264,8 @@ func freedOnThread() {
     }, nil)
   precondition(created == 0, "pthread_create failed")
   pthread_join(thread, nil)
+  pthread_attr_destroy(&attributes)
+  munmap(stack, freedOnThreadStackSize)
   let json = targets.withUnsafeBufferPointer { buffer -> String in
     guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8, 0) else {
       return "nil"
