@@ -79,8 +79,7 @@ final class HoldersValueTests: XCTestCase {
   ) throws {
     let expected = try cText(answer)
     let value = HoldersValue(answer)
-    XCTAssertEqual(
-      Array((value?.json ?? "null").utf8), expected, message, file: file, line: line)
+    assertSameBytes(Array((value?.json ?? "null").utf8), expected, message, file: file, line: line)
     guard let value else { return }
     // In a record: as the scanner's text pasted into the line used to be.
     var pasted = JSONLine()
@@ -93,7 +92,18 @@ final class HoldersValueTests: XCTestCase {
     written.field("why", "end")
     value.writeMembers(into: &written)
     written.end()
-    XCTAssertEqual(written.bytes, pasted.bytes, message, file: file, line: line)
+    assertSameBytes(written.bytes, pasted.bytes, message, file: file, line: line)
+  }
+
+  /// Bytes compared as bytes (a `String` compares canonically equivalent text as equal),
+  /// shown as text when they differ.
+  private func assertSameBytes(
+    _ actual: [UInt8], _ expected: [UInt8], _ message: String, file: StaticString, line: UInt
+  ) {
+    XCTAssertTrue(
+      actual == expected,
+      "\(message)\n   got: \(String(decoding: actual, as: UTF8.self))\nwanted: \(String(decoding: expected, as: UTF8.self))",
+      file: file, line: line)
   }
 
   /// Bytes of no valid UTF-8 at the escaper's edges, controls, the layout characters, and
