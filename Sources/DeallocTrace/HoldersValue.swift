@@ -18,7 +18,8 @@ struct HoldersValue {
     case stack(threadID: Int64?)
     case cycle
     case heap
-    case none
+    /// No root within the depth limit (the log's `none`).
+    case unrooted
   }
 
   enum Reference {
@@ -82,7 +83,7 @@ extension HoldersValue {
     case Int(CHOLDERS_ROOT_STACK): .stack(threadID: root.tid >= 0 ? root.tid : nil)
     case Int(CHOLDERS_ROOT_CYCLE): .cycle
     case Int(CHOLDERS_ROOT_HEAP): .heap
-    default: .none
+    default: .unrooted
     }
   }
 
@@ -150,7 +151,7 @@ extension HoldersValue {
       if let threadID { json.field("tid", threadID) }
     case .cycle: json.field("kind", "cycle" as StaticString)
     case .heap: json.field("kind", "heap" as StaticString)
-    case .none: json.field("kind", "none" as StaticString)
+    case .unrooted: json.field("kind", "none" as StaticString)
     }
   }
 
