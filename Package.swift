@@ -156,7 +156,7 @@ let package = Package(
       name: "DeallocTraceTests",
       dependencies: [
         "DeallocTrace", "DeallocHooks", "DeallocQueue", "TraceProbe", "TestSupport", "DeallocLog",
-        "DeallocWire", "DeallocAnalysis",
+        "DeallocWire", "DeallocAnalysis", "CHolders",
       ]
     ),
     // Golden-file comparison shared by the test targets.

@@ -174,17 +174,10 @@ static void growth_element(ch_json *out, const ch_growth_pick *pick) {
   ch_json_raw(out, ",\"obj\":");
   ch_json_hex(out, pick->address);
   ch_json_raw(out, pick->known_new ? ",\"new\":true" : ",\"new\":false");
-  char *scan = cholders_scan_json(&pick->address, 1, 6, 1, 0);
-  size_t length = scan ? strlen(scan) : 0;
+  cholders_scan_result *scan = cholders_scan(&pick->address, 1, 6, 1, 0);
   ch_json_raw(out, ",\"holders\":");
-  if (length >= 2 && scan[0] == '[' && scan[length - 1] == ']') {
-    // The scan's array of one value: the value itself.
-    scan[length - 1] = 0;
-    ch_json_raw(out, scan + 1);
-  } else {
-    ch_json_raw(out, "null");
-  }
-  cholders_free(scan);
+  ch_json_holders(out, scan ? &scan->targets[0] : NULL);
+  cholders_scan_free(scan);
   ch_json_raw(out, "}");
 }
 

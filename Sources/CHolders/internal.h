@@ -215,6 +215,8 @@ void ch_json_raw(ch_json *json, const char *text);
 void ch_json_string(ch_json *json, const char *text, size_t length);
 void ch_json_hex(ch_json *json, uintptr_t value);
 void ch_json_int(ch_json *json, int64_t value);
+/// One target's answer as its HOLDERS-VALUE (holders_json.c), `null` when not found.
+void ch_json_holders(ch_json *json, const cholders_holders *holders);
 
 // ---- fork.c ------------------------------------------------------------------------------
 /// Registers (once) the fork handlers: before a fork, the short locks are taken so that the

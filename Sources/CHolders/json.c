@@ -1,6 +1,7 @@
-// The JSON text of a scan. Built in malloc memory because the caller frees it with
-// cholders_free; it is built only after the memory scan has finished, so its words
-// (text, never raw addresses) cannot become holders.
+// The C writers' JSON (the census, a scan's HOLDERS-VALUE for them). Built in malloc
+// memory because the caller frees it with cholders_free; it is built only after a memory
+// scan has finished, and its words are text, never raw addresses, so they cannot become
+// holders.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,3 +111,5 @@ void ch_json_int(ch_json *json, int64_t value) {
   int n = snprintf(text, sizeof text, "%lld", (long long)value);
   append(json, text, (size_t)n);
 }
+
+void cholders_free(char *json) { free(json); }

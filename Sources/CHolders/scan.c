@@ -31,8 +31,14 @@ extern char *swift_demangle(const char *mangled, size_t length, char *out_buffer
                             size_t *out_buffer_size, uint32_t flags);
 
 enum { EDGE_OBJECT = 0, ROOT_GLOBAL = 1, ROOT_STACK = 2, ROOT_HEAP = 3 };
-// Path categories, in output order.
-enum { PATH_GLOBAL = 0, PATH_STACK = 1, PATH_CYCLE = 2, PATH_HEAP = 3, PATH_NONE = 4 };
+// Path categories, in output order: the answer's root kinds.
+enum {
+  PATH_GLOBAL = CHOLDERS_ROOT_GLOBAL,
+  PATH_STACK = CHOLDERS_ROOT_STACK,
+  PATH_CYCLE = CHOLDERS_ROOT_CYCLE,
+  PATH_HEAP = CHOLDERS_ROOT_HEAP,
+  PATH_NONE = CHOLDERS_ROOT_NONE
+};
 
 #define CHUNK (1u << 20)
 #define MAX_HITS_PER_LEVEL (1u << 20)
@@ -631,97 +637,97 @@ static int all_rooted(scan *s, const int32_t *target_nodes, size_t count) {
   return 1;
 }
 
-// ---- JSON --------------------------------------------------------------------------------
+// ---- the answer --------------------------------------------------------------------------
+// Built after the search in memory of its own (tool memory, which scans skip), so that it
+// outlives the scan's tables and the holders' addresses and names it copies are never
+// found as holders by a later scan.
 
-static void write_global(scan *s, ch_json *json, const edge *e) {
+typedef struct {
+  ch_bump bump;
+  int failed;  // memory ran out: no answer rather than a partial one
+} answer;
+
+static void *answer_alloc(answer *a, size_t size) {
+  if (size == 0 || a->failed) return NULL;
+  void *memory = ch_bump_alloc(&a->bump, size);
+  if (memory == NULL) a->failed = 1;
+  return memory;
+}
+
+static cholders_text copy_text(answer *a, const char *bytes, size_t length) {
+  char *copy = answer_alloc(a, length);
+  if (copy == NULL) return (cholders_text){"", 0};
+  memcpy(copy, bytes, length);
+  return (cholders_text){copy, length};
+}
+
+static void fill_global(scan *s, answer *a, const edge *e, cholders_root *root) {
   const ch_region *region = e->region >= 0 ? &s->regions[e->region] : NULL;
   const char *module = region && region->module ? region->module : "";
   uintptr_t relative = region ? e->word_address - region->module_base : e->word_address;
   const char *mangled = region && region->module ? ch_elf_object_symbol(module, relative) : NULL;
-  ch_json_raw(json, "{\"kind\":\"global\",");
-  if (mangled) {
-    char *demangled = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
-    const char *text = demangled ? demangled : mangled;
-    // "static Shop.ImageCache.shared : Shop.ImageCache" -> "Shop.ImageCache.shared"
-    if (strncmp(text, "static ", 7) == 0) text += 7;
-    const char *colon = strstr(text, " : ");
-    size_t length = colon ? (size_t)(colon - text) : strlen(text);
-    ch_json_raw(json, "\"sym\":");
-    ch_json_string(json, text, length);
-    free(demangled);
-  } else {
-    ch_json_raw(json, "\"off\":");
-    ch_json_hex(json, relative);
-  }
-  ch_json_raw(json, ",\"mod\":");
-  ch_json_string(json, module, strlen(module));
-  ch_json_raw(json, "}");
+  root->module = copy_text(a, module, strlen(module));
+  root->offset = relative;
+  if (mangled == NULL) return;
+  char *demangled = swift_demangle(mangled, strlen(mangled), NULL, NULL, 0);
+  const char *text = demangled ? demangled : mangled;
+  // "static Shop.ImageCache.shared : Shop.ImageCache" -> "Shop.ImageCache.shared"
+  if (strncmp(text, "static ", 7) == 0) text += 7;
+  const char *colon = strstr(text, " : ");
+  root->has_symbol = 1;
+  root->symbol = copy_text(a, text, colon ? (size_t)(colon - text) : strlen(text));
+  free(demangled);
 }
 
-static void write_step(scan *s, ch_json *json, const edge *e) {
+/// Fills the root of `p`; returns how many of its edges the root stands for (a global's,
+/// a stack's or a heap word's edge is the root; a cycle and an unrooted path start with a
+/// step).
+static int fill_root(scan *s, answer *a, const path *p, cholders_root *root) {
+  const edge *top = p->length ? &s->edges[p->chain[0]] : NULL;
+  *root = (cholders_root){p->category, -1, 0, {"", 0}, 0, {"", 0}};
+  if (p->category == PATH_GLOBAL) fill_global(s, a, top, root);
+  if (p->category == PATH_STACK && top->region >= 0) root->tid = s->regions[top->region].tid;
+  return p->category == PATH_GLOBAL || p->category == PATH_STACK || p->category == PATH_HEAP;
+}
+
+static void fill_step(scan *s, answer *a, const edge *e, cholders_step *step) {
   size_t row = s->nodes[e->holder].row;
   ch_name name;
   name_word(s, row, e->offset, &name);
-  ch_json_raw(json, "{\"type\":");
-  ch_json_string(json, name.type, name.type_length);
-  ch_json_raw(json, ",\"obj\":");
-  ch_json_hex(json, s->rows[row].address);
-  ch_json_raw(json, ",\"off\":");
-  ch_json_int(json, e->offset);
+  memset(step, 0, sizeof *step);
+  step->type = copy_text(a, name.type, name.type_length);
+  step->object = s->rows[row].address;
+  step->offset = e->offset;
+  step->kind = CHOLDERS_STEP_UNNAMED;
+  step->field = (cholders_text){"", 0};
   if (name.edge == CH_EDGE_FIELD) {
-    ch_json_raw(json, ",\"field\":");
-    ch_json_string(json, name.field, name.field_length);
+    step->kind = CHOLDERS_STEP_FIELD;
+    step->field = copy_text(a, name.field, name.field_length);
   } else if (name.edge == CH_EDGE_ELEMENT) {
-    ch_json_raw(json, ",\"element\":");
-    ch_json_int(json, name.element);
-    ch_json_raw(json, ",\"count\":");
-    ch_json_int(json, name.count);
+    step->kind = CHOLDERS_STEP_ELEMENT;
+    step->element = name.element;
+    step->count = name.count;
   } else if (name.edge == CH_EDGE_CAPTURES) {
-    ch_json_raw(json, ",\"captures\":[");
-    for (int i = 0; i < name.capture_count; i++) {
-      if (i) ch_json_raw(json, ",");
-      ch_json_string(json, name.captures[i], name.capture_lengths[i]);
+    step->kind = CHOLDERS_STEP_CAPTURES;
+    cholders_text *captures = answer_alloc(a, (size_t)name.capture_count * sizeof *captures);
+    for (int i = 0; captures && i < name.capture_count; i++) {
+      captures[i] = copy_text(a, name.captures[i], name.capture_lengths[i]);
     }
-    ch_json_raw(json, "]");
-    if (name.more_captures > 0) {
-      ch_json_raw(json, ",\"more_captures\":");
-      ch_json_int(json, name.more_captures);
-    }
+    step->captures = captures;
+    step->capture_count = captures ? (size_t)name.capture_count : 0;
+    step->more_captures = name.more_captures;
   }
-  ch_json_raw(json, "}");
 }
 
-static void write_path(scan *s, ch_json *json, const path *p) {
-  ch_json_raw(json, "{\"root\":");
-  int first_step = 0;
-  const edge *top = p->length ? &s->edges[p->chain[0]] : NULL;
-  if (p->category == PATH_GLOBAL) {
-    write_global(s, json, top);
-    first_step = 1;
-  } else if (p->category == PATH_STACK) {
-    int64_t tid = top->region >= 0 ? s->regions[top->region].tid : -1;
-    if (tid >= 0) {
-      ch_json_raw(json, "{\"kind\":\"stack\",\"tid\":");
-      ch_json_int(json, tid);
-      ch_json_raw(json, "}");
-    } else {
-      ch_json_raw(json, "{\"kind\":\"stack\"}");
-    }
-    first_step = 1;
-  } else if (p->category == PATH_HEAP) {
-    ch_json_raw(json, "{\"kind\":\"heap\"}");
-    first_step = 1;
-  } else if (p->category == PATH_CYCLE) {
-    ch_json_raw(json, "{\"kind\":\"cycle\"}");
-  } else {
-    ch_json_raw(json, "{\"kind\":\"none\"}");
+static void fill_path(scan *s, answer *a, const path *p, cholders_path *out) {
+  int first_step = fill_root(s, a, p, &out->root);
+  size_t count = p->length > first_step ? (size_t)(p->length - first_step) : 0;
+  cholders_step *steps = answer_alloc(a, count * sizeof *steps);
+  for (size_t i = 0; steps && i < count; i++) {
+    fill_step(s, a, &s->edges[p->chain[first_step + (int)i]], &steps[i]);
   }
-  ch_json_raw(json, ",\"steps\":[");
-  for (int i = first_step; i < p->length; i++) {
-    if (i > first_step) ch_json_raw(json, ",");
-    write_step(s, json, &s->edges[p->chain[i]]);
-  }
-  ch_json_raw(json, "]}");
+  out->steps = steps;
+  out->step_count = steps ? count : 0;
 }
 
 /// Two direct edges are the same holder when they are the same root (one global symbol or
@@ -818,8 +824,9 @@ static void order_paths(const path *paths, uint32_t *order, size_t count) {
   }
 }
 
-static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
-                         int caller_references, uint64_t scan_us, path *paths) {
+static void fill_target(scan *s, answer *a, int32_t target, int max_paths,
+                        int caller_references, uint64_t scan_us, path *paths,
+                        cholders_holders *out) {
   static int32_t candidates[TARGET_PARENTS + ROOTS_PAST_CAP];  // under scan_lock
   static uint32_t order[TARGET_PARENTS + ROOTS_PAST_CAP];
   size_t beyond = 0;
@@ -834,23 +841,17 @@ static void write_target(scan *s, ch_json *json, int32_t target, int max_paths,
   beyond += candidate_count - direct_count;
   size_t shown = max_paths < 0 ? 0 : (size_t)max_paths;
   if (shown > direct_count) shown = direct_count;
-  ch_json_raw(json, "{\"direct\":");
-  ch_json_int(json, (int64_t)(direct_count + beyond));
-  ch_json_raw(json, ",\"more\":");
-  ch_json_int(json, (int64_t)(direct_count + beyond - shown));
-  ch_json_raw(json, ",\"paths\":[");
-  for (size_t k = 0; k < shown; k++) {
-    if (k) ch_json_raw(json, ",");
-    write_path(s, json, &paths[order[k]]);
+  cholders_path *shown_paths = answer_alloc(a, shown * sizeof *shown_paths);
+  for (size_t k = 0; shown_paths && k < shown; k++) {
+    fill_path(s, a, &paths[order[k]], &shown_paths[k]);
   }
-  ch_json_raw(json, "]");
-  if (surplus > 0) {
-    ch_json_raw(json, ",\"surplus\":");
-    ch_json_int(json, (int64_t)surplus);
-  }
-  ch_json_raw(json, ",\"scan_us\":");
-  ch_json_int(json, (int64_t)scan_us);
-  ch_json_raw(json, "}");
+  out->found = 1;
+  out->direct = direct_count + beyond;
+  out->more = direct_count + beyond - shown;
+  out->surplus = surplus;
+  out->scan_us = scan_us;
+  out->path_count = shown_paths ? shown : 0;
+  out->paths = shown_paths;
 }
 
 // ---- the entry point ---------------------------------------------------------------------
@@ -862,6 +863,28 @@ typedef struct {
   int32_t *target_nodes;  // per target: its node, or -1 (unknown or dead)
   path *paths;
 } scan_work;
+
+/// Every target's answer from the finished search, in memory of its own; NULL when memory
+/// ran out.
+static cholders_scan_result *make_answer(scan *s, const scan_work *w, size_t count,
+                                         int max_paths, int caller_references,
+                                         uint64_t scan_us) {
+  answer a = {{NULL}, 0};
+  cholders_scan_result *result = answer_alloc(&a, sizeof *result);
+  cholders_holders *targets = answer_alloc(&a, (count ? count : 1) * sizeof *targets);
+  for (size_t t = 0; targets && t < count; t++) {
+    memset(&targets[t], 0, sizeof targets[t]);
+    if (w->target_nodes[t] < 0) continue;  // not found: no record
+    fill_target(s, &a, w->target_nodes[t], max_paths, caller_references, scan_us, w->paths,
+                &targets[t]);
+  }
+  if (a.failed) {
+    ch_bump_reset(&a.bump);
+    return NULL;
+  }
+  *result = (cholders_scan_result){count, targets, a.bump.chunks};
+  return result;
+}
 
 /// Takes the registry's snapshot and allocates the tables; 0 when memory ran out (a
 /// snapshot that left registered objects out would call them dead: no answer rather than
@@ -948,8 +971,20 @@ static void search_levels(scan *s, scan_work *w, const uintptr_t *targets, size_
   }
 }
 
-char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, int max_paths,
-                         int caller_references) {
+/// The scan's figures once the search is done.
+static void note_figures(cholders_scan_stats *stats, const scan *s, uint64_t passes_started,
+                         uint64_t elapsed, uint64_t cpu_started) {
+  stats->passes_us = now_us() - passes_started;
+  stats->total_us = elapsed;
+  stats->cpu_us = cpu_now_us() - cpu_started;
+  stats->free_walk_us = s->free_walk_us;
+  stats->free_ranges = s->free_count;
+  stats->free_walk = s->free_state;
+  stats->proc_mem = ch_read_through_proc_mem();
+}
+
+cholders_scan_result *cholders_scan(const uintptr_t *targets, size_t count, int max_depth,
+                                    int max_paths, int caller_references) {
   if (cholders_state() != CHOLDERS_ON) return NULL;
   uint64_t started = now_us();
   pthread_mutex_lock(&scan_lock);
@@ -960,7 +995,6 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   memset(&s, 0, sizeof s);
   scan_work w;
   memset(&w, 0, sizeof w);
-  ch_json json = {NULL, 0, 0, 0};
   if (max_depth < 1) max_depth = 1;
   // Once per process, here rather than in the load-time constructor: it mallocs, and the
   // key only matters to scans (of glibc's heaps: none under AddressSanitizer).
@@ -970,41 +1004,24 @@ char *cholders_scan_json(const uintptr_t *targets, size_t count, int max_depth, 
   s.skip_end = (uintptr_t)(targets + count);
   cholders_scan_stats stats;
   memset(&stats, 0, sizeof stats);
-  if (!prepare_scan(&s, &w, count, &stats, started) || !find_regions(&s, &stats)) {
-    stats.failed = 1;
-    json.failed = 1;
-  } else {
+  cholders_scan_result *result = NULL;
+  if (prepare_scan(&s, &w, count, &stats, started) && find_regions(&s, &stats)) {
     uint64_t passes_started = now_us();
     search_levels(&s, &w, targets, count, max_depth, &stats);
     uint64_t elapsed = now_us() - started;
-    stats.passes_us = now_us() - passes_started;
-    stats.total_us = elapsed;
-    stats.cpu_us = cpu_now_us() - cpu_started;
-    stats.free_walk_us = s.free_walk_us;
-    stats.free_ranges = s.free_count;
-    stats.free_walk = s.free_state;
-    stats.proc_mem = ch_read_through_proc_mem();
-    ch_json_raw(&json, "[");
-    for (size_t t = 0; t < count; t++) {
-      if (t) ch_json_raw(&json, ",");
-      if (w.target_nodes[t] < 0) {
-        ch_json_raw(&json, "null");
-      } else {
-        write_target(&s, &json, w.target_nodes[t], max_paths, caller_references, elapsed, w.paths);
-      }
-    }
-    ch_json_raw(&json, "]");
-    if (json.failed) stats.failed = 1;
+    note_figures(&stats, &s, passes_started, elapsed, cpu_started);
+    result = make_answer(&s, &w, count, max_paths, caller_references, elapsed);
   }
+  stats.failed = result == NULL;
   last_stats = stats;
   ch_bump_reset(&s.bump);
   ch_in_tool = guard;
   pthread_mutex_unlock(&scan_lock);
-  if (json.failed) {
-    free(json.bytes);
-    return NULL;
-  }
-  return json.bytes;
+  return result;
 }
 
-void cholders_free(char *json) { free(json); }
+void cholders_scan_free(cholders_scan_result *result) {
+  if (result == NULL) return;
+  ch_bump memory = {result->memory};
+  ch_bump_reset(&memory);
+}

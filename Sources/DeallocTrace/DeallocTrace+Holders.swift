@@ -40,7 +40,7 @@ extension DeallocTrace {
     let address = UInt(bitPattern: ObjectIdentifier(object))
     let count = ctrace_retain_count(Unmanaged.passUnretained(object).toOpaque())
     let references = Int32(clamping: max(0, count - others))
-    var values: [String?]?
+    var values: [HoldersValue?]?
     if let session = Tracer.session() {
       // Under the survivor list's lock, so that no look holds references meanwhile.
       Tracer.withSurvivorsQuiet(session) { _ in
@@ -50,6 +50,6 @@ extension DeallocTrace {
       values = Holders.scan(count: 1, callerReferences: references) { $0[0] = address }
     }
     ctrace_scrub_dead_stack()
-    return values?.first ?? nil
+    return (values?.first ?? nil)?.json
   }
 }

@@ -208,7 +208,7 @@ extension Tracer {
         }
       }
       guard let values else {
-        // Out of memory (or an answer that did not parse): counted in `end` and said once,
+        // Out of memory: counted in `end` and said once,
         // never a silent gap in the records.
         session.holderBudget?.noteFailed(chunk.count)
         Holders.reportFailureOnce()

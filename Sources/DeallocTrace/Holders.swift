@@ -3,8 +3,8 @@ import CTraceRuntime
 import Synchronization
 
 /// The recorder's side of "who still holds it" (issue 10): turning the holder machinery of
-/// `CHolders` on, running its reference scan at the moments that matter, and splitting its
-/// answer into one `holders` record per object.
+/// `CHolders` on, running its reference scan at the moments that matter, and copying its
+/// answer out, one `holders` record per object.
 ///
 /// The scan is synchronous on the thread that found something (a drain that released a
 /// survivor, a leak check, `finish()`), never on the enqueue path or the writer: it costs
@@ -112,8 +112,8 @@ enum Holders {
   }
 
   /// Scans for the holders of `count` objects, whose addresses `fill` writes into a buffer
-  /// on this thread's stack. Returns one HOLDERS-VALUE JSON text per object, nil for an
-  /// object that is no live registered Swift object; nil in all when holders are off.
+  /// on this thread's stack. Returns one answer per object, nil for an object that is no
+  /// live registered Swift object; nil in all when holders are off or the scan failed.
   ///
   /// `callerReferences` is how many strong references to each object the caller holds
   /// where the scan does not look (this thread's stack, hidden words): with it, the
@@ -121,22 +121,24 @@ enum Holders {
   /// Too low only keeps more words; too high could leave an owner out.
   ///
   /// Never inlined, and the buffer is zeroed before it goes, so that the addresses do not
-  /// outlive the scan in this thread's stack; the scanner's own dead frames are scrubbed
-  /// right after it returns (a later scan from another thread would read them).
+  /// outlive the scan in this thread's stack; the scanner's answer (tool memory) is freed
+  /// once copied, its holders' addresses hidden in the copy; the scanner's and the copy's
+  /// dead frames are scrubbed right after (a later scan from another thread would read
+  /// them).
   @inline(never)
   static func scan(
     count: Int, callerReferences: Int32, fill: (UnsafeMutableBufferPointer<UInt>) -> Void
-  ) -> [String?]? {
+  ) -> [HoldersValue?]? {
     precondition(count > 0 && count <= maxTargetsPerScan)
     let values = withUnsafeTemporaryAllocation(of: UInt.self, capacity: count) {
-      targets -> [String?]? in
+      targets -> [HoldersValue?]? in
       fill(targets)
-      let json = cholders_scan_json(
-        targets.baseAddress, count, maxDepth, maxPaths, callerReferences)
+      let answer = cholders_scan(targets.baseAddress, count, maxDepth, maxPaths, callerReferences)
       targets.update(repeating: 0)
-      guard let json else { return nil }
-      defer { cholders_free(json) }
-      return HoldersJSON.elements(ofArray: json, expected: count)
+      guard let answer else { return nil }
+      defer { cholders_scan_free(answer) }
+      return UnsafeBufferPointer(start: answer.pointee.targets, count: answer.pointee.count).map(
+        HoldersValue.init)
     }
     ctrace_scrub_dead_stack()
     return values
@@ -212,80 +214,5 @@ struct HiddenReferences: @unchecked Sendable {
       Unmanaged<AnyObject>.fromOpaque(pointer).release()
     }
     hidden = []
-  }
-}
-
-/// Splitting the scanner's JSON array into its elements, without a JSON library.
-enum HoldersJSON {
-  /// The top-level elements of the NUL-terminated JSON array at `text`: each element's
-  /// text, nil for `null`. Nil when the text is not an array of `expected` elements (a
-  /// scanner bug: no record is better than a broken one).
-  static func elements(ofArray text: UnsafePointer<CChar>, expected: Int) -> [String?]? {
-    let bytes = UnsafeBufferPointer(
-      start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlenOf(text))
-    var index = 0
-    func skipSpace() {
-      while index < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[index]) { index += 1 }
-    }
-    skipSpace()
-    guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
-    index += 1
-    var result: [String?] = []
-    var depth = 0
-    var inString = false
-    var escaped = false
-    var start = index
-    while index < bytes.count {
-      let byte = bytes[index]
-      if inString {
-        if escaped {
-          escaped = false
-        } else if byte == UInt8(ascii: "\\") {
-          escaped = true
-        } else if byte == UInt8(ascii: "\"") {
-          inString = false
-        }
-      } else {
-        switch byte {
-        case UInt8(ascii: "\""): inString = true
-        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-        case UInt8(ascii: "}"): depth -= 1
-        case UInt8(ascii: "]") where depth > 0: depth -= 1
-        case UInt8(ascii: ","), UInt8(ascii: "]"):
-          guard depth == 0 else { break }
-          let element = trimmed(bytes[start..<index])
-          if !element.isEmpty || byte == UInt8(ascii: ",") || !result.isEmpty {
-            result.append(
-              element.elementsEqual("null".utf8) ? nil : String(decoding: element, as: UTF8.self))
-          }
-          if byte == UInt8(ascii: "]") {
-            return result.count == expected ? result : nil
-          }
-          start = index + 1
-        default: break
-        }
-      }
-      index += 1
-    }
-    return nil
-  }
-
-  private static func strlenOf(_ text: UnsafePointer<CChar>) -> Int {
-    var count = 0
-    while text[count] != 0 { count += 1 }
-    return count
-  }
-
-  private static func trimmed(_ slice: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<
-    UnsafeBufferPointer<UInt8>
-  > {
-    var slice = slice
-    while let first = slice.first, [0x20, 0x0a, 0x0d, 0x09].contains(first) {
-      slice = slice.dropFirst()
-    }
-    while let last = slice.last, [0x20, 0x0a, 0x0d, 0x09].contains(last) {
-      slice = slice.dropLast()
-    }
-    return slice
   }
 }

@@ -308,7 +308,7 @@ final class LogWriter: @unchecked Sendable {
       writeFrames(scan.allocationStack[...])
     }
     if let history = scan.history { writeHistory(history) }
-    line.members(ofObject: scan.holders)
+    scan.holders.writeMembers(into: &line)
     line.end()
   }
 

@@ -78,8 +78,8 @@ struct TraceEvent: @unchecked Sendable {
     var hiddenAddress: UInt
     var type: RecordedType
     var why: HolderScanReason
-    /// The scanner's HOLDERS-VALUE JSON object, spliced into the record.
-    var holders: String
+    /// What the scanner found: the record's HOLDERS-VALUE members.
+    var holders: HoldersValue
     /// Where the object was allocated, innermost return address first (empty without
     /// allocation stacks): the record's `allocStack`.
     var allocationStack: [UInt] = []

@@ -3,9 +3,8 @@ import XCTest
 
 @testable import DeallocTrace
 
-/// The recorder's pure pieces of the `holders` record: hidden addresses written as hex, the
-/// scanner's members merged into a line, its array split per object, and the environment
-/// switch.
+/// The recorder's pure pieces of the `holders` record: hidden addresses written as hex,
+/// members merged into a line, and the environment switch.
 final class HolderFormattingTests: XCTestCase {
   func testHiddenAddressesAreWrittenAsTheRealAddress() throws {
     for address: UInt in [0, 0x1, 0x7f3a_0000_beef, 0x5611_b00d_7340, UInt.max] {
@@ -40,23 +39,6 @@ final class HolderFormattingTests: XCTestCase {
     malformed.members(ofObject: "[1,2]")
     malformed.end()
     XCTAssertEqual(String(decoding: malformed.bytes, as: UTF8.self), #"{"ev":"holders"}"# + "\n")
-  }
-
-  func testTheScannersArrayIsSplitPerObject() {
-    let text =
-      #"[{"direct":1,"paths":[{"root":{"kind":"global","sym":"A.b, ]x"},"steps":[]}]}, null ,{"direct":0,"more":0,"paths":[],"scan_us":3}]"#
-    let elements = text.withCString { HoldersJSON.elements(ofArray: $0, expected: 3) }
-    XCTAssertEqual(elements?.count, 3)
-    XCTAssertEqual(
-      elements?[0], #"{"direct":1,"paths":[{"root":{"kind":"global","sym":"A.b, ]x"},"steps":[]}]}"#
-    )
-    XCTAssertNotNil(elements)
-    XCTAssertNil(elements?[1], "null is no record")
-    XCTAssertEqual(elements?[2], #"{"direct":0,"more":0,"paths":[],"scan_us":3}"#)
-    // A count that does not match, or no array: no records at all.
-    XCTAssertNil(text.withCString { HoldersJSON.elements(ofArray: $0, expected: 2) })
-    XCTAssertNil("{}".withCString { HoldersJSON.elements(ofArray: $0, expected: 1) })
-    XCTAssertEqual("[]".withCString { HoldersJSON.elements(ofArray: $0, expected: 0) }?.count, 0)
   }
 
   func testTheEnvironmentSwitch() {

@@ -1,11 +1,14 @@
 #ifndef CHOLDERS_EXTRAS_H
 #define CHOLDERS_EXTRAS_H
 
-// Additions beyond the scanner's contract (CHolders.h, whose JSON docs/log-format.md
-// defines): tool memory for the recorder, and diagnostics for tests and benchmarks.
+// Additions beyond the scanner's contract (CHolders.h, whose answer docs/log-format.md
+// defines): tool memory for the recorder, the C writers' JSON, and diagnostics for tests
+// and benchmarks.
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "CHolders.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +30,7 @@ void cholders_tool_memory_free(void *memory, size_t size);
 /// The calling thread's OS thread id (gettid), as the scan reports stack roots.
 int64_t cholders_thread_id(void);
 
-/// What the last cholders_scan_json call did, for benchmarks and diagnostics.
+/// What the last cholders_scan call did, for benchmarks and diagnostics.
 typedef struct {
   uint64_t objects;  // registry rows in the snapshot
   uint64_t regions;  // memory regions scanned
@@ -60,6 +63,12 @@ double cholders_bench_alloc_free_ns(const void *metadata, size_t size, uint64_t 
 void cholders_json_escape(const char *text, size_t length,
                           void (*sink)(void *context, const char *bytes, size_t length),
                           void *context);
+
+/// One target's answer as the HOLDERS-VALUE JSON text (`null` when not found), for the C
+/// writers (the census's `growing`, which the preload library writes without Swift) and the
+/// scanner's tests. A malloc'ed NUL-terminated text, freed with cholders_free; NULL when
+/// memory ran out. The recorder writes the same text from the same data in Swift.
+char *cholders_holders_json(const cholders_holders *holders);
 
 /// Allocation stacks (DEALLOCTRACE_ALLOC_STACKS=1): whether they are on, allocations given a
 /// stack and those the full tables could not record since the start, and what the tables

@@ -76,9 +76,8 @@ nonisolated(unsafe) var forkTarget: UInt = 0
 func scanChainOnce() -> Bool {
   withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { targets in
     targets[0] = forkTarget ^ scramble
-    guard let json = cholders_scan_json(targets.baseAddress, 1, 6, 8, 0) else { return false }
-    defer { cholders_free(json) }
-    return strstr(json, "HolderProbe.globalHolder") != nil
+    guard let json = scanJSON(targets.baseAddress, 1, depth: 6, paths: 8) else { return false }
+    return json.contains("HolderProbe.globalHolder")
   }
 }
 
@@ -152,9 +151,10 @@ let invalidUTF8Name: [UInt8] = [
 ]
 
 /// Copies this executable into a directory named `invalidUTF8Name` inside
-/// `HOLDERPROBE_DIR` and runs the copy's `chain` scenario, so that the module path in the
-/// scan's JSON goes through the escaper. Returns only on failure.
-func runFromInvalidUTF8Directory() {
+/// `HOLDERPROBE_DIR` and runs the copy's `scenario` (`chain`: the module path in the scan's
+/// JSON goes through the escaper; `answer-edges`: the answer's raw module bytes). Returns
+/// only on failure.
+func runFromInvalidUTF8Directory(_ scenario: String) {
   guard let parent = ProcessInfo.processInfo.environment["HOLDERPROBE_DIR"] else {
     print("no HOLDERPROBE_DIR")
     return
@@ -183,7 +183,7 @@ func runFromInvalidUTF8Directory() {
   }
   close(source)
   close(target)
-  var arguments: [UnsafeMutablePointer<CChar>?] = [strdup("HolderProbe"), strdup("chain"), nil]
+  var arguments: [UnsafeMutablePointer<CChar>?] = [strdup("HolderProbe"), strdup(scenario), nil]
   execv(cString(copy), &arguments)
   print("execv failed")
 }

@@ -1,5 +1,5 @@
 // A child process for the CHolders tests: builds one holder scenario, scans for who holds
-// its target, and prints the scan's JSON on one line (`HOLDERS <json>`).
+// its target, and prints the scan's answer as JSON on one line (`HOLDERS <json>`).
 //
 // Each scenario keeps its target reachable only through the references it means to test:
 // the target's address travels as an integer scrambled with `scramble` (a plain address in
@@ -34,15 +34,28 @@ func scan(_ scrambled: UInt, depth: Int32 = 6, paths: Int32 = 8) -> String {
 func scan(_ scrambled: [UInt], depth: Int32 = 6, paths: Int32 = 8) -> String {
   let targets = scrambled.map { $0 ^ scramble }
   print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
-  let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, depth, paths, 0) else {
-      return "nil"
-    }
-    defer { cholders_free(text) }
-    return String(cString: text)
+  let json = targets.withUnsafeBufferPointer { buffer in
+    scanJSON(buffer.baseAddress, buffer.count, depth: depth, paths: paths) ?? "nil"
   }
   print("HOLDERS \(json)")
   return json
+}
+
+/// The scan's answer for the `count` targets at `targets` as one JSON array, each element
+/// the HOLDERS-VALUE the C writer spells from the data (`cholders_holders_json`); nil when
+/// the scan failed.
+func scanJSON(_ targets: UnsafePointer<UInt>?, _ count: Int, depth: Int32, paths: Int32)
+  -> String?
+{
+  guard let answer = cholders_scan(targets, count, depth, paths, 0) else { return nil }
+  defer { cholders_scan_free(answer) }
+  var values: [String] = []
+  for index in 0..<answer.pointee.count {
+    guard let text = cholders_holders_json(answer.pointee.targets + index) else { return nil }
+    values.append(String(cString: text))
+    cholders_free(text)
+  }
+  return "[" + values.joined(separator: ",") + "]"
 }
 
 // MARK: - Scenarios
@@ -203,12 +216,8 @@ func freedBuffers() {
   largeGuard = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
   smallBuffer.deallocate()
   largeBuffer.deallocate()
-  let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8, 0) else {
-      return "nil"
-    }
-    defer { cholders_free(text) }
-    return String(cString: text)
+  let json = targets.withUnsafeBufferPointer { buffer in
+    scanJSON(buffer.baseAddress, buffer.count, depth: 6, paths: 8) ?? "nil"
   }
   print("TARGETS \(targets.map { "0x" + String($0, radix: 16) }.joined(separator: " "))")
   print("HOLDERS \(json)")
@@ -266,12 +275,8 @@ func freedOnThread() {
   pthread_join(thread, nil)
   pthread_attr_destroy(&attributes)
   munmap(stack, freedOnThreadStackSize)
-  let json = targets.withUnsafeBufferPointer { buffer -> String in
-    guard let text = cholders_scan_json(buffer.baseAddress, buffer.count, 6, 8, 0) else {
-      return "nil"
-    }
-    defer { cholders_free(text) }
-    return String(cString: text)
+  let json = targets.withUnsafeBufferPointer { buffer in
+    scanJSON(buffer.baseAddress, buffer.count, depth: 6, paths: 8) ?? "nil"
   }
   print("TARGETS 0x\(String(targets[0], radix: 16))")
   print("HOLDERS \(json)")
@@ -486,7 +491,9 @@ for scenario in arguments where scenario != "enable" {
   case "many": manyHolders()
   case "owner-255": scan(ownerAmong(255), paths: 2)
   case "owner-256": scan(ownerAmong(256), paths: 2)
-  case "invalid-utf8": runFromInvalidUTF8Directory()
+  case "invalid-utf8": runFromInvalidUTF8Directory("chain")
+  case "answer-edges": answerEdges()
+  case "invalid-utf8-answer": runFromInvalidUTF8Directory("answer-edges")
   case "stride": scan(strideArray())
   case "regions": scan(manyRegions(8_300))
   case "threads": manyThreads(1_100)
