@@ -582,7 +582,7 @@ public struct Analyzer: LogVisitor {
       case .neverReleased: kind = .neverReleased
       default: continue
       }
-      let pair = originIDs.isEmpty ? -1 : object.stack.indexWithNone * typeCount + type
+      let pair = originIDs.isEmpty ? -1 : object.stack.denseIndex * typeCount + type
       if pair >= 0, originIDs[pair] >= 0,
         findings.addMember(kind, originID: Int(originIDs[pair]), example(id, object))
       {

@@ -63,7 +63,7 @@ struct FindingOrigins {
     var stackKey: String
   }
 
-  /// By ``StackSlot/indexWithNone``, made on a stack's first use.
+  /// By ``StackSlot/denseIndex``, made on a stack's first use.
   private var stackParts: [StackPart?] = []
   /// Origin index by ``pair(type:stackIndex:)``.
   private var byTypeAndStack: [UInt64: Int32] = [:]
@@ -123,7 +123,7 @@ struct FindingOrigins {
 
   /// What `stack` gives every origin, made from `frames` on its first use.
   private mutating func stackPart(_ stack: StackSlot, _ frames: [Frame]) -> StackPart {
-    let index = stack.indexWithNone
+    let index = stack.denseIndex
     if index < stackParts.count, let known = stackParts[index] { return known }
     if index >= stackParts.count {
       stackParts.append(contentsOf: repeatElement(nil, count: index + 1 - stackParts.count))

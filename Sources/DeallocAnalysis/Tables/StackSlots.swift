@@ -11,9 +11,9 @@ struct StackSlot: Hashable {
 
   init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// An index below ``StackSlots/count`` + 1 for every slot, ``noStack`` included (0): for
+  /// The slot as an index below ``StackSlots/count`` + 1, ``noStack`` included (0): for
   /// tables by stack that also keep the objects without one.
-  var indexWithNone: Int { Int(rawValue) + 1 }
+  var denseIndex: Int { Int(rawValue) + 1 }
 }
 
 /// The stacks of one session: every stack id the session names gets one dense ``StackSlot``,
