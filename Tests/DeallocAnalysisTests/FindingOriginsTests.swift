@@ -44,15 +44,16 @@ import Testing
 
   @Test func anOriginIsMadeOncePerTypeStackAndHolderKey() {
     var origins = FindingOrigins()
+    let (one, two) = (StackSlot(rawValue: 0), StackSlot(rawValue: 1))
     let frames = [Frame(ip: 0x10, symbol: Self.machinery), Frame(ip: 0x20, symbol: "App.f()")]
-    #expect(origins.known(type: 0, stack: 1) == nil)
-    let first = origins.origin(type: 0, typeName: "T", stack: 1, frames: frames)
-    #expect(origins.known(type: 0, stack: 1) === first)
-    #expect(origins.origin(type: 0, typeName: "T", stack: 1, frames: []) === first)
-    let otherStack = origins.origin(type: 0, typeName: "T", stack: 2, frames: [frames[1]])
-    let otherType = origins.origin(type: 1, typeName: "U", stack: 1, frames: [])
-    let noStack = origins.origin(type: 0, typeName: "T", stack: nil, frames: [])
-    let held = origins.origin(type: 0, typeName: "T", stack: 1, holderKey: "global g", frames: [])
+    #expect(origins.known(type: 0, stack: one) == nil)
+    let first = origins.origin(type: 0, typeName: "T", stack: one, frames: frames)
+    #expect(origins.known(type: 0, stack: one) === first)
+    #expect(origins.origin(type: 0, typeName: "T", stack: one, frames: []) === first)
+    let otherStack = origins.origin(type: 0, typeName: "T", stack: two, frames: [frames[1]])
+    let otherType = origins.origin(type: 1, typeName: "U", stack: one, frames: [])
+    let noStack = origins.origin(type: 0, typeName: "T", stack: .noStack, frames: [])
+    let held = origins.origin(type: 0, typeName: "T", stack: one, holderKey: "global g", frames: [])
     let ids = [first, otherStack, otherType, noStack, held].map(\.id)
     #expect(ids == [0, 1, 2, 3, 4])
     // A stack's frames are taken the first time it is seen.
@@ -61,8 +62,8 @@ import Testing
     #expect(held.signature == Signature(type: "T", stack: frames, holderKey: "global g"))
     #expect(held.groupingKey == held.signature.groupingKey)
     #expect(noStack.signature.frames.isEmpty)
-    #expect(origins.known(type: 0, stack: 1, holderKey: "global g") === held)
-    #expect(origins.known(type: 0, stack: 1, holderKey: "global h") == nil)
+    #expect(origins.known(type: 0, stack: one, holderKey: "global g") === held)
+    #expect(origins.known(type: 0, stack: one, holderKey: "global h") == nil)
   }
 
   @Test func keysBuiltFromPartsMatchTheirRules() {

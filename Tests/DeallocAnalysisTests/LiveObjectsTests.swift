@@ -6,12 +6,12 @@ import Testing
 /// The compact store of objects in a queue, checked against a plain model: ids, the latest
 /// enqueue per address, log order, through compactions and table growth.
 @Suite struct LiveObjectsTests {
-  private func live(_ id: UInt64, address: UInt64, stack: Int64?, line: Int)
+  private func live(_ id: UInt64, address: UInt64, stack: Int32?, line: Int)
     -> SessionState.Live
   {
     SessionState.Live(
       enqueuedAt: Int64(line) * 10, address: Address(address), type: Int32(id % 7),
-      queue: Int32(id % 3), stack: stack, line: line)
+      queue: Int32(id % 3), stack: stack.map { StackSlot(rawValue: $0) } ?? .noStack, line: line)
   }
 
   /// With the default window of recent ids, with a window of 16 ids, which most ids leave
@@ -34,7 +34,7 @@ import Testing
         nextID += 1
         guard model[id] == nil else { continue }
         let address = 0x7000_0000 + (generator.next() % 2000) * 16
-        let stack: Int64? = step % 5 == 0 ? nil : Int64(generator.next() % 40) - 20
+        let stack: Int32? = step % 5 == 0 ? nil : Int32(generator.next() % 40)
         let object = live(id, address: address, stack: stack, line: step)
         objects.insert(id, object)
         model[id] = object
@@ -73,7 +73,7 @@ import Testing
     var original = LiveObjects()
     original.indexAddresses()
     for id in UInt64(1)...10_000 {
-      original.insert(id, live(id, address: 0x1000 + id * 16, stack: Int64(id % 4), line: Int(id)))
+      original.insert(id, live(id, address: 0x1000 + id * 16, stack: Int32(id % 4), line: Int(id)))
     }
     var copy = original
     // Enough removals to compact the copy's records.

@@ -164,7 +164,7 @@ public struct Analyzer: LogVisitor {
   private mutating func apply(_ record: consuming LogRecord, line: Int) {
     switch consume record {
     case .stack(let stack):
-      state.stacks[stack.id] = stack.frames
+      state.stacks.define(stack.id, frames: stack.frames)
     case .thread(let thread):
       if state.threads[thread.tid] != nil {
         state.threads[thread.tid] = thread.name
@@ -219,16 +219,17 @@ public struct Analyzer: LogVisitor {
       inconsistent(line, "enqueue reuses id \(r.id), which is still in use; the record is skipped")
       return
     }
-    if let stack = r.stack, !state.stacks.contains(stack) {
+    let (stack, isDefined) = state.stacks.slot(naming: r.stack)
+    if !isDefined, let id = r.stack {
       // The recorder writes a stack before the first record that names it; without it the
       // object's frames (and so its finding's signature) are unknown.
-      inconsistent(line, "enqueue names stack \(stack), which no earlier 'stack' record defines")
+      inconsistent(line, "enqueue names stack \(id), which no earlier 'stack' record defines")
     }
     state.highestEnqueuedID = max(state.highestEnqueuedID ?? 0, r.id)
     let type = row(r.type, id: r.typeID)
     let queue = state.timeline(r.queue, id: r.queueID)
     let object = SessionState.Live(
-      enqueuedAt: r.time, address: r.object, type: Int32(type), queue: Int32(queue), stack: r.stack,
+      enqueuedAt: r.time, address: r.object, type: Int32(type), queue: Int32(queue), stack: stack,
       line: line)
     state.live.insert(r.id, object)
     state.enqueued.insert(address: r.object)
@@ -310,7 +311,7 @@ public struct Analyzer: LogVisitor {
   /// The object a check is about, as far as the log has told so far.
   private struct Match {
     var facts: ObjectFacts
-    var stack: Int64?
+    var stack: StackSlot
     /// Still in its queue when the check was read.
     var isLive: Bool
   }
@@ -384,7 +385,7 @@ public struct Analyzer: LogVisitor {
     case nil:
       entry = CheckLedger.Entry(
         verdict: ObjectLifecycle.verdict(ofCheckAt: check.time, of: nil), check: check,
-        line: line, facts: nil, stack: nil, typeRow: typeRow,
+        line: line, facts: nil, stack: .noStack, typeRow: typeRow,
         holders: holders)
       // The recorder gives a check an id only for an object it saw enqueued.
       entry.neverEnqueued = check.id == nil && !state.enqueued.mayContain(address: check.object)
@@ -456,11 +457,11 @@ public struct Analyzer: LogVisitor {
   // MARK: - Session end
 
   /// The stack's frames, symbolized once per session.
-  private mutating func frames(_ stack: Int64?) -> [Frame] {
-    guard let stack, let raw = state.stacks[stack] else { return [] }
-    if let done = state.symbolizedStacks[stack] { return done }
+  private mutating func frames(_ stack: StackSlot) -> [Frame] {
+    guard let raw = state.stacks.frames(of: stack) else { return [] }
+    if let done = state.stacks.symbolizedFrames(of: stack) { return done }
     let resolved = symbolizer?.symbolize(raw) ?? raw
-    state.symbolizedStacks[stack] = resolved
+    state.stacks.keepSymbolized(resolved, of: stack)
     return resolved
   }
 
@@ -485,7 +486,7 @@ public struct Analyzer: LogVisitor {
 
   /// The signature and finding keys of type row `type`, `stack` and `holderKey`, once per
   /// distinct triple of the session.
-  private mutating func origin(type: Int, stack: Int64?, holderKey: String? = nil)
+  private mutating func origin(type: Int, stack: StackSlot, holderKey: String? = nil)
     -> FindingOrigin
   {
     if let known = state.origins.known(type: type, stack: stack, holderKey: holderKey) {
@@ -558,7 +559,7 @@ public struct Analyzer: LogVisitor {
   private mutating func finishQueuedObjects(_ end: EndOfSession) {
     let live = state.live
     let typeCount = types.count
-    let pairCount = (live.stackSlotCount + 1) * typeCount
+    let pairCount = (state.stacks.count + 1) * typeCount
     var originIDs = [Int32](
       repeating: -1, count: pairCount <= options.originTableLimit ? pairCount : 0)
     // The example reads copies, not `self`, whose findings change meanwhile.
@@ -581,7 +582,7 @@ public struct Analyzer: LogVisitor {
       case .neverReleased: kind = .neverReleased
       default: continue
       }
-      let pair = originIDs.isEmpty ? -1 : Int(live.stackSlot(at: position) + 1) * typeCount + type
+      let pair = originIDs.isEmpty ? -1 : object.stack.denseIndex * typeCount + type
       if pair >= 0, originIDs[pair] >= 0,
         findings.addMember(kind, originID: Int(originIDs[pair]), example(id, object))
       {

@@ -23,7 +23,7 @@ struct CheckLedger {
     /// The object the check was matched with.
     var facts: ObjectFacts?
     /// The matched object's enqueue stack.
-    var stack: Int64?
+    var stack: StackSlot
     /// The analyzer's type row of the check's type.
     var typeRow: Int
     /// For a check that matched no object: the session certainly never enqueued its address
@@ -40,7 +40,7 @@ struct CheckLedger {
   /// What a true-leak check is grouped by before its stack is symbolized.
   struct GroupKey: Hashable {
     var type: Int
-    var stack: Int64?
+    var stack: StackSlot
     /// The holder path's grouping key, when the check has a holders record.
     var holderKey: String?
   }
@@ -141,7 +141,7 @@ struct CheckLedger {
   /// that turned, for the analyzer's counts (it counted them as false leaks when they were
   /// read). `facts` describes the object as enqueued.
   mutating func released(
-    _ id: UInt64, at t: Int64, freed: Bool, retainCount: Int?, stack: Int64?,
+    _ id: UInt64, at t: Int64, freed: Bool, retainCount: Int?, stack: StackSlot,
     facts: ObjectFacts
   ) -> [Int] {
     var turned: [Int] = []

@@ -37,8 +37,9 @@ struct FindingCollector {
       return
     }
     let joined = insert(
-      kind, kind.rawValue + "\u{1}" + origin.groupingKey, origin.signature, stack: origin.stack,
-      stackKey: origin.stackKey, example(), verdict: verdict)
+      kind, kind.rawValue + "\u{1}" + origin.groupingKey, origin.signature,
+      origin.programFrames, stack: origin.stack, stackKey: origin.stackKey, example(),
+      verdict: verdict)
     findings[joined.finding].checks += checks
     let slot = Self.slot(kind, originID: origin.id)
     if slot >= originSlots.count {
@@ -90,16 +91,17 @@ struct FindingCollector {
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], _ example: FindingExample,
     verdict: @autoclosure () -> CheckVerdict? = nil
   ) {
+    let programFrames = ProgramFrames(signature.frames)
     _ = insert(
-      kind, kind.rawValue + "\u{1}" + signature.groupingKey, signature, stack: stack,
-      stackKey: Self.key(of: stack), example, verdict: verdict)
+      kind, kind.rawValue + "\u{1}" + signature.groupingKey(with: programFrames), signature,
+      programFrames, stack: stack, stackKey: Self.key(of: stack), example, verdict: verdict)
   }
 
   /// Adds one member to the finding of `key`; returns the finding and the stack variant it
-  /// joined.
+  /// joined. `programFrames` are `signature`'s.
   private mutating func insert(
-    _ kind: Finding.Kind, _ key: String, _ signature: Signature, stack: [Frame],
-    stackKey: String, _ example: FindingExample, verdict: () -> CheckVerdict?
+    _ kind: Finding.Kind, _ key: String, _ signature: Signature, _ programFrames: ProgramFrames,
+    stack: [Frame], stackKey: String, _ example: FindingExample, verdict: () -> CheckVerdict?
   ) -> (finding: Int, variant: Int) {
     var example = example
     let key = HashedKey(key)
@@ -110,8 +112,8 @@ struct FindingCollector {
       variantIndexes.append([HashedKey(stackKey): 0])
       findings.append(
         Finding(
-          kind: kind, signature: signature, stack: stack, holders: example.holders, count: 1,
-          examples: [example], explanation: "",
+          kind: kind, signature: signature, programFrames: programFrames, stack: stack,
+          holders: example.holders, count: 1, examples: [example], explanation: "",
           stackVariants: [StackVariant(key: stackKey, stack: stack, count: 1)]))
       return (findings.count - 1, 0)
     }
@@ -130,9 +132,10 @@ struct FindingCollector {
   mutating func add(
     _ kind: Finding.Kind, _ signature: Signature, stack: [Frame], members: Int
   ) {
+    let programFrames = ProgramFrames(signature.frames)
     add(
-      kind, key: kind.rawValue + "\u{1}" + signature.groupingKey, signature, stack: stack,
-      stackKey: Self.key(of: stack), members: members)
+      kind, key: kind.rawValue + "\u{1}" + signature.groupingKey(with: programFrames), signature,
+      programFrames, stack: stack, stackKey: Self.key(of: stack), members: members)
   }
 
   /// Adds `members` members from `origin`, without examples (see
@@ -140,12 +143,12 @@ struct FindingCollector {
   mutating func add(_ kind: Finding.Kind, _ origin: FindingOrigin, members: Int) {
     add(
       kind, key: kind.rawValue + "\u{1}" + origin.groupingKey, origin.signature,
-      stack: origin.stack, stackKey: origin.stackKey, members: members)
+      origin.programFrames, stack: origin.stack, stackKey: origin.stackKey, members: members)
   }
 
   private mutating func add(
-    _ kind: Finding.Kind, key: String, _ signature: Signature, stack: [Frame],
-    stackKey: String, members: Int
+    _ kind: Finding.Kind, key: String, _ signature: Signature, _ programFrames: ProgramFrames,
+    stack: [Frame], stackKey: String, members: Int
   ) {
     guard members > 0 else { return }
     let key = HashedKey(key)
@@ -154,8 +157,8 @@ struct FindingCollector {
       variantIndexes.append([HashedKey(stackKey): 0])
       findings.append(
         Finding(
-          kind: kind, signature: signature, stack: stack, count: members, examples: [],
-          explanation: "",
+          kind: kind, signature: signature, programFrames: programFrames, stack: stack,
+          count: members, examples: [], explanation: "",
           stackVariants: [StackVariant(key: stackKey, stack: stack, count: members)]))
       return
     }

@@ -13,6 +13,8 @@ final class FindingOrigin {
   /// Dense per session, so that the collector can remember each origin's finding in an array.
   let id: Int
   let signature: Signature
+  /// The signature's program frames, which its grouping key and its findings' ids take.
+  let programFrames: ProgramFrames
   let stack: [Frame]
   /// ``Signature/groupingKey``.
   let groupingKey: String
@@ -22,25 +24,29 @@ final class FindingOrigin {
   /// on first use.
   private(set) lazy var callerName: String? = signature.frames.first?.shortName
 
-  init(id: Int, signature: Signature, stack: [Frame], groupingKey: String, stackKey: String) {
+  init(
+    id: Int, signature: Signature, programFrames: ProgramFrames, stack: [Frame],
+    groupingKey: String, stackKey: String
+  ) {
     self.id = id
     self.signature = signature
+    self.programFrames = programFrames
     self.stack = stack
     self.groupingKey = groupingKey
     self.stackKey = stackKey
   }
 }
 
-/// The origins of one session, by type row, stack id and holder key. Dropped with the
-/// session: stack ids are per session.
+/// The origins of one session, by type row, stack slot (``StackSlots``) and holder key.
+/// Dropped with the session: stack slots are per session.
 ///
 /// Looked up once per unreleased object at the session's end, so the common case (no holder
-/// key) costs two integer lookups: stack id to a dense stack index, then (stack index, type
-/// row) to the origin. Only members with a holder key hash a string.
+/// key) costs one integer lookup: (stack slot, type row) to the origin. Only members with a
+/// holder key hash a string.
 struct FindingOrigins {
   private struct HolderKeyed: Hashable {
     var type: Int
-    var stack: Int64?
+    var stack: StackSlot
     var holderKey: String
   }
 
@@ -51,15 +57,14 @@ struct FindingOrigins {
   private struct StackPart {
     var frames: [Frame]
     var callers: [Frame]
+    var programFrames: ProgramFrames
     /// The callers' part of the grouping key (``Signature/groupingCallersKey(_:)``).
     var callersKey: String
     var stackKey: String
   }
 
-  /// Dense index of each stack id seen, into `stackParts`.
-  private var stackIndexes: [Int64: Int32] = [:]
-  private var noStackIndex: Int32?
-  private var stackParts: [StackPart] = []
+  /// By ``StackSlot/denseIndex``, made on a stack's first use.
+  private var stackParts: [StackPart?] = []
   /// Origin index by ``pair(type:stackIndex:)``.
   private var byTypeAndStack: [UInt64: Int32] = [:]
   private var byHolderKey: [HolderKeyed: Int] = [:]
@@ -72,35 +77,31 @@ struct FindingOrigins {
 
   /// The origin of members of type row `type` enqueued through `stack` and held as
   /// `holderKey` says (`nil`: no holders record), if an earlier member made it.
-  func known(type: Int, stack: Int64?, holderKey: String? = nil) -> FindingOrigin? {
+  func known(type: Int, stack: StackSlot, holderKey: String? = nil) -> FindingOrigin? {
     knownID(type: type, stack: stack, holderKey: holderKey).map { origins[$0] }
   }
 
   /// The ``FindingOrigin/id`` of ``known(type:stack:holderKey:)``: what a member that joins
   /// an origin's finding needs (``FindingCollector/addMember(_:originID:holders:_:)``),
   /// without taking a reference to the origin (two atomic operations per member).
-  func knownID(type: Int, stack: Int64?, holderKey: String? = nil) -> Int? {
+  func knownID(type: Int, stack: StackSlot, holderKey: String? = nil) -> Int? {
     if let holderKey {
       return byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)]
     }
-    guard let stackIndex = stackIndex(of: stack),
-      let index = byTypeAndStack[Self.pair(type: type, stackIndex: stackIndex)]
-    else { return nil }
-    return Int(index)
+    return byTypeAndStack[Self.pair(type: type, stack: stack)].map(Int.init)
   }
 
   /// ``known(type:stack:holderKey:)``, made on first use: `typeName` names type row `type`,
   /// and `frames` are `stack`'s (used only the first time the stack is seen).
   mutating func origin(
-    type: Int, typeName: String, stack: Int64?, holderKey: String? = nil, frames: [Frame]
+    type: Int, typeName: String, stack: StackSlot, holderKey: String? = nil, frames: [Frame]
   ) -> FindingOrigin {
     if let known = known(type: type, stack: stack, holderKey: holderKey) { return known }
-    let stackIndex = stackIndex(of: stack) ?? addStack(stack, frames)
-    let part = stackParts[Int(stackIndex)]
+    let part = stackPart(stack, frames)
     let origin = FindingOrigin(
       id: origins.count,
       signature: Signature(type: typeName, frames: part.callers, holderKey: holderKey),
-      stack: part.frames,
+      programFrames: part.programFrames, stack: part.frames,
       groupingKey: Signature.key(
         type: SymbolNormalization.normalized(typeName), callersKey: part.callersKey,
         holderKey: holderKey),
@@ -108,35 +109,33 @@ struct FindingOrigins {
     if let holderKey {
       byHolderKey[HolderKeyed(type: type, stack: stack, holderKey: holderKey)] = origin.id
     } else {
-      byTypeAndStack[Self.pair(type: type, stackIndex: stackIndex)] = Int32(origin.id)
+      byTypeAndStack[Self.pair(type: type, stack: stack)] = Int32(origin.id)
     }
     origins.append(origin)
     return origin
   }
 
-  /// One integer for a type row and a dense stack index, both far below 2^32.
-  private static func pair(type: Int, stackIndex: Int32) -> UInt64 {
-    UInt64(UInt32(truncatingIfNeeded: stackIndex)) << 32 | UInt64(UInt32(truncatingIfNeeded: type))
+  /// One integer for a type row and a stack slot, both far below 2^32.
+  private static func pair(type: Int, stack: StackSlot) -> UInt64 {
+    UInt64(UInt32(truncatingIfNeeded: stack.rawValue)) << 32
+      | UInt64(UInt32(truncatingIfNeeded: type))
   }
 
-  private func stackIndex(of stack: Int64?) -> Int32? {
-    guard let stack else { return noStackIndex }
-    return stackIndexes[stack]
-  }
-
-  private mutating func addStack(_ stack: Int64?, _ frames: [Frame]) -> Int32 {
-    let callers = Signature.callers(in: frames) { isMachinery($0) }
-    let index = Int32(stackParts.count)
-    stackParts.append(
-      StackPart(
-        frames: frames, callers: callers, callersKey: Signature.groupingCallersKey(callers),
-        stackKey: FindingCollector.key(of: frames)))
-    if let stack {
-      stackIndexes[stack] = index
-    } else {
-      noStackIndex = index
+  /// What `stack` gives every origin, made from `frames` on its first use.
+  private mutating func stackPart(_ stack: StackSlot, _ frames: [Frame]) -> StackPart {
+    let index = stack.denseIndex
+    if index < stackParts.count, let known = stackParts[index] { return known }
+    if index >= stackParts.count {
+      stackParts.append(contentsOf: repeatElement(nil, count: index + 1 - stackParts.count))
     }
-    return index
+    let callers = Signature.callers(in: frames) { isMachinery($0) }
+    let programFrames = ProgramFrames(callers)
+    let part = StackPart(
+      frames: frames, callers: callers, programFrames: programFrames,
+      callersKey: Signature.groupingCallersKey(programFrames),
+      stackKey: FindingCollector.key(of: frames))
+    stackParts[index] = part
+    return part
   }
 
   private mutating func isMachinery(_ frame: Frame) -> Bool {

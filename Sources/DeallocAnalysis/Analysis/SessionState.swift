@@ -15,7 +15,8 @@ struct SessionState {
     var type: Int32
     /// Index into ``SessionState/timelines``.
     var queue: Int32
-    var stack: Int64?
+    /// The enqueue's stack in ``SessionState/stacks``.
+    var stack: StackSlot
     var line: Int
   }
 
@@ -32,30 +33,28 @@ struct SessionState {
   }
 
   /// What a released object leaves in ``SessionState/released``: every release writes one
-  /// into the ring, so its optionals are packed (``PackedOptionals``), 40 bytes instead of 56.
+  /// into the ring, so its optionals are packed (``PackedOptionals``) and its stack is a
+  /// slot.
   struct Released: ReleasedObject {
     var type: Int32
     var queue: Int32
-    private var stackValue: Int64 = 0
+    let stack: StackSlot
+    private var present: PackedOptionals
     private var retainCountValue = 0
     private var deallocAtValue: Int64 = 0
-    private var present: PackedOptionals
-    private static let stackBit: UInt8 = 1
     private static let retainCountBit: UInt8 = 2
     private static let deallocAtBit: UInt8 = 4
     private static let freedBit: UInt8 = 8
 
-    init(type: Int32, queue: Int32, stack: Int64?, freed: Bool, retainCount: Int?) {
+    init(type: Int32, queue: Int32, stack: StackSlot, freed: Bool, retainCount: Int?) {
       self.type = type
       self.queue = queue
-      stackValue = stack ?? 0
+      self.stack = stack
       retainCountValue = retainCount ?? 0
       present = PackedOptionals(
-        bits: (stack == nil ? 0 : Self.stackBit)
-          | (retainCount == nil ? 0 : Self.retainCountBit) | (freed ? Self.freedBit : 0))
+        bits: (retainCount == nil ? 0 : Self.retainCountBit) | (freed ? Self.freedBit : 0))
     }
 
-    var stack: Int64? { present.value(stackValue, bit: Self.stackBit) }
     var freed: Bool { present.flag(Self.freedBit) }
     var retainCount: Int? { present.value(retainCountValue, bit: Self.retainCountBit) }
     var deallocAt: Int64? {
@@ -65,9 +64,8 @@ struct SessionState {
   }
 
   var info: SessionInfo
-  /// The session's stacks by id; every enqueue asks whether its stack is here.
-  var stacks = StackIDTable<[Frame]>()
-  var symbolizedStacks: [Int64: [Frame]] = [:]
+  /// The session's stacks: every table below keeps a stack as its slot here.
+  var stacks = StackSlots()
   var threads: [Int64: String] = [:]
   /// Objects in a queue, by id and by address (the latest enqueue of each address).
   var live = LiveObjects()

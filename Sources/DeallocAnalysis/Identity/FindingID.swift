@@ -44,20 +44,36 @@ public struct FindingID: Sendable, Hashable, Comparable, CustomStringConvertible
   /// ``stableName(of:)``), by the current ``rule``. The header is rule 2's: rule 3 changed
   /// which frames go in, not how they are hashed, so every other id stayed as it was.
   public init(kind: Finding.Kind, type: String, symbols: [String]) {
+    self.init(kind: kind, type: type, programFrames: SymbolNormalization.programFrames(symbols))
+  }
+
+  /// ``init(kind:type:symbols:)`` from the program frames' names the finding keeps
+  /// (``ProgramFrames/names``).
+  init(kind: Finding.Kind, type: String, programFrames: [String]) {
     self.init(
       header: "dealloctrace finding id 2\n", kind: kind,
-      type: SymbolNormalization.normalized(type),
-      symbols: SymbolNormalization.programFrames(symbols), holderKey: nil, hashesHolders: false)
+      type: SymbolNormalization.normalized(type), symbols: programFrames, holderKey: nil,
+      hashesHolders: false)
   }
 
   /// The id rule 2 gave: this rule's, with the test function that called a helper kept.
   /// Kept so that an `id:` suppression written by rule 2 still names its finding (a
   /// baseline entry is mapped from its frames instead).
   public static func ruleTwo(kind: Finding.Kind, type: String, symbols: [String]) -> FindingID {
+    ruleTwo(
+      kind: kind, type: type,
+      programFramesWithTheTest: SymbolNormalization.programFrames(
+        symbols, leavingOutTheTest: false))
+  }
+
+  /// ``ruleTwo(kind:type:symbols:)`` from the names the finding keeps
+  /// (``ProgramFrames/namesWithTheTest``).
+  static func ruleTwo(
+    kind: Finding.Kind, type: String, programFramesWithTheTest: [String]
+  ) -> FindingID {
     FindingID(
       header: "dealloctrace finding id 2\n", kind: kind,
-      type: SymbolNormalization.normalized(type),
-      symbols: SymbolNormalization.programFrames(symbols, leavingOutTheTest: false),
+      type: SymbolNormalization.normalized(type), symbols: programFramesWithTheTest,
       holderKey: nil, hashesHolders: false)
   }
 

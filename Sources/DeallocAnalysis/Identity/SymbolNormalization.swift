@@ -93,19 +93,36 @@ public enum SymbolNormalization {
   /// function calling one helper gave two ids, two findings and two baseline entries). A
   /// leak made in the test itself keeps it: it is the only program frame. `leavingOutTheTest`
   /// false gives rule 2's frames, which kept it (``FindingID/ruleTwo(kind:type:symbols:)``).
+  ///
+  /// Not the rule that shows a stack (`EnqueueStacks.programFrames(of:)`,
+  /// `RetainPairing.programFrames(_:)`, which drop the queue's and the tracer's frames):
+  /// an id must stay the same across test frameworks and builds, so this one also drops
+  /// their plumbing and normalises the names. A finding keeps its result (``ProgramFrames``).
   public static func programFrames(
     _ symbols: [String], leavingOutTheTest: Bool = true
   ) -> [String] {
+    let both = programFrameNames(symbols)
+    return leavingOutTheTest ? both.withoutTheTest : both.withTheTest
+  }
+
+  /// ``programFrames(_:leavingOutTheTest:)`` both ways from one pass, each frame judged and
+  /// normalised once: what a finding keeps (``ProgramFrames``) for its grouping key and its
+  /// ids by rules 3 and 2.
+  static func programFrameNames(_ symbols: [String]) -> (
+    withoutTheTest: [String], withTheTest: [String]
+  ) {
     let categories = symbols.map(plumbingCategory)
-    var kept: [String] = []
+    var withoutTheTest: [String] = []
+    var withTheTest: [String] = []
     for (index, symbol) in symbols.enumerated() where categories[index] == nil {
-      if leavingOutTheTest, !kept.isEmpty, isCalledByTestFramework(categories[(index + 1)...]) {
+      let name = normalized(symbol)
+      if withTheTest.last != name { withTheTest.append(name) }
+      if !withoutTheTest.isEmpty, isCalledByTestFramework(categories[(index + 1)...]) {
         continue
       }
-      let name = normalized(symbol)
-      if kept.last != name { kept.append(name) }
+      if withoutTheTest.last != name { withoutTheTest.append(name) }
     }
-    return kept
+    return (withoutTheTest, withTheTest)
   }
 
   /// The index in `symbols` (innermost first) of the test function that made this stack:

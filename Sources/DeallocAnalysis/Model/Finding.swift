@@ -38,11 +38,17 @@ public struct Finding: Sendable, Equatable {
   }
 
   public var kind: Kind {
-    didSet { (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature) }
+    didSet { (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature, programFrames) }
   }
   public var signature: Signature {
-    didSet { (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature) }
+    didSet {
+      programFrames = ProgramFrames(signature.frames)
+      (id, ruleOneID, ruleTwoID) = Self.ids(kind, signature, programFrames)
+    }
   }
+  /// The names of the signature's frames that belong to the program, worked out once with
+  /// the signature, for the ids.
+  private(set) var programFrames: ProgramFrames
   /// The finding's stable id (see ``FindingID``; the holder path stays out, so findings held
   /// differently share it and a baseline adds up their counts): a SHA-256, worked out when the
   /// finding is made (and again only if its kind or signature change), not at every use by
@@ -76,13 +82,16 @@ public struct Finding: Sendable, Equatable {
   /// members share the signature's first frames, but deeper frames can differ.
   var stackVariants: [StackVariant] = []
 
+  /// `programFrames`: the signature's (``ProgramFrames``), when the caller has them.
   init(
-    kind: Kind, signature: Signature, stack: [Frame], holders: HolderReport? = nil, count: Int,
-    examples: [FindingExample], explanation: String, stackVariants: [StackVariant] = []
+    kind: Kind, signature: Signature, programFrames: ProgramFrames? = nil, stack: [Frame],
+    holders: HolderReport? = nil, count: Int, examples: [FindingExample], explanation: String,
+    stackVariants: [StackVariant] = []
   ) {
     self.kind = kind
     self.signature = signature
-    (self.id, self.ruleOneID, self.ruleTwoID) = Self.ids(kind, signature)
+    self.programFrames = programFrames ?? ProgramFrames(signature.frames)
+    (self.id, self.ruleOneID, self.ruleTwoID) = Self.ids(kind, signature, self.programFrames)
     self.stack = stack
     self.holders = holders
     self.count = count
@@ -92,14 +101,15 @@ public struct Finding: Sendable, Equatable {
   }
 
   private static func ids(
-    _ kind: Kind, _ signature: Signature
+    _ kind: Kind, _ signature: Signature, _ programFrames: ProgramFrames
   ) -> (FindingID, ruleOne: FindingID, ruleTwo: FindingID) {
-    let symbols = signature.frames.map(FindingID.stableName)
-    return (
-      FindingID(kind: kind, type: signature.type, symbols: symbols),
+    (
+      FindingID(kind: kind, type: signature.type, programFrames: programFrames.names),
       FindingID.legacy(
-        kind: kind, type: signature.type, symbols: symbols, holderKey: signature.holderKey),
-      FindingID.ruleTwo(kind: kind, type: signature.type, symbols: symbols)
+        kind: kind, type: signature.type, symbols: signature.frames.map(FindingID.stableName),
+        holderKey: signature.holderKey),
+      FindingID.ruleTwo(
+        kind: kind, type: signature.type, programFramesWithTheTest: programFrames.namesWithTheTest)
     )
   }
 
@@ -222,15 +232,20 @@ public struct Signature: Sendable, Hashable {
   /// bug with one id, so they must be one finding, whose members keep their own stacks
   /// (``Finding/stackVariants``). ``key`` names every frame as logged, for display.
   public var groupingKey: String {
+    groupingKey(with: ProgramFrames(frames))
+  }
+
+  /// ``groupingKey`` from this signature's program frames, when the caller has them.
+  func groupingKey(with programFrames: ProgramFrames) -> String {
     Self.key(
-      type: SymbolNormalization.normalized(type), callersKey: Self.groupingCallersKey(frames),
-      holderKey: holderKey)
+      type: SymbolNormalization.normalized(type),
+      callersKey: Self.groupingCallersKey(programFrames), holderKey: holderKey)
   }
 
   /// The frames' part of ``groupingKey``: each name an id hashes after a separator.
-  static func groupingCallersKey(_ frames: [Frame]) -> String {
+  static func groupingCallersKey(_ programFrames: ProgramFrames) -> String {
     var text = ""
-    for name in SymbolNormalization.programFrames(frames.map(FindingID.stableName)) {
+    for name in programFrames.names {
       text += " | "
       text += name
     }

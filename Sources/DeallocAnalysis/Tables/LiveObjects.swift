@@ -21,7 +21,7 @@ struct LiveObjects {
     /// Index into the analyzer's type rows; -1 once released (a hole).
     var type: Int32
     var queue: Int32
-    /// Index into `stackIDs`; -1 when the enqueue had no stack.
+    /// The enqueue's ``StackSlot``.
     var stack: Int32
   }
 
@@ -114,9 +114,6 @@ struct LiveObjects {
   private var byAddress: [UInt64: Int] = [:]
   /// Whether `byAddress` is kept (``indexAddresses()``).
   private var addressesIndexed = false
-  /// The session's stack ids, interned so that a record holds 4 bytes for its stack.
-  private var stackIDs: [Int64] = []
-  private var stackIndex = StackIDTable<Int32>()
 
   /// Ids whose positions the window keeps at first (``RecentIDWindow``): 256 KiB of slots,
   /// enough for the ids a queue's delay spans in a busy run.
@@ -200,7 +197,7 @@ struct LiveObjects {
   mutating func insert(_ id: UInt64, _ object: SessionState.Live) {
     let stored = Record(
       id: id, enqueuedAt: object.enqueuedAt, address: object.address.rawValue, line: object.line,
-      type: object.type, queue: object.queue, stack: intern(object.stack))
+      type: object.type, queue: object.queue, stack: object.stack.rawValue)
     makeStoreUnique()
     let position = store.count
     store.append(stored)
@@ -247,28 +244,10 @@ struct LiveObjects {
     return (stored.id, live(stored))
   }
 
-  /// How many distinct stacks the objects name: ``stackSlot(at:)`` is below it.
-  var stackSlotCount: Int { stackIDs.count }
-
-  /// The stack of the object at storage position `position` as a dense index below
-  /// ``stackSlotCount``, or -1 when its enqueue named none: for tables by stack that would
-  /// otherwise hash the stack's id for every object.
-  func stackSlot(at position: Int) -> Int32 { record(position).stack }
-
   private func live(_ record: Record) -> SessionState.Live {
     SessionState.Live(
       enqueuedAt: record.enqueuedAt, address: Address(record.address), type: record.type,
-      queue: record.queue, stack: record.stack < 0 ? nil : stackIDs[Int(record.stack)],
-      line: record.line)
-  }
-
-  private mutating func intern(_ stack: Int64?) -> Int32 {
-    guard let stack else { return -1 }
-    if let index = stackIndex[stack] { return index }
-    let index = Int32(truncatingIfNeeded: stackIDs.count)
-    stackIDs.append(stack)
-    stackIndex[stack] = index
-    return index
+      queue: record.queue, stack: StackSlot(rawValue: record.stack), line: record.line)
   }
 
   /// Drops the holes in place, keeping log order (a record only moves down), and renumbers

@@ -28,6 +28,11 @@ public struct EnqueueStacks: Sendable {
 
   /// The program's frames of `enqueue`'s stack: ``frames(of:)`` without the queue's and the
   /// tracer's (``Frame/isMachinery``), which every enqueue stack starts in.
+  ///
+  /// A rule for showing a stack, the one a finding's signature skips machinery by; it differs
+  /// on purpose from ``RetainPairing/programFrames(_:)`` (a retain history keeps the
+  /// recorder's own frames, see there) and from the names a finding's id hashes, which leave
+  /// out test frameworks and thunks too, so that one bug seen from two tests is one finding.
   public func programFrames(of enqueue: EnqueueRecord) -> [Frame] {
     frames(of: enqueue).filter { !$0.isMachinery }
   }

@@ -142,6 +142,14 @@ public struct RetainPairing: Sendable, Equatable {
 
   /// An event's stack from its first frame that is not the runtime's (the whole stack when
   /// all are): where the program (or the queue and the tracer) retained or released.
+  ///
+  /// Not ``EnqueueStacks/programFrames(of:)``'s rule on purpose: a retain or release made by
+  /// the queue or the tracer is a reference of their own that the history must show, so their
+  /// frames stay, and so do the frames past the first kept one, whose return addresses pair a
+  /// retain with its release (``similarity(_:_:)``). An enqueue stack always starts in the
+  /// queue and the tracer, which say nothing there, so that rule drops every such frame.
+  /// Neither is the rule of a finding's id (`SymbolNormalization.programFrames` in the
+  /// analysis), which judges names, not frames, and also drops test frameworks and thunks.
   public static func programFrames(_ frames: [Frame]) -> ArraySlice<Frame> {
     let callers = frames.drop { $0.isMachinery && !$0.isRecorderCode }
     return callers.isEmpty ? frames[...] : callers
