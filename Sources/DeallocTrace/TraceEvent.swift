@@ -4,8 +4,9 @@ import DeallocHooks
 ///
 /// The hot path fills this in and copies it into the `EventBuffer`; everything that costs
 /// (type names, stacks, symbols, JSON) happens on the writer thread. Each kind names its
-/// own fields in `Payload`; no case is `indirect`, so making an event never allocates, and
-/// an event is as large as its largest kind (an enqueue).
+/// own fields in `Payload`, and an event is as large as its largest kind (an enqueue): only
+/// the holder scan's case is `indirect`, since a scan's answer is allocated anyway and it
+/// would otherwise make every event larger; making any other event never allocates.
 struct TraceEvent: @unchecked Sendable {
   /// Nanoseconds since the session started (monotonic).
   var time: UInt64
@@ -32,7 +33,7 @@ struct TraceEvent: @unchecked Sendable {
     case dealloc(objectID: UInt64)
     case mark(label: String)
     case check(Check)
-    case holders(HolderScan)
+    indirect case holders(HolderScan)
     /// A leak census: the `census` record's members, as the census wrote them (JSON).
     case census(members: String)
   }
