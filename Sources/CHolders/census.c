@@ -59,16 +59,12 @@
 
 static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
 static cholders_census_stats last_stats;
-static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
-// A fork waits for a census under way (prepare takes its lock; a forking thread the census
-// parked runs on once it is let go), so the child never inherits a census half done: its
-// lock is free and no thread of its own is parked.
-static void census_before_fork(void) { pthread_mutex_lock(&census_lock); }
-static void census_after_fork(void) { pthread_mutex_unlock(&census_lock); }
-static void install_fork_handlers(void) {
-  pthread_atfork(census_before_fork, census_after_fork, census_after_fork);
-}
+// A fork waits for a census under way (fork.c's prepare takes its lock first; a forking
+// thread the census parked runs on once it is let go), so the child never inherits a census
+// half done: its lock is free and no thread of its own is parked.
+void ch_census_fork_prepare(void) { pthread_mutex_lock(&census_lock); }
+void ch_census_fork_after(void) { pthread_mutex_unlock(&census_lock); }
 
 void cholders_last_census_stats(cholders_census_stats *out) {
   pthread_mutex_lock(&census_lock);
@@ -293,7 +289,7 @@ static char *run(ch_census *c, char **text) {
 char *cholders_census_json(const cholders_census_pending *pending, const char *label,
                            char **text) {
   if (text) *text = NULL;
-  pthread_once(&fork_handlers_once, install_fork_handlers);
+  ch_fork_handlers_install();  // holders' start did, unless holders never started
   pthread_mutex_lock(&census_lock);
   int guard = ch_in_tool;
   ch_in_tool = 1;

@@ -4,13 +4,19 @@
 //
 // Why handlers rather than a fork generation checked at each lock: the hooks run on every
 // allocation and release, and a generation check there costs every one of them; handlers
-// cost only forks. What the prepare handler takes: the short locks only (the registry's
-// slab lock and the tool-memory list's lock, so that the child's tables are consistent,
-// the naming lock, so that no fork lands inside the Swift runtime's own locks through
-// a scan's naming, and the loader walk's, so that none lands inside glibc's loader lock
-// through a scan's walk of loaded objects); never the scan lock, which would hold up a fork for a whole scan.
-// The trade-off: a child forked mid-scan gets the scan lock reset and whatever that scan
-// left half-written in its statistics, which the child's next scan overwrites.
+// cost only forks. What the prepare handler takes: the short locks (the registry's slab lock
+// and the tool-memory list's lock, so that the child's tables are consistent; the naming
+// lock, so that no fork lands inside the Swift runtime's own locks through a scan's naming;
+// the loader walk's, so that none lands inside glibc's loader lock through a scan's walk of
+// loaded objects), and the census lock, so that a fork waits for a census under way (census.c
+// says why); never the scan lock, which would hold up a fork for a whole scan. The trade-off:
+// a child forked mid-scan gets the scan lock reset and whatever that scan left half-written
+// in its statistics, which the child's next scan overwrites.
+//
+// One set of handlers, installed when holders start: glibc skips the parent and child
+// handlers of one registered while a fork runs its prepare handlers, so a census that
+// registered its own at its first run could lock while another thread forked, and the child
+// inherited that lock taken.
 #define _GNU_SOURCE
 
 #include <pthread.h>
@@ -20,9 +26,10 @@
 #include "internal.h"
 
 static void prepare(void) {
-  // Lock order as elsewhere: the loader walk's lock first (a walk may map tool memory,
-  // the ranges lock), naming is never held while taking the others, and the registry's
-  // slab lock is held while it maps memory (the ranges lock).
+  // Lock order as elsewhere: the census lock first (a census takes all the others); then
+  // the loader walk's (a walk may map tool memory: the ranges lock); naming is never held
+  // while taking the others; the registry's slab lock is held while it maps memory.
+  ch_census_fork_prepare();
   ch_maps_fork_prepare();
   ch_naming_fork_prepare();
   ch_alloc_stacks_fork_prepare();
@@ -38,6 +45,7 @@ static void parent(void) {
   ch_alloc_stacks_fork_parent();
   ch_naming_fork_parent();
   ch_maps_fork_parent();
+  ch_census_fork_after();
 }
 
 static void child(void) {
@@ -50,6 +58,7 @@ static void child(void) {
   ch_hooks_fork_child();
   ch_elf_fork_child();
   ch_maps_fork_child();
+  ch_census_fork_after();
 }
 
 static pthread_once_t installed = PTHREAD_ONCE_INIT;

@@ -224,6 +224,9 @@ void ch_json_holders(ch_json *json, const cholders_holders *holders);
 /// a scan in progress, is not there) and per-process state is dropped.
 void ch_fork_handlers_install(void);
 // What each file does at a fork (prepare and parent: the locks the handlers take).
+void ch_census_fork_prepare(void);
+/// The census lock's parent and child handler alike: the forking thread took it.
+void ch_census_fork_after(void);
 void ch_arena_fork_prepare(void);
 void ch_arena_fork_parent(void);
 void ch_arena_fork_child(void);
