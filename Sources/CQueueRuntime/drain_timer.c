@@ -13,7 +13,6 @@
 #endif
 
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 /// This process's timer, -1 before it is made; `made` says whether an attempt was made.
 static int timer_fd = -1;
 static int timer_made = 0;
@@ -31,7 +30,11 @@ static void after_fork_in_child(void) {
   timer_made = 0;
   pthread_mutex_unlock(&timer_lock);
 }
-static void install_fork_handlers(void) {
+/// Registered at load, before the program's threads exist, not at the timer's first use:
+/// that use takes the lock first, and glibc skips the parent and child handlers of one
+/// registered while another thread's fork runs its prepare handlers, so a child forked then
+/// would inherit the lock taken and hang at its first schedule.
+__attribute__((constructor)) static void install_fork_handlers(void) {
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
@@ -79,7 +82,6 @@ int cdraintimer_timer(void (*fire)(int timer), void (*stranded)(void), int *fres
   *fresh = 0;
   if (timer_made) return timer_fd;
   timer_made = 1;
-  pthread_once(&fork_handlers_once, install_fork_handlers);
 #ifdef __linux__
   int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
   if (timer < 0) return -1;
