@@ -7,8 +7,10 @@
 /// dictionaries and string growth would dominate their time. Strings are escaped by
 /// ``Escaping/json(_:into:)`` (every byte of input, by the one JSON policy), integers and
 /// hex by ``Escaping/appendDecimal(_:to:)`` and ``Escaping/appendHex(_:to:)``, so a name or
-/// an address reads the same in the log, a trace and a report. Keys are the writers' own
-/// ASCII names, copied unescaped.
+/// an address reads the same in the log, a trace and a report. The one exception: the names
+/// in a `holders` record's value go through the C writers' escaper instead
+/// (`DeallocTrace/HoldersValue.swift`), so that they read as the census's do. Keys are the
+/// writers' own ASCII names, copied unescaped.
 ///
 /// The writer places the commas; the caller places the values: after ``key(_:)`` (or a
 /// `field`) comes exactly one value, and each value of an array follows ``element()``.
