@@ -11,6 +11,7 @@
 #include <libunwind.h>
 
 #include "CUnwind.h"
+#include "fast_unwind.h"
 
 // libunwind is loaded with dlopen(RTLD_LOCAL), never linked: linked, libunwind.so.8 sits
 // before libc and libgcc_s in the global lookup scope, and its weak `backtrace` and its
@@ -24,6 +25,7 @@ static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
 static char unwinder_problem[512];
 
 static void load_unwinder(void) {
+  cunwind_fast_unwinder_start();
   void *library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
   if (library == NULL) {
     const char *reason = dlerror();
@@ -54,12 +56,27 @@ static inline cunwind_backtrace_function current_unwinder(void) {
   return function;
 }
 
-int cunwind_backtrace(void **buffer, int capacity) {
+int cunwind_libunwind_backtrace(void **buffer, int capacity) {
   if (capacity <= 0) return 0;
   cunwind_backtrace_function function = current_unwinder();
   if (function == NULL) return 0;
   int n = function(buffer, capacity);
   return n < 0 ? 0 : n;
+}
+
+/// The frames from the caller of this function's caller out: the cached-rule walk, or
+/// libunwind's where that walk cannot follow a frame. Inlined, so that its callers' first
+/// frame is their caller's, as with `unw_backtrace` called from them directly.
+static inline __attribute__((always_inline)) int backtrace_from_caller(void **buffer,
+                                                                       int capacity) {
+  if (capacity <= 0) return 0;
+  if (current_unwinder() == NULL) return 0;
+  int n = cunwind_fast_backtrace(buffer, capacity);
+  return n >= 0 ? n : cunwind_libunwind_backtrace(buffer, capacity);
+}
+
+int cunwind_backtrace(void **buffer, int capacity) {
+  return backtrace_from_caller(buffer, capacity);
 }
 
 __attribute__((noinline)) int cunwind_backtrace_above_caller(uintptr_t *buffer, int capacity,
@@ -71,9 +88,7 @@ __attribute__((noinline)) int cunwind_backtrace_above_caller(uintptr_t *buffer, 
   void *raw[256 + slack];
   int want = capacity + skip_above_caller + 2;
   if (want > 256 + slack) want = 256 + slack;
-  cunwind_backtrace_function function = current_unwinder();
-  if (function == NULL) return 0;
-  int n = function(raw, want);
+  int n = backtrace_from_caller(raw, want);
   if (n <= 0) return 0;
   void *caller = __builtin_return_address(0);
   int start = -1;

@@ -18,15 +18,26 @@ int cunwind_load_unwinder(void);
 const char *cunwind_unwinder_problem(void);
 
 /// Captures up to `capacity` return addresses of the calling thread into `buffer`,
-/// innermost first. Returns the number written (0 when unwinding fails).
-/// The corresponding C function is libunwind's `unw_backtrace` (local-only fast path).
+/// innermost first. Returns the number written (0 when unwinding fails). Walks with the
+/// cached step rules of `cunwind_fast_backtrace`, and with libunwind's `unw_backtrace` where
+/// those cannot follow a frame.
 int cunwind_backtrace(void **buffer, int capacity);
+
+/// The cached-rule walk alone: the return addresses from this function's caller out, as
+/// `unw_backtrace` gives them, each frame stepped by the rule its call-frame information
+/// (`.eh_frame`) gives, read once per return address and kept. Returns -1 when a frame's rule
+/// is one the walk does not follow (libunwind's then), or before `cunwind_load_unwinder`.
+int cunwind_fast_backtrace(void **buffer, int capacity);
+
+/// libunwind's `unw_backtrace` alone (0 when libunwind is not loaded): the reference the
+/// cached-rule walk is tested and measured against.
+int cunwind_libunwind_backtrace(void **buffer, int capacity);
 
 /// Captures the stack of the caller's caller's ... caller: the frames above the Swift
 /// function that called this one, minus `skip_above_caller` more frames, up to `capacity`
 /// return addresses. The cut is found by address (`__builtin_return_address`), so it does
-/// not depend on how the compiler inlined the shim. Returns the number written.
-/// The corresponding C function is libunwind's `unw_backtrace`.
+/// not depend on how the compiler inlined the shim. Returns the number written. Walks as
+/// `cunwind_backtrace` does.
 int cunwind_backtrace_above_caller(uintptr_t *buffer, int capacity, int skip_above_caller);
 
 /// What `cunwind_describe_address` found.
