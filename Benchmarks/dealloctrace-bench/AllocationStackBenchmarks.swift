@@ -41,8 +41,9 @@ private func fromDeeperStack(_ depth: Int, _ body: () -> Void) {
 /// Frames `fromDeeperStack` adds: more than the stacks' depth.
 private let addedFrames = Int(CHOLDERS_ALLOC_STACK_DEPTH) + 8
 
-/// The child's side: `{"on":ns,"off":ns,"unwind":ns,"dropped":n}`, CPU nanoseconds per
-/// allocation+free with stacks, without, and per unwind.
+/// The child's side: `{"on":ns,"off":ns,"unwind":ns,"libunwind":ns,"dropped":n,…}`, CPU
+/// nanoseconds per allocation+free with stacks, without, per unwind, and per libunwind
+/// `unw_backtrace` of the same depth (the walk's reference).
 func allocationStackChild() {
   fromDeeperStack(addedFrames, measureAllocationStacks)
 }
@@ -56,18 +57,21 @@ private func measureAllocationStacks() {
   var on = Double.infinity
   var off = Double.infinity
   var unwind = Double.infinity
+  var libunwind = Double.infinity
   for _ in 0..<allocationStackRounds {
     _ = cholders_bench_set_alloc_stacks(1)
     on = min(on, cholders_bench_alloc_free_ns(metadata, 16, allocationsPerRound))
     _ = cholders_bench_set_alloc_stacks(0)
     off = min(off, cholders_bench_alloc_free_ns(metadata, 16, allocationsPerRound))
     unwind = min(unwind, cholders_bench_unwind_ns(allocationsPerRound))
+    libunwind = min(libunwind, cholders_bench_libunwind_ns(allocationsPerRound))
   }
   let memory = bytesPerLiveObject()
   var counts = cholders_alloc_stack_counts()
   cholders_alloc_stack_stats(&counts)
   print(
-    "{\"on\":\(on),\"off\":\(off),\"unwind\":\(unwind),\"dropped\":\(counts.dropped),"
+    "{\"on\":\(on),\"off\":\(off),\"unwind\":\(unwind),\"libunwind\":\(libunwind),"
+      + "\"dropped\":\(counts.dropped),"
       + "\"bytes_per_object\":\(memory)}")
 }
 
@@ -106,6 +110,9 @@ func allocationStackFigures(into figures: inout BenchFigures) {
   figures.add("alloc_stacks_unwind_ns", unwind)
   figures.add("alloc_stacks_on_over_off", on / off)
   figures.add("alloc_stacks_on_over_unwind_plus_off", on / (unwind + off))
+  let libunwind = (object["libunwind"] as? Double) ?? .nan
+  figures.add("alloc_stacks_libunwind_ns", libunwind)
+  figures.add("alloc_stacks_unwind_over_libunwind", unwind / libunwind)
   figures.add("alloc_stacks_dropped", (object["dropped"] as? Int) ?? -1)
   figures.add("alloc_stacks_bytes_per_live_object", (object["bytes_per_object"] as? Double) ?? .nan)
 }

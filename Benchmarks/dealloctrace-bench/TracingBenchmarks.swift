@@ -18,9 +18,11 @@ private enum EnqueueVariant: CaseIterable {
   case hookOff
   /// `releaseInBackground` with tracing on (whatever session is recording).
   case traced
-  /// No enqueue: libunwind's `unw_backtrace` at the same depth, the floor of a traced
-  /// enqueue's stack capture.
+  /// No enqueue: the recorder's stack walk (`cunwind_backtrace`) at the same depth, the
+  /// floor of a traced enqueue's stack capture.
   case rawUnwind
+  /// No enqueue: libunwind's `unw_backtrace` at the same depth, the walk's reference.
+  case libunwind
 }
 
 /// The objects of one round, made before the clock starts so that allocation is outside
@@ -46,6 +48,12 @@ private func timeEnqueues(
     frames.withUnsafeMutableBufferPointer { buffer in
       for _ in 0..<count {
         _ = cunwind_backtrace(buffer.baseAddress, Int32(buffer.count))
+      }
+    }
+  case .libunwind:
+    frames.withUnsafeMutableBufferPointer { buffer in
+      for _ in 0..<count {
+        _ = cunwind_libunwind_backtrace(buffer.baseAddress, Int32(buffer.count))
       }
     }
   }
@@ -147,9 +155,13 @@ func tracingFigures(into figures: inout BenchFigures) {
   figures.add("enqueue_off_over_no_hook", hookOff / noHook)
   figures.add("enqueue_tracing_on_0_frames_ns", traced.zeroFrames)
   figures.add("enqueue_tracing_on_deep_ns", traced.deep)
-  figures.add("unw_backtrace_deep_ns", rawUnwind)
+  figures.add("unwind_deep_ns", rawUnwind)
+  figures.add("unw_backtrace_deep_ns", traced.libunwind)
+  figures.add("unwind_over_unw_backtrace_deep", rawUnwind / traced.libunwind)
   figures.add("enqueue_no_hook_deep_ns", deepNoHook)
   figures.add("enqueue_on_over_unwind_plus_no_hook", traced.deep / (rawUnwind + deepNoHook))
+  figures.add(
+    "enqueue_on_over_unw_backtrace_plus_no_hook", traced.deep / (traced.libunwind + deepNoHook))
   figures.add("log_bytes_per_object", traced.bytesPerObject)
   // Wall time per record from the first enqueue to the record being in the file, calling
   // thread included: the sustained rate beyond which back-pressure slows the caller.
@@ -162,10 +174,11 @@ private struct TracedFigures {
   var zeroFrames = Double.nan
   /// Nanoseconds per enqueue, recording the default number of frames at a deep stack.
   var deep = Double.nan
-  /// Its floors, timed in the same rounds: an enqueue with no hook, and `unw_backtrace`, at
-  /// that depth.
+  /// Its floors, timed in the same rounds: an enqueue with no hook, and the recorder's walk,
+  /// at that depth; and libunwind's `unw_backtrace` there, the walk's reference.
   var deepNoHook = Double.nan
   var rawUnwind = Double.nan
+  var libunwind = Double.nan
   /// Log bytes per object of the deep run.
   var bytesPerObject = Double.nan
   /// The writer's sustained nanoseconds per record in the deep run.
@@ -193,11 +206,12 @@ private func measureTraced(
   try DeallocTrace.start(path: logPath, frames: DeallocTrace.defaultFrames)
   var writerPerRecord = Double.nan
   let deep = fastestRounds(
-    [.noHook, .rawUnwind, .traced], rounds: rounds, perRound: perRound, depth: depth,
+    [.noHook, .rawUnwind, .libunwind, .traced], rounds: rounds, perRound: perRound, depth: depth,
     queue: queue, writerNanoseconds: &writerPerRecord)
   traced.deep = deep[.traced] ?? .nan
   traced.deepNoHook = deep[.noHook] ?? .nan
   traced.rawUnwind = deep[.rawUnwind] ?? .nan
+  traced.libunwind = deep[.libunwind] ?? .nan
   traced.writerPerRecord = writerPerRecord
   DeallocTrace.finish()
   var status = stat()

@@ -7,7 +7,7 @@
 // sake. Both tables are mapped once (tool memory: the scan never reads the addresses they
 // hold as references) and never grow; a full table counts the allocation as dropped and the
 // census says how many it could not name. The lock is held only for a few probes; the
-// unwind (the expensive part, about 7 ns a frame) runs before it. The trade-off: one lock
+// unwind (the expensive part) runs before it. The trade-off: one lock
 // for all threads, which an allocation-heavy program with many threads contends on; it is
 // paid only with DEALLOCTRACE_ALLOC_STACKS set.
 //

@@ -55,6 +55,18 @@ double cholders_bench_unwind_ns(uint64_t iterations) {
   return (double)(cpu_ns() - start) / (double)iterations;
 }
 
+double cholders_bench_libunwind_ns(uint64_t iterations) {
+  if (iterations == 0) return 0;
+  // As deep as the walk above: the depth, the frames it leaves out, and its own two.
+  void *frames[CH_ALLOC_STACK_DEPTH + ALLOCATION_FRAMES_ABOVE + 2];
+  uint64_t start = cpu_ns();
+  for (uint64_t i = 0; i < iterations; i++) {
+    cunwind_libunwind_backtrace(frames, (int)(sizeof frames / sizeof frames[0]));
+    __asm__ volatile("" : : "r"(frames) : "memory");
+  }
+  return (double)(cpu_ns() - start) / (double)iterations;
+}
+
 int cholders_bench_set_alloc_stacks(int on) {
   // Only tables that DEALLOCTRACE_ALLOC_STACKS made can be switched back on.
   static int started;

@@ -83,7 +83,7 @@ __attribute__((noinline)) int cunwind_backtrace_above_caller(uintptr_t *buffer, 
                                                              int skip_above_caller) {
   if (capacity <= 0) return 0;
   // The caller's frame is normally at index 1 (index 0 is this function); `slack` bounds
-  // the search for it, but only two extra frames are unwound: every frame costs ~7 ns.
+  // the search for it, but only two extra frames are unwound.
   enum { slack = 8 };
   void *raw[256 + slack];
   int want = capacity + skip_above_caller + 2;

@@ -7,8 +7,8 @@ import Glibc
 /// creates a queue, with no code change; this API is for programs and tests that want to
 /// choose the moment or add checkpoints. The log follows `docs/log-format.md` (v1).
 ///
-/// The trade-off: recording costs the enqueuing thread one `unw_backtrace` (about 8 ns a
-/// frame) and a copy into a buffer; names, symbols and I/O happen on a writer thread. No
+/// The trade-off: recording costs the enqueuing thread one stack walk (`cunwind_backtrace`:
+/// cached call-frame rules, a few nanoseconds a frame) and a copy into a buffer; names, symbols and I/O happen on a writer thread. No
 /// record is dropped: when the writer falls behind, recording threads wait for it.
 public enum DeallocTrace {
   /// The default backtrace depth (`DEALLOCTRACE_FRAMES` overrides it; 0 turns stacks off).

@@ -9,8 +9,8 @@ import Glibc
 /// - `DEALLOCTRACE_MAX_SIZE=SIZE`: the most the log file grows to (`defaultMaxSize`).
 /// - `DEALLOCTRACE_HOLDERS=1`: record who still holds each survivor (`holders` records).
 struct TraceConfiguration: Equatable, Sendable {
-  /// 32 frames cover a UI call path from the run loop to the enqueue; `unw_backtrace` costs
-  /// about 8 ns a frame here, so deeper stacks mostly add cost for frames nobody reads.
+  /// 32 frames cover a UI call path from the run loop to the enqueue; every frame has a cost
+  /// (`dealloctrace-bench tracing`), so deeper stacks mostly add cost for frames nobody reads.
   static let defaultFrames = 32
   /// The most frames a backtrace can hold (the per-thread scratch array's size).
   static let maxFrames = 256

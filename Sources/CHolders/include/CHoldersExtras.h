@@ -92,6 +92,8 @@ size_t cholders_alloc_stack_of(uintptr_t object, uintptr_t *ips, size_t capacity
 /// CPU nanoseconds per unwind of the allocation stacks' depth, from as deep a stack as the
 /// allocation hook's (the floor of an allocation with stacks).
 double cholders_bench_unwind_ns(uint64_t iterations);
+/// The same with libunwind's `unw_backtrace` alone: the walk's reference.
+double cholders_bench_libunwind_ns(uint64_t iterations);
 /// Switches allocation stacks off (0) or back on, for a benchmark's same-process floor;
 /// returns whether they were on, or -1 when DEALLOCTRACE_ALLOC_STACKS never turned them on.
 /// Only while no other thread allocates.
