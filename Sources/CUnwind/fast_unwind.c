@@ -1,13 +1,25 @@
 // The unwinder of the hot paths (allocation stacks, retain history, enqueue stacks): a walk
 // that follows each frame's step rule (frame_rules.c) from a cache keyed by return address.
 //
-// Why not libunwind alone: its `unw_backtrace` costs about 7 ns a frame here (a context
-// capture, a per-thread cache found through pthread_getspecific, a validated read per
-// register), and with allocation stacks on, an unwind runs on every Swift allocation of the
-// host. A program's return addresses are few and each one's rule never changes, so the walk
-// here is a hash probe and two loads a frame. Anything the rules cannot express (no
+// Why not libunwind alone: with allocation stacks on, an unwind runs on every Swift
+// allocation of the host, and `unw_backtrace`'s cost per frame (a chain of dependent loads
+// and its own bookkeeping) was most of that mode's cost (`dealloctrace-bench alloc-stacks`
+// times both). A program's return addresses are few and each one's rule never changes, so
+// a step here is a hash probe and two loads. Anything the rules cannot express (no
 // call-frame information, a signal frame, a CFA from an expression) makes the whole walk
 // libunwind's, so the stacks are the same either way (FastUnwinderTests compares the two).
+//
+// The memo: consecutive walks on a thread share their outer frames (a loop that allocates
+// is called from the same place every time). Each thread keeps its last walk; a walk that
+// reaches one of its frames (same code address, stack pointer and RBP) checks every word
+// the last walk read above that frame and, if none changed, copies its frames: a load and a
+// compare a frame, with no dependency from one frame to the next.
+//
+// What it trusts: a code address keeps its rule for the life of the process. A library
+// unloaded (dlclose) and another loaded at the same address would be walked with the old
+// rules; Swift programs rarely unload code. A thread that switches stacks by hand
+// (makecontext) and frees one to map another at the same address could meet a memo of the
+// freed stack; signal handlers on an alternate stack cannot (their stack pointers differ).
 //
 // The cache: a fixed table mapped once, insert-only, lock-free. A slot's rule is written
 // before its key is published (release), and a key never changes afterwards, so a reader
@@ -114,7 +126,7 @@ __attribute__((no_sanitize("address"))) static inline int step(const walk_state 
 }
 
 /// Frames the memo keeps: a walk longer than this is not kept.
-enum { MEMO_STATES = 96 };
+enum { MEMO_STATES = 64 };
 
 /// The thread's last walk, outermost frame first, so that the next walk, which shares its
 /// outer frames, rewrites only its inner ones. `ended`: the frame past the outermost one
