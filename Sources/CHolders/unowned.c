@@ -6,12 +6,12 @@
 //
 // Where these definitions are reached:
 // - A program that links CHolders (through DeallocTrace or DeallocTesting): its own code's
-//   calls bind to them when it is linked. Calls from shared libraries (Foundation, the
-//   runtime's own) bind to the first definition the dynamic linker finds, the runtime's
-//   unless the executable exports these (`-Xlinker --export-dynamic`): their unowned
-//   references are not recorded.
-// - The preload library (DeallocTracePreload): loaded first, its definitions are found
-//   before the runtime's by every call made through the dynamic linker.
+//   calls bind to them when it is linked. The linker also exports them from the executable
+//   (libswiftCore.so, in the link, defines the same names), so the shared libraries it loads
+//   (Foundation, XCTest) reach them through the dynamic linker too. libswiftCore's calls
+//   inside itself do not leave it.
+// - The preload library (DeallocTracePreload): loaded before the program's libraries, its
+//   definitions are found first by every call made through the dynamic linker.
 // - A program linked with -static-stdlib: the runtime's strong definitions win over these
 //   weak ones at link time (weak, so that such a program still links), and nothing unowned is
 //   recorded; the strong retains and releases still are, through the hooks.
@@ -75,11 +75,19 @@ static void *runtime_entries[ENTRIES];
 /// Where the entry returns to: the program's frame, where an event's stack begins.
 #define RETURN_ADDRESS ((uintptr_t)__builtin_return_address(0))
 
-/// Finds the runtime's definition of `which`. Without one the call cannot be carried out:
-/// said on stderr, then abort (only a process without libswiftCore, which makes no such
-/// call, lacks it).
-__attribute__((noinline, cold)) static void *resolve(int which) {
+/// Looks up the runtime's definition of `which` and keeps it; NULL when there is none (a
+/// program linked with -static-stdlib, whose calls never come here). Two threads finding it
+/// at once store the same pointer.
+static void *find(int which) {
   void *entry = dlsym(RTLD_NEXT, entry_names[which]);
+  if (entry != NULL) __atomic_store_n(&runtime_entries[which], entry, __ATOMIC_RELEASE);
+  return entry;
+}
+
+/// Finds the runtime's definition of `which` at a call. Without one the call cannot be
+/// carried out: said on stderr, then abort.
+__attribute__((noinline, cold)) static void *resolve(int which) {
+  void *entry = find(which);
   if (entry == NULL) {
     static const char text[] = "dealloctrace: the Swift runtime's unowned entry is missing: ";
     ssize_t ignored = write(2, text, sizeof text - 1);
@@ -88,22 +96,21 @@ __attribute__((noinline, cold)) static void *resolve(int which) {
     (void)ignored;
     abort();
   }
-  __atomic_store_n(&runtime_entries[which], entry, __ATOMIC_RELEASE);
   return entry;
 }
 
 /// The runtime's definition of `which`. Found at the first call if the constructor below has
-/// not run yet: another library's initializer can make one before it. Two threads finding it
-/// at once store the same pointer.
+/// not run yet: another library's initializer can make one before it.
 static inline void *runtime_entry(int which) {
   void *entry = __atomic_load_n(&runtime_entries[which], __ATOMIC_ACQUIRE);
   return __builtin_expect(entry != NULL, 1) ? entry : resolve(which);
 }
 
 /// Finds them all while the program loads, so that no later first call waits for the
-/// dynamic linker's lock.
-__attribute__((constructor)) static void resolve_unowned_entries(void) {
-  for (int which = 0; which < ENTRIES; which++) (void)runtime_entry(which);
+/// dynamic linker's lock; one it does not find is left to the first call (never made in a
+/// program whose runtime is linked in).
+__attribute__((constructor)) static void find_unowned_entries(void) {
+  for (int which = 0; which < ENTRIES; which++) (void)find(which);
 }
 
 /// Records `n` events `op` of the object at `object` when its type is under history, with

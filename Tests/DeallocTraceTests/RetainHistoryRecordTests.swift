@@ -20,6 +20,9 @@ final class RetainHistoryRecordTests: XCTestCase {
   func testUnownedReferencesAreRecordedAndPairedApartDebug() throws {
     try checkUnowned(.debug)
   }
+  func testUnownedReferencesAreRecordedAndPairedApartRelease() throws {
+    try checkUnowned(.release)
+  }
 
   func testTheCapKeepsTheOutstandingRetainDebug() throws { try checkCap(.debug) }
   func testTheCapKeepsTheOutstandingRetainRelease() throws { try checkCap(.release) }
