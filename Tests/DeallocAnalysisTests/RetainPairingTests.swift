@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import DeallocAnalysis
 @testable import DeallocLog
 
 /// The pairing of a retain/release history (issue 31 item 2) on hand-made histories: stack
@@ -152,6 +153,25 @@ import Testing
     let rows = RetainHistoryText.timeline(RetainHistory(events: events))
     #expect(rows.map(\.isUnowned) == [false, true, false, true, true])
     #expect(rows.map(\.outstanding) == [true, false, true, false, false])
+  }
+
+  @Test func theHTMLTableMarksTheUnownedRows() {
+    let history = RetainHistory(events: [
+      Self.event(.retain, [("App.run()", 0x408)]),
+      Self.event(.unownedRetain, [("App.hold()", 0x600), ("App.run()", 0x404)]),
+      Self.event(.unownedRelease, [("App.run()", 0x40c)]),
+    ])
+    var html = HTMLBuffer()
+    HTMLRetainHistoryTable.render(history, into: &html)
+    #expect(
+      html.output.contains("<tr class=\"outstanding\"><td><strong>1</strong>"), "\(html.output)")
+    #expect(
+      html.output.contains("<tr class=\"unowned\"><td>2</td><td>unowned-retain</td>"),
+      "\(html.output)")
+    #expect(
+      html.output.contains("<tr class=\"unowned\"><td>3</td><td>unowned-release</td>"),
+      "\(html.output)")
+    #expect(html.output.contains("3 events, 1 never given back"), "\(html.output)")
   }
 
   @Test func anUnownedReleaseWithNoUnownedRetainGivesBackNoStrongOne() {
