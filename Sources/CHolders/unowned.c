@@ -11,7 +11,8 @@
 //   (Foundation, XCTest) reach them through the dynamic linker too. libswiftCore's calls
 //   inside itself do not leave it.
 // - The preload library (DeallocTracePreload): loaded before the program's libraries, its
-//   definitions are found first by every call made through the dynamic linker.
+//   definitions are found first by every call made through the dynamic linker. Its log has
+//   no `holders` records and so no history: there they only forward.
 // - A program linked with -static-stdlib: the runtime's strong definitions win over these
 //   weak ones at link time (weak, so that such a program still links), and nothing unowned is
 //   recorded; the strong retains and releases still are, through the hooks.
