@@ -27,10 +27,10 @@
 // drops paired retains and releases (each release with the earlier unpaired retain of its
 // kind, strong or unowned, whose stack shares the most outermost return addresses with it;
 // the oldest of equals), keeps the unpaired ones and the marks, and counts what it dropped;
-// a history that pairs nothing drops the new event and counts it as lost. The reports' pairing (DeallocLog's
-// RetainPairing) refines this rule with function names and the marks, which the recorder
-// does not have at hand; so a compacted history may keep a retain whose partner the full
-// history would have shown differently, never fewer outstanding ones.
+// a history that pairs nothing drops the new event and counts it as lost. The reports'
+// pairing (DeallocLog's RetainPairing) refines this rule with function names and the marks,
+// which the recorder does not have at hand; so a compacted history may keep a retain whose
+// partner the full history would have shown differently, never fewer outstanding ones.
 //
 // Tables: fixed, mapped once (tool memory), under one spinlock, as alloc_stacks.c's; full
 // tables count the events they could not keep ("lost").

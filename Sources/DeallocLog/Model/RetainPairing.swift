@@ -32,10 +32,10 @@ public struct RetainPairing: Sendable, Equatable {
   /// The history's events, with a `.unseen` reference inserted before each event whose
   /// count after it says more references were taken than the events before it show
   /// (swift_weakLoadStrong takes one without any hook, and so does swift_unownedRetainStrong
-  /// where the recorder's definition of it is not reached): the
-  /// indexes below are into this list. An unseen reference is taken to be short-lived (a
-  /// weak reference loaded to be used): the next release gives it back. It counts as the
-  /// recorder's when an event next to it is, else as the program's.
+  /// where the recorder's definition of it is not reached): the indexes below are into this
+  /// list. An unseen reference is taken to be short-lived (a weak reference loaded to be
+  /// used): the next release gives it back. It counts as the recorder's when an event next to
+  /// it is, else as the program's.
   public var events: [RetainHistory.Event]
   /// For each event that takes a reference (a retain, unowned or strong, the allocation, a
   /// hand-over), the index of the event that gave it back; nil while outstanding or for
