@@ -1,6 +1,6 @@
 // Retain/release history: for objects of the types DEALLOCTRACE_HISTORY names, every strong
-// retain and release the runtime hooks see, each with its stack and the strong count after
-// it, in a side table keyed by the object's address. The recorder copies an object's
+// and unowned retain and release the tool sees, each with its stack and the strong count
+// after it, in a side table keyed by the object's address. The recorder copies an object's
 // history out when it writes a finding for it (cholders_history_of); nothing else is read,
 // and a freed object's history goes with it.
 //
@@ -11,8 +11,12 @@
 // Only an object of a matched type unwinds (about 7 ns a frame) and takes the lock.
 //
 // What is seen: swift_retain, swift_retain_n, swift_release and swift_release_n, the entries
-// libswiftCore lets a tool hook. Unowned retains and releases (swift_unownedRetain…) have no
-// hook and are not recorded. An `n` operation is recorded as `n` events with one stack.
+// libswiftCore lets a tool hook (hooks.c); and the unowned entries, which it does not let a
+// tool hook, through CHolders' own weak definitions of them (unowned.c, which says where
+// those are reached and where not). An unowned retain or release is an event of its own
+// kind, whose count is the strong count it left as it was; swift_unownedRetainStrong (an
+// unowned reference loaded strong) is a strong retain, whose release swift_release gives.
+// An `n` operation is recorded as `n` events with one stack.
 //
 // Besides retains and releases, two marks: the allocation (the object's first reference,
 // recorded by the allocation hook) and each hand-over to a DeallocQueue (recorded by the
@@ -20,13 +24,13 @@
 // the program giving its reference to the queue.
 //
 // The cap: an object keeps at most CHOLDERS_HISTORY_EVENTS_PER_OBJECT events. A full history
-// drops paired retains and releases (each release with the earlier unpaired retain whose
-// stack shares the most outermost return addresses with it; the oldest of equals), keeps
-// the unpaired ones and the marks, and counts what it dropped; a history that pairs nothing
-// drops the new event and counts it as lost. The reports' pairing (DeallocLog's
-// RetainPairing) refines this rule with function names and the marks, which the recorder
-// does not have at hand; so a compacted history may keep a retain whose partner the full
-// history would have shown differently, never fewer outstanding ones.
+// drops paired retains and releases (each release with the earlier unpaired retain of its
+// kind, strong or unowned, whose stack shares the most outermost return addresses with it;
+// the oldest of equals), keeps the unpaired ones and the marks, and counts what it dropped;
+// a history that pairs nothing drops the new event and counts it as lost. The reports'
+// pairing (DeallocLog's RetainPairing) refines this rule with function names and the marks,
+// which the recorder does not have at hand; so a compacted history may keep a retain whose
+// partner the full history would have shown differently, never fewer outstanding ones.
 //
 // Tables: fixed, mapped once (tool memory), under one spinlock, as alloc_stacks.c's; full
 // tables count the events they could not keep ("lost").
@@ -268,10 +272,13 @@ static uint32_t drop_paired(cholders_history_event *list, uint32_t count) {
   memset(paired, 0, sizeof paired);
   uint32_t dropped = 0;
   for (uint32_t release = 0; release < count; release++) {
-    if (list[release].op != CH_HISTORY_RELEASE) continue;
+    uint32_t taker = list[release].op == CH_HISTORY_RELEASE ? CH_HISTORY_RETAIN
+                     : list[release].op == CH_HISTORY_UNOWNED_RELEASE ? CH_HISTORY_UNOWNED_RETAIN
+                                                                      : 0;
+    if (taker == 0) continue;
     uint32_t best = UINT32_MAX, best_shared = 0;
     for (uint32_t retain = 0; retain < release; retain++) {
-      if (list[retain].op != CH_HISTORY_RETAIN || paired[retain]) continue;
+      if (list[retain].op != taker || paired[retain]) continue;
       uint32_t shared = shared_outer_frames(list[retain].stack, list[release].stack);
       if (best == UINT32_MAX || shared > best_shared) {
         best = retain;
@@ -296,6 +303,11 @@ static void append(uintptr_t object, int op, int64_t count_after, const uintptr_
   uint32_t slot = find(object);
   object_slot *o = &objects[slot];
   if (o->address == 0) {
+    // An unowned event never starts a history (unowned.c: it can race the last release).
+    if (op == CH_HISTORY_UNOWNED_RETAIN || op == CH_HISTORY_UNOWNED_RELEASE) {
+      give();
+      return;
+    }
     if (object_count >= OBJECTS || free_count == 0) {
       lost++;
       give();

@@ -1,7 +1,7 @@
-// Retain/release history (DEALLOCTRACE_HISTORY=Type[,Type…]): every strong retain and
-// release of the objects of the named types, with a stack and the strong count after it,
-// kept beside the registry (history.c says how and what it costs). Not part of any public
-// header.
+// Retain/release history (DEALLOCTRACE_HISTORY=Type[,Type…]): every strong and unowned
+// retain and release of the objects of the named types, with a stack and the strong count
+// after it, kept beside the registry (history.c says how and what it costs). Not part of any
+// public header.
 #ifndef CHOLDERS_HISTORY_H
 #define CHOLDERS_HISTORY_H
 
@@ -46,7 +46,12 @@ enum {
   CH_HISTORY_RELEASE = CHOLDERS_HISTORY_RELEASE,
   CH_HISTORY_ALLOC = CHOLDERS_HISTORY_ALLOC,
   CH_HISTORY_ENQUEUE = CHOLDERS_HISTORY_ENQUEUE,
+  CH_HISTORY_UNOWNED_RETAIN = CHOLDERS_HISTORY_UNOWNED_RETAIN,
+  CH_HISTORY_UNOWNED_RELEASE = CHOLDERS_HISTORY_UNOWNED_RELEASE,
 };
+/// The strong count of the live object at `object` for a history event: -1 for an immortal
+/// or deiniting object, whose events are not recorded (hooks.c).
+int64_t ch_history_count(uintptr_t object);
 /// Records `op` on `object` with the strong count after it, and the stack from `caller` out:
 /// the hook's own return address (`__builtin_return_address(0)` in the hook), where the
 /// program's frames begin.

@@ -81,9 +81,7 @@ static retain_fn default_retain;
 static release_fn default_release;
 static int inline_retain, inline_release;
 
-/// The strong count of the live object at `object` for a history event: -1 for an immortal
-/// or deiniting object (whose retains and releases are not recorded).
-static int64_t history_count(uintptr_t object) {
+int64_t ch_history_count(uintptr_t object) {
   uint64_t bits = __atomic_load_n((const uint64_t *)(object + 8), __ATOMIC_RELAXED);
   if (CH_RC_SLOW(bits)) {
     if (CH_RC_IMMORTAL(bits) || retain_count_fn == NULL) return -1;
@@ -102,7 +100,7 @@ HOOK static uintptr_t fixed_retain_adapter(uintptr_t object) {
     // A type under history (history.c): the runtime retains, then the event is recorded.
     retain_fn retain = __atomic_load_n(retain_hook, __ATOMIC_RELAXED);
     retain(pointer);
-    int64_t count = history_count(pointer);
+    int64_t count = ch_history_count(pointer);
     if (count > 0) ch_history_record(pointer, CH_HISTORY_RETAIN, count, RETURN_ADDRESS);
     return object;
   }
@@ -176,7 +174,7 @@ HOOK static uintptr_t hook_alloc(uintptr_t metadata, size_t size, size_t align_m
 static inline __attribute__((always_inline)) void note_history_release(uintptr_t object,
                                                                        uint32_t n) {
   if (__builtin_expect(!ch_history_wants(object), 1)) return;
-  int64_t count = history_count(object);
+  int64_t count = ch_history_count(object);
   for (uint32_t i = 1; count > 0 && i <= n; i++) {
     ch_history_record(object, CH_HISTORY_RELEASE, count - i, RETURN_ADDRESS);
   }
@@ -214,7 +212,7 @@ HOOK static void hook_release_n(uintptr_t object, uint32_t n) {
 HOOK static uintptr_t hook_retain_n(uintptr_t object, uint32_t n) {
   uintptr_t result = original_retain_n(object, n);
   if ((intptr_t)object > 0 && n > 0 && ch_history_wants(object)) {
-    int64_t count = history_count(object);
+    int64_t count = ch_history_count(object);
     for (uint32_t i = 0; count > 0 && i < n; i++) {
       ch_history_record(object, CH_HISTORY_RETAIN, count - (int64_t)(n - 1 - i), RETURN_ADDRESS);
     }

@@ -70,6 +70,8 @@ enum Holders {
     case Int(CHOLDERS_HISTORY_RETAIN): return "retain"
     case Int(CHOLDERS_HISTORY_ALLOC): return "alloc"
     case Int(CHOLDERS_HISTORY_ENQUEUE): return "enqueue"
+    case Int(CHOLDERS_HISTORY_UNOWNED_RETAIN): return "unowned-retain"
+    case Int(CHOLDERS_HISTORY_UNOWNED_RELEASE): return "unowned-release"
     default: return "release"
     }
   }

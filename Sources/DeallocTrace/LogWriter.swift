@@ -321,7 +321,7 @@ final class LogWriter: @unchecked Sendable {
   }
 
   /// `"history":{"events":[{"op":"retain","count":2,"frames":[…]},…],"dropped":…,"lost":…}`
-  /// (`op`: `retain`, `release`, `alloc` or `enqueue`)
+  /// (`op`: `retain`, `release`, `alloc`, `enqueue`, `unowned-retain` or `unowned-release`)
   /// (DEALLOCTRACE_HISTORY): the object's retains and releases, oldest first; `dropped` and
   /// `lost` only when not 0.
   private func writeHistory(_ history: TraceEvent.RetainHistory) {

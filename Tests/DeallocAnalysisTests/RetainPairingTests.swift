@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import DeallocAnalysis
 @testable import DeallocLog
 
 /// The pairing of a retain/release history (issue 31 item 2) on hand-made histories: stack
@@ -117,6 +118,78 @@ import Testing
     #expect(pairing.outstanding == [0, 1])
   }
 
+  @Test func unownedEventsPairAmongThemselves() {
+    // run's unowned release gives back hold's unowned retain, though run's own strong
+    // retain is more like it; the unowned retain never given back is no outstanding one.
+    var events = [
+      Self.event(.allocation, [("App.Model.__allocating_init()", 0x10), ("App.run()", 0x400)]),
+      Self.event(.unownedRetain, [("App.hold()", 0x600), ("App.run()", 0x404)]),
+      Self.event(.retain, [("App.run()", 0x408)]),
+      Self.event(.unownedRelease, [("App.run()", 0x40c)]),
+      Self.event(.unownedRetain, [("App.keepUnowned()", 0x700), ("App.run()", 0x410)]),
+    ]
+    // An unowned event leaves the strong count as it was: no reference is unseen.
+    for (index, count) in [1, 1, 2, 2, 2].enumerated() { events[index].countAfter = count }
+    let pairing = RetainPairing(RetainHistory(events: events))
+    #expect(pairing.events.map(\.kind) == events.map(\.kind))
+    #expect(pairing.gaveBack[3] == 1)
+    #expect(pairing.givenBackBy[2] == nil)
+    #expect(pairing.outstanding == [0, 2])
+    #expect(pairing.unownedOutstanding == [4])
+    #expect(pairing.programReferences == 2)
+    let timeline = RetainHistoryText.timelineLines(RetainHistory(events: events))
+    #expect(
+      timeline.contains { $0.hasPrefix("  2. unowned-retain (count 1 after it): given back by 4") },
+      "\(timeline)")
+    #expect(
+      timeline.contains { $0.hasPrefix("  4. unowned-release (count 2 after it): gives back 2") },
+      "\(timeline)")
+    #expect(
+      timeline.contains {
+        $0.hasPrefix(
+          "  5. unowned-retain (count 2 after it): never given back (unowned: keeps the memory,"
+            + " not the object)")
+      }, "\(timeline)")
+    let rows = RetainHistoryText.timeline(RetainHistory(events: events))
+    #expect(rows.map(\.isUnowned) == [false, true, false, true, true])
+    #expect(rows.map(\.outstanding) == [true, false, true, false, false])
+  }
+
+  @Test func theHTMLTableMarksTheUnownedRows() {
+    let history = RetainHistory(events: [
+      Self.event(.retain, [("App.run()", 0x408)]),
+      Self.event(.unownedRetain, [("App.hold()", 0x600), ("App.run()", 0x404)]),
+      Self.event(.unownedRelease, [("App.run()", 0x40c)]),
+    ])
+    var html = HTMLBuffer()
+    HTMLRetainHistoryTable.render(history, into: &html)
+    #expect(
+      html.output.contains("<tr class=\"outstanding\"><td><strong>1</strong>"), "\(html.output)")
+    #expect(
+      html.output.contains("<tr class=\"unowned\"><td>2</td><td>unowned-retain</td>"),
+      "\(html.output)")
+    #expect(
+      html.output.contains("<tr class=\"unowned\"><td>3</td><td>unowned-release</td>"),
+      "\(html.output)")
+    #expect(html.output.contains("3 events, 1 never given back"), "\(html.output)")
+  }
+
+  @Test func anUnownedReleaseWithNoUnownedRetainGivesBackNoStrongOne() {
+    let history = RetainHistory(events: [
+      Self.event(.retain, [("App.run()", 0x408)]),
+      Self.event(.unownedRelease, [("App.run()", 0x40c)]),
+    ])
+    let pairing = RetainPairing(history)
+    #expect(pairing.gaveBack[1] == nil)
+    #expect(pairing.outstanding == [0])
+    let timeline = RetainHistoryText.timelineLines(history)
+    #expect(
+      timeline.contains {
+        $0.hasPrefix(
+          "  2. unowned-release: gives back an unowned reference taken before the history began")
+      }, "\(timeline)")
+  }
+
   static let record =
     #"{"ev":"holders","t":9,"id":3,"obj":"0x2000","type":"Shop.Order","why":"release","history":{"events":[{"op":"alloc","count":1,"frames":[{"ip":"0x10","sym":"Shop.Order.__allocating_init()"},{"ip":"0x400","sym":"Shop.checkout() -> ()"}]},{"op":"retain","count":2,"frames":[{"ip":"0x600","sym":"Shop.remember(Shop.Order) -> ()"},{"ip":"0x404","sym":"Shop.checkout() -> ()"}]},{"op":"retain","count":3,"frames":[{"ip":"0x800","sym":"Shop.render(Shop.Order) -> ()"},{"ip":"0x408","sym":"Shop.checkout() -> ()"}]},{"op":"release","count":2,"frames":[{"ip":"0x804","sym":"Shop.render(Shop.Order) -> ()"},{"ip":"0x408","sym":"Shop.checkout() -> ()"}]},{"op":"later","frames":[]}],"dropped":4},"direct":1,"more":0,"paths":[{"root":{"kind":"cycle"},"steps":[{"type":"Shop.Order","obj":"0x2000","off":16,"field":"me"}]}],"scan_us":5}"#
 
@@ -151,6 +224,30 @@ import Testing
     let timeline = RetainHistoryText.timelineLines(history)
     #expect(timeline.contains { $0.hasPrefix("  2. retain  (count 2 after it): OUTSTANDING") })
     #expect(timeline.contains { $0.hasPrefix("  4. release (count 2 after it): gives back 3") })
+  }
+
+  /// A history with unowned events, and an event of an OP no reader knows yet: both parsers
+  /// read the unowned ones and skip the unknown one.
+  static let unownedRecord =
+    #"{"ev":"holders","t":9,"id":3,"obj":"0x2000","type":"Shop.Order","why":"release","history":{"events":[{"op":"alloc","count":1,"frames":[{"ip":"0x10","sym":"Shop.Order.__allocating_init()"},{"ip":"0x400","sym":"Shop.checkout() -> ()"}]},{"op":"unowned-retain","count":1,"frames":[{"ip":"0x600","sym":"Shop.Row.init(Shop.Order) -> Shop.Row"},{"ip":"0x404","sym":"Shop.checkout() -> ()"}]},{"op":"unowned-later","count":1,"frames":[]},{"op":"unowned-release","count":1,"frames":[{"ip":"0x800","sym":"Shop.Row.deinit"},{"ip":"0x408","sym":"Shop.checkout() -> ()"}]}]},"direct":1,"more":0,"paths":[{"root":{"kind":"cycle"},"steps":[{"type":"Shop.Order","obj":"0x2000","off":16,"field":"me"}]}],"scan_us":5}"#
+
+  @Test(arguments: [false, true]) func unownedEventsAreReadAndAnUnknownOneSkipped(
+    general: Bool
+  ) throws {
+    let record = try #require(try holders(Self.unownedRecord, general: general))
+    let history = try #require(record.holders.retainHistory)
+    #expect(history.events.map(\.kind) == [.allocation, .unownedRetain, .unownedRelease])
+    #expect(history.events.map(\.countAfter) == [1, 1, 1])
+    #expect(history.events[1].frames.first?.symbol == "Shop.Row.init(Shop.Order) -> Shop.Row")
+    let pairing = RetainPairing(history)
+    #expect(pairing.gaveBack[2] == 1)
+    #expect(pairing.outstanding == [0])
+    let lines = HolderPathText.lines(record.holders, type: record.type, address: record.object)
+    #expect(
+      lines.contains(
+        "never given back (retain/release history: 1 of the 1 references the program took):"),
+      "\(lines)")
+    #expect(!lines.contains { $0.contains("Shop.Row") }, "\(lines)")
   }
 
   @Test(arguments: [false, true]) func aRecordWithoutItReadsAsBefore(general: Bool) throws {

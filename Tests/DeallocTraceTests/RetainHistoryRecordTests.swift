@@ -17,6 +17,13 @@ final class RetainHistoryRecordTests: XCTestCase {
     try checkOtherTypeLeftOut(.release)
   }
 
+  func testUnownedReferencesAreRecordedAndPairedApartDebug() throws {
+    try checkUnowned(.debug)
+  }
+  func testUnownedReferencesAreRecordedAndPairedApartRelease() throws {
+    try checkUnowned(.release)
+  }
+
   func testTheCapKeepsTheOutstandingRetainDebug() throws { try checkCap(.debug) }
   func testTheCapKeepsTheOutstandingRetainRelease() throws { try checkCap(.release) }
 
@@ -41,6 +48,61 @@ final class RetainHistoryRecordTests: XCTestCase {
       lines.contains(
         "  (\(history.droppedPaired) paired events were dropped by the recorder's"
           + " cap per object; the unpaired ones were all kept)"), lines.joined(separator: "\n"))
+  }
+
+  /// `history unowned` (a -Onone build, where every unowned retain in the source is made):
+  /// the unowned reference `holdUnowned` stored in a field and `letUnownedGo` dropped is an
+  /// `unowned-retain` and an `unowned-release`, paired with each other and with no strong
+  /// event; `loadUnownedStrong`'s strong load (swift_unownedRetainStrong) is a retain that
+  /// its release gives back, so the outstanding retain stays the keeper's alone; the
+  /// bystander, of a type not named, has no history.
+  private func checkUnowned(_ build: ProbeBuild) throws {
+    let records = try historyRun(build, patterns: "TraceProbe.HistoryTarget", variant: "unowned")
+    let history = try XCTUnwrap(
+      try holders(of: "TraceProbe.HistoryTarget", in: records).retainHistory, "no history")
+    let pairing = RetainPairing(history)
+    let description = RetainHistoryText.timelineLines(history).joined(separator: "\n")
+    func within(_ function: String, _ event: RetainHistory.Event) -> Bool {
+      event.frames.contains { $0.displayName.contains(function) }
+    }
+    let unownedRetains = pairing.events.indices.filter {
+      pairing.events[$0].kind == .unownedRetain
+    }
+    let unownedReleases = pairing.events.indices.filter {
+      pairing.events[$0].kind == .unownedRelease
+    }
+    XCTAssertTrue(
+      unownedRetains.contains { within("holdUnowned", pairing.events[$0]) }, description)
+    XCTAssertTrue(
+      unownedReleases.contains { within("letUnownedGo", pairing.events[$0]) }, description)
+    XCTAssertEqual(pairing.unownedOutstanding, [], description)
+    for index in unownedReleases {
+      let taken = try XCTUnwrap(pairing.gaveBack[index], description)
+      XCTAssertEqual(pairing.events[taken].kind, .unownedRetain, description)
+    }
+    // An unowned event's count is the strong count, which it leaves as it was.
+    for index in unownedRetains + unownedReleases {
+      XCTAssertGreaterThan(pairing.events[index].countAfter ?? 0, 0, description)
+    }
+    // The strong load is a retain of its own, given back, never an outstanding one.
+    let loads = pairing.events.indices.filter {
+      pairing.events[$0].kind == .retain && within("loadUnownedStrong", pairing.events[$0])
+    }
+    XCTAssertFalse(loads.isEmpty, description)
+    for index in loads { XCTAssertNotNil(pairing.givenBackBy[index], description) }
+    // Seen, it is no reference inferred from the counts (as before the load was recorded).
+    XCTAssertFalse(
+      pairing.events.indices.dropLast().contains {
+        pairing.events[$0].kind == .unseen && within("loadUnownedStrong", pairing.events[$0 + 1])
+      }, description)
+    let outstanding = pairing.outstanding.map { pairing.events[$0] }
+    XCTAssertEqual(
+      outstanding.filter { within("keepAnExtraReference", $0) }.count, 1, description)
+    XCTAssertFalse(
+      outstanding.contains { within("loadUnownedStrong", $0) || within("holdUnowned", $0) },
+      description)
+    XCTAssertTrue(description.contains(". unowned-retain (count "), description)
+    XCTAssertNil(try holders(of: "TraceProbe.HistoryBystander", in: records).retainHistory)
   }
 
   /// An unknown type name is no error, and a glob names the target.

@@ -16,17 +16,21 @@ extern "C" {
 /// The most events kept per object: past it, paired events are dropped (history.c).
 #define CHOLDERS_HISTORY_EVENTS_PER_OBJECT 256
 
-/// What an event is: a strong retain or release, the allocation (the first reference), or a
-/// hand-over to a DeallocQueue (the program's reference becomes the queue's).
+/// What an event is: a strong retain or release, the allocation (the first reference), a
+/// hand-over to a DeallocQueue (the program's reference becomes the queue's), or an unowned
+/// retain or release (unowned.c), which keeps the object's memory, never the object.
 enum {
   CHOLDERS_HISTORY_RETAIN = 1,
   CHOLDERS_HISTORY_RELEASE = 2,
   CHOLDERS_HISTORY_ALLOC = 3,
   CHOLDERS_HISTORY_ENQUEUE = 4,
+  CHOLDERS_HISTORY_UNOWNED_RETAIN = 5,
+  CHOLDERS_HISTORY_UNOWNED_RELEASE = 6,
 };
 
 /// One event: `op` a CHOLDERS_HISTORY_ kind; `count_after` the strong count after it (-1:
-/// unknown); `stack` an id for cholders_history_stack.
+/// unknown), which an unowned event leaves as it was; `stack` an id for
+/// cholders_history_stack.
 typedef struct {
   uint32_t op;
   int32_t count_after;

@@ -1,12 +1,12 @@
-/// An object's strong retains and releases, oldest first, as the recorder kept them for a
-/// type `DEALLOCTRACE_HISTORY` named: a `holders` record's optional `history`.
+/// An object's strong and unowned retains and releases, oldest first, as the recorder kept
+/// them for a type `DEALLOCTRACE_HISTORY` named: a `holders` record's optional `history`.
 ///
-/// What it is exact about: each retain or release is one the runtime's hooks saw
-/// (swift_retain, swift_retain_n, swift_release, swift_release_n), with the strong count
-/// after it; the allocation and each hand-over to a queue are marked too. What it
-/// is not: the optimizer merges and removes retains in -O builds, so there the stacks name
-/// the functions that kept references, not the statements; unowned references have no hook
-/// and are not in it.
+/// What it is exact about: each retain or release is one the recorder saw (swift_retain,
+/// swift_retain_n, swift_release, swift_release_n through the runtime's hooks; the unowned
+/// entries through the recorder's own definitions, where the program's calls reach them:
+/// history.c), with the strong count after it; the allocation and each hand-over to a queue
+/// are marked too. What it is not: the optimizer merges and removes retains in -O builds, so
+/// there the stacks name the functions that kept references, not the statements.
 public struct RetainHistory: Sendable, Equatable {
   /// What an event did to the object's references.
   public enum Kind: String, Sendable, Equatable {
@@ -19,9 +19,14 @@ public struct RetainHistory: Sendable, Equatable {
     /// A hand-over to a DeallocQueue (`enqueue`): the program's reference became the
     /// queue's, which the queue's release gives back.
     case enqueue
-    /// A reference no hook saw taken (a weak or unowned reference loaded strong), inferred
-    /// by ``RetainPairing`` where the count after an event rose more than the events say;
-    /// never in a log.
+    /// An unowned retain (`unowned-retain`): an unowned reference, which keeps the object's
+    /// memory, never the object; its count is the strong count, which it leaves as it was.
+    case unownedRetain = "unowned-retain"
+    /// An unowned release (`unowned-release`): an unowned reference given back.
+    case unownedRelease = "unowned-release"
+    /// A reference no hook saw taken (a weak reference loaded strong, or an unowned one where
+    /// the recorder's definitions are not reached), inferred by ``RetainPairing`` where the
+    /// count after an event rose more than the events say; never in a log.
     case unseen
   }
 
@@ -32,8 +37,10 @@ public struct RetainHistory: Sendable, Equatable {
     /// Innermost frame first.
     public var frames: [Frame]
 
-    /// A retain or the allocation: a reference taken.
+    /// A strong retain or the allocation: a strong reference taken.
     public var isRetain: Bool { kind == .retain || kind == .allocation || kind == .unseen }
+    /// An unowned retain or release, which the pairing keeps apart from the strong ones.
+    public var isUnowned: Bool { kind == .unownedRetain || kind == .unownedRelease }
 
     public init(_ kind: Kind, countAfter: Int? = nil, frames: [Frame]) {
       self.kind = kind

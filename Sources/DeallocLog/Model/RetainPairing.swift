@@ -21,26 +21,36 @@
 /// it too. The recorder's cap (history.c) drops paired events by the same rule on return
 /// addresses alone.
 ///
+/// Unowned retains and releases pair among themselves by the same rule, never with strong
+/// ones; an unowned reference never given back keeps the object's memory, not the object, so
+/// it is not among the ``outstanding`` references that keep a leaked object alive.
+///
 /// What is exact and what is not: the events are the runtime's; the pairing is a heuristic.
 /// References taken and given back in an order the rule does not expect may pair crosswise,
 /// which never changes how many are outstanding, only which.
 public struct RetainPairing: Sendable, Equatable {
   /// The history's events, with a `.unseen` reference inserted before each event whose
   /// count after it says more references were taken than the events before it show
-  /// (swift_weakLoadStrong and swift_unownedRetainStrong take one without any hook): the
-  /// indexes below are into this list. An unseen reference is taken to be short-lived (a
-  /// weak reference loaded to be used): the next release gives it back. It counts as the
-  /// recorder's when an event next to it is, else as the program's.
+  /// (swift_weakLoadStrong takes one without any hook, and so does swift_unownedRetainStrong
+  /// where the recorder's definition of it is not reached): the indexes below are into this
+  /// list. An unseen reference is taken to be short-lived (a weak reference loaded to be
+  /// used): the next release gives it back. It counts as the recorder's when an event next to
+  /// it is, else as the program's.
   public var events: [RetainHistory.Event]
-  /// For each event that takes a reference (a retain, the allocation, a hand-over), the
-  /// index of the event that gave it back; nil while outstanding or for other events.
+  /// For each event that takes a reference (a retain, unowned or strong, the allocation, a
+  /// hand-over), the index of the event that gave it back; nil while outstanding or for
+  /// other events.
   public var givenBackBy: [Int?]
-  /// For each event that gives a reference back (a release, a hand-over), the index of the
-  /// event whose reference it gave back; nil when it found none (a reference taken before
-  /// the history began) or for other events.
+  /// For each event that gives a reference back (a release, unowned or strong, a hand-over),
+  /// the index of the event whose reference it gave back; nil when it found none (a
+  /// reference taken before the history began) or for other events.
   public var gaveBack: [Int?]
-  /// The program's references never given back (retains and the allocation), oldest first.
+  /// The program's strong references never given back (retains and the allocation), oldest
+  /// first.
   public var outstanding: [Int]
+  /// The unowned references never given back, oldest first: they keep the object's memory
+  /// once it is deinited, never the object.
+  public var unownedOutstanding: [Int]
   /// The recorder's and the queue's references not given back yet, oldest first: the
   /// tracer's while it looked at the object, the queue's while it waited in one.
   public var recorderOutstanding: [Int]
@@ -91,13 +101,36 @@ public struct RetainPairing: Sendable, Equatable {
         }
         // The queue's reference, which its release gives back.
         if event.kind == .enqueue { openRecorder.append(index) }
+      case .unownedRetain, .unownedRelease:
+        continue  // paired apart, below
       }
     }
+    unownedOutstanding = Self.pairUnowned(
+      events, stacks: stacks, givenBackBy: &givenBackBy, gaveBack: &gaveBack)
     self.givenBackBy = givenBackBy
     self.gaveBack = gaveBack
     outstanding = openProgram
     recorderOutstanding = openRecorder
     self.programReferences = programReferences
+  }
+
+  /// Pairs the unowned releases with the unowned retains, by the strong ones' rule; returns
+  /// the unowned retains never given back.
+  private static func pairUnowned(
+    _ events: [RetainHistory.Event], stacks: [[Frame]], givenBackBy: inout [Int?],
+    gaveBack: inout [Int?]
+  ) -> [Int] {
+    var open: [Int] = []
+    for (index, event) in events.enumerated() {
+      if event.kind == .unownedRetain { open.append(index) }
+      guard event.kind == .unownedRelease,
+        let taken = mostSimilar(to: stacks[index], among: open, in: stacks)
+      else { continue }
+      open.removeAll { $0 == taken }
+      givenBackBy[taken] = index
+      gaveBack[index] = taken
+    }
+    return open
   }
 
   /// The candidate (indexes in order) whose stack is most like `frames`; the oldest of
@@ -125,7 +158,7 @@ public struct RetainPairing: Sendable, Equatable {
         switch event.kind {
         case .retain, .unseen: change = 1
         case .release: change = -1
-        case .allocation, .enqueue: change = 0
+        case .allocation, .enqueue, .unownedRetain, .unownedRelease: change = 0
         }
         let unseen = after - (before + change)
         if event.kind != .allocation, unseen > 0 {

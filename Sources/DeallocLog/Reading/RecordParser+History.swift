@@ -1,7 +1,7 @@
 /// A `holders` record's `history` (docs/log-format.md): `{"events":[{"op":…,"count":…,
 /// "frames":[…]},…],"dropped":…,"lost":…}`. Unknown keys are skipped, as everywhere; an
-/// event whose `op` is none of `retain`, `release`, `alloc`, `enqueue` is left out (a later
-/// recorder may add kinds).
+/// event whose `op` is none of `retain`, `release`, `alloc`, `enqueue`, `unowned-retain`,
+/// `unowned-release` is left out (a later recorder may add kinds).
 extension RecordParser {
   private enum HistoryKey {
     static let events: UInt64 = 0x73_746e_6576_65  // "events"

@@ -61,6 +61,9 @@ public enum RetainHistoryText {
     public var frame: String
     /// A reference of the program's never given back.
     public var outstanding: Bool
+
+    /// An unowned retain or release: marked so in every output.
+    public var isUnowned: Bool { kind == .unownedRetain || kind == .unownedRelease }
   }
 
   /// The paired history, oldest event first.
@@ -73,6 +76,14 @@ public enum RetainHistoryText {
       if let taken = pairing.gaveBack[index] { pairs.append("gives back \(taken + 1)") }
       if event.kind == .release && pairing.gaveBack[index] == nil {
         pairs.append("gives back a reference taken before the history began")
+      }
+      if event.kind == .unownedRelease && pairing.gaveBack[index] == nil {
+        pairs.append("gives back an unowned reference taken before the history began")
+      }
+      if event.kind == .unownedRetain {
+        pairs.append(
+          pairing.givenBackBy[index].map { "given back by \($0 + 1)" }
+            ?? "never given back (unowned: keeps the memory, not the object)")
       }
       if event.isRetain || event.kind == .enqueue {
         if let release = pairing.givenBackBy[index] {
@@ -96,13 +107,16 @@ public enum RetainHistoryText {
 
   /// `retain/release history …:` and one line per event, oldest first, with what it paired
   /// with (`OUTSTANDING` for a reference of the program's never given back) and its first
-  /// frame of the program's. For `explain`.
+  /// frame of the program's; an unowned event says so in its kind (`unowned-retain`,
+  /// `unowned-release`). For `explain`.
   public static func timelineLines(_ history: RetainHistory?) -> [String] {
     guard let history else { return [] }
     let rows = timeline(history)
     var lines = ["retain/release history (\(rows.count) events, oldest first):"]
     for row in rows {
-      let kind = row.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+      // Padded to the strong kinds' width, never cut (`unowned-retain` is longer).
+      let name = row.kind.rawValue
+      let kind = name + String(repeating: " ", count: max(0, 7 - name.count))
       let count = row.countAfter.map { " (count \($0) after it)" } ?? ""
       lines.append("  \(row.number). \(kind)\(count): \(row.pairing) — \(row.frame)")
     }

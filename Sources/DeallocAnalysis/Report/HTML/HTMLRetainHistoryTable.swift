@@ -1,8 +1,9 @@
 import DeallocLog
 
 /// A finding's retain/release history (DEALLOCTRACE_HISTORY) as a table, oldest event first,
-/// the references of the program's never given back marked: the same rows as `explain`'s
-/// timeline (``RetainHistoryText/timeline(_:)``), folded under the holder path.
+/// the references of the program's never given back marked, and the unowned events (class
+/// `unowned`, and their kind): the same rows as `explain`'s timeline
+/// (``RetainHistoryText/timeline(_:)``), folded under the holder path.
 enum HTMLRetainHistoryTable {
   static func render(_ history: RetainHistory?, into html: inout HTMLBuffer) {
     guard let history else { return }
@@ -26,7 +27,8 @@ enum HTMLRetainHistoryTable {
             for entry in rows {
               // An outstanding row is marked by its class and in bold (the report's style
               // sheet is shared with every other section; the marker needs none of its own).
-              body.element("tr", [("class", entry.outstanding ? "outstanding" : nil)]) { row in
+              let rowClass = entry.outstanding ? "outstanding" : entry.isUnowned ? "unowned" : nil
+              body.element("tr", [("class", rowClass)]) { row in
                 let cells = [
                   String(entry.number), entry.kind.rawValue,
                   entry.countAfter.map(String.init) ?? "", entry.pairing, entry.frame,
