@@ -8,7 +8,7 @@
 // shows its metadata (ch_history_note_type); matching metadata go into a short array. A
 // retain or release of any object then loads that array's count (0 while nothing matched)
 // and, once something matched, the object's metadata and compares it with each matched one.
-// Only an object of a matched type unwinds (about 7 ns a frame) and takes the lock.
+// Only an object of a matched type unwinds and takes the lock.
 //
 // What is seen: swift_retain, swift_retain_n, swift_release and swift_release_n, the entries
 // libswiftCore lets a tool hook (hooks.c); and the unowned entries, which it does not let a
