@@ -54,6 +54,7 @@ static uint32_t rules_used;
 static int fast_unwinder_on;
 
 void cunwind_fast_unwinder_start(void) {
+  if (!FRAME_RULES_SUPPORTED) return;
   void *table = mmap(NULL, (size_t)RULE_SLOTS * sizeof(rule_slot), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (table == MAP_FAILED) return;
@@ -277,10 +278,12 @@ static int walk(walk_state state, void **buffer, int capacity, walk_memo *memo) 
 __attribute__((noinline)) int cunwind_fast_backtrace(void **buffer, int capacity) {
   if (capacity <= 0 || !cunwind_fast_unwinder_enabled()) return -1;
   walk_state state = {0, 0, 0, 0};
+#if FRAME_RULES_SUPPORTED
   // This frame's own registers: the walk starts here, so the first address it stores is
   // this function's return address, as `unw_backtrace`'s first is.
   __asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
                    : "=r"(state.ip), "=r"(state.sp), "=r"(state.bp));
+#endif
   walk_memo *memo = take_memo();
   int count = walk(state, buffer, capacity, memo);
   if (memo != NULL) give_memo(memo);

@@ -416,8 +416,15 @@ static frame_rule rule_from_fde(const uint8_t *fde, uintptr_t pc) {
 
 frame_rule frame_rule_at(uintptr_t pc) {
   frame_rule other = {0, 0, 0, FRAME_RULE_OTHER};
+#if !FRAME_RULES_SUPPORTED
+  (void)pc;
+  (void)find_fde;
+  (void)rule_from_fde;
+  return other;
+#else
   struct dl_find_object object;
   if (_dl_find_object((void *)pc, &object) != 0 || object.dlfo_eh_frame == NULL) return other;
   const uint8_t *fde = find_fde((const uint8_t *)object.dlfo_eh_frame, pc);
   return fde == NULL ? other : rule_from_fde(fde, pc);
+#endif
 }

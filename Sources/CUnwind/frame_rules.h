@@ -4,6 +4,7 @@
 #ifndef CUNWIND_FRAME_RULES_H
 #define CUNWIND_FRAME_RULES_H
 
+#include <dlfcn.h>
 #include <stdint.h>
 
 /// What a frame's rule says.
@@ -18,6 +19,14 @@ enum {
   /// computed by an expression or from another register): libunwind walks this stack.
   FRAME_RULE_OTHER = 3,
 };
+
+/// Whether rules can be read here: x86-64 (the rules' registers) with glibc 2.35 or later
+/// (`_dl_find_object`). Elsewhere every rule is OTHER and libunwind walks every stack.
+#if defined(__x86_64__) && defined(DLFO_EH_SEGMENT_TYPE)
+#define FRAME_RULES_SUPPORTED 1
+#else
+#define FRAME_RULES_SUPPORTED 0
+#endif
 
 /// The DWARF numbers of the registers a rule can name.
 enum { FRAME_REGISTER_RBP = 6, FRAME_REGISTER_RSP = 7 };
