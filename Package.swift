@@ -178,7 +178,8 @@ let package = Package(
       ]
     ),
     .testTarget(
-      name: "DeallocTestingTests", dependencies: ["DeallocTesting", "DeallocLog", "TestSupport"]
+      name: "DeallocTestingTests",
+      dependencies: ["DeallocTesting", "DeallocHooks", "DeallocLog", "TestSupport"]
     ),
     // The HTML report (content, charts, in a headless browser) and the Perfetto export.
     .testTarget(
