@@ -63,7 +63,8 @@ void cunwind_fast_unwinder_start(void) {
   __atomic_store_n(&fast_unwinder_on, 1, __ATOMIC_RELEASE);
 }
 
-int cunwind_fast_unwinder_enabled(void) {
+/// Whether the cache is mapped and the walk may be tried.
+static inline int fast_unwinder_enabled(void) {
   return __atomic_load_n(&fast_unwinder_on, __ATOMIC_ACQUIRE);
 }
 
@@ -276,7 +277,7 @@ static int walk(walk_state state, void **buffer, int capacity, walk_memo *memo) 
 }
 
 __attribute__((noinline)) int cunwind_fast_backtrace(void **buffer, int capacity) {
-  if (capacity <= 0 || !cunwind_fast_unwinder_enabled()) return -1;
+  if (capacity <= 0 || !fast_unwinder_enabled()) return -1;
   walk_state state = {0, 0, 0, 0};
 #if FRAME_RULES_SUPPORTED
   // This frame's own registers: the walk starts here, so the first address it stores is

@@ -5,7 +5,5 @@
 
 /// Maps the rule cache. Called once, with libunwind's loading.
 void cunwind_fast_unwinder_start(void);
-/// Whether the cache is mapped and the walk may be tried.
-int cunwind_fast_unwinder_enabled(void);
 
 #endif

@@ -165,17 +165,14 @@ static int parse_cie(const uint8_t *cie, cie_info *info) {
       } else if (*a == 'P') {
         uint8_t encoding = *p++;
         if (!read_encoded(&p, data_end, encoding & 0x7f, 0, &ignored)) return 0;
-      } else if (*a == 'S') {
-        info->signal_frame = 1;
       }
     }
     p = data_end;
   } else if (augmentation[0] != 0) {
     return 0;
   }
-  for (const char *a = augmentation; *a; a++) {
-    if (*a == 'S') info->signal_frame = 1;
-  }
+  // 'S' carries no data, so it may follow the end of the augmentation data.
+  info->signal_frame = strchr(augmentation, 'S') != NULL;
   if (p > end) return 0;
   info->instructions = p;
   info->end = end;

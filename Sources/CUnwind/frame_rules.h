@@ -9,8 +9,6 @@
 
 /// What a frame's rule says.
 enum {
-  /// Nothing known yet (an empty cache slot's rule).
-  FRAME_RULE_NONE = 0,
   /// The caller's frame is found by the rule's fields.
   FRAME_RULE_STEP = 1,
   /// The outermost frame: its return address is undefined (`_start`, a thread's start).
